@@ -1,0 +1,42 @@
+package entity
+
+import "time"
+
+// Episode kinds, roles and statuses.
+const (
+	KindMessage = "message"
+	KindText    = "text"
+	KindJSON    = "json"
+
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleSystem    = "system"
+	RoleTool      = "tool"
+
+	EpisodeQueued     = "queued"
+	EpisodeProcessing = "processing"
+	EpisodeDone       = "done"
+	EpisodeFailed     = "failed"
+)
+
+// Episode is something that happened — a message, a document, a tool result —
+// stored verbatim as the provenance of the facts derived from it.
+type Episode struct {
+	ID             string         `json:"id"`
+	Scope          Scope          `json:"scope"`
+	Kind           string         `json:"kind"`
+	Content        string         `json:"content"`
+	Speaker        string         `json:"speaker,omitempty"`
+	Role           string         `json:"role,omitempty"`
+	ReferenceTime  time.Time      `json:"reference_time"`
+	RecordedAt     time.Time      `json:"recorded_at"`
+	SourceKind     SourceKind     `json:"source_kind"`
+	Status         string         `json:"status"`
+	Error          string         `json:"error,omitempty"`
+	Attempts       int            `json:"attempts,omitempty"`
+	NextAttemptAt  *time.Time     `json:"next_attempt_at,omitempty"`
+	Metadata       map[string]any `json:"metadata,omitempty"`
+	IdempotencyKey string         `json:"idempotency_key,omitempty"`
+	FactIDs        []string       `json:"fact_ids,omitempty"`
+	Seq            uint64         `json:"seq,omitempty"`
+}

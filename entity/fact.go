@@ -1,0 +1,229 @@
+package entity
+
+import (
+	"slices"
+	"time"
+)
+
+// Fact statuses, derived from the two time axes (see Fact.Status).
+const (
+	StatusCurrent    = "current"
+	StatusSuperseded = "superseded"
+	StatusEnded      = "ended"
+	StatusRetracted  = "retracted"
+	StatusExpired    = "expired"
+	StatusForgotten  = "forgotten"
+	StatusArchived   = "archived"
+	StatusFuture     = "future"
+)
+
+// Fact is a directed, dated statement subject —predicate→ object, where the
+// object is an entity (ObjectID) or a literal (Value).
+//
+// Valid time [ValidFrom, ValidTo) says when it was true in the world (a zero
+// ValidFrom means "since an unknown time", a nil ValidTo "still true");
+// transaction time [RecordedAt, ExpiredAt) says when graphmem believed it.
+// When graphmem changes its mind about the interval or the links, the former
+// belief is kept in Revisions so queries "as known at" an earlier time see
+// exactly what was believed then.
+type Fact struct {
+	ID           string         `json:"id"`
+	Scope        Scope          `json:"scope"`
+	SubjectID    string         `json:"subject_id"`
+	Subject      string         `json:"subject"`
+	Predicate    string         `json:"predicate"`
+	ObjectID     string         `json:"object_id,omitempty"`
+	Object       string         `json:"object,omitempty"`
+	Value        string         `json:"value,omitempty"`
+	Text         string         `json:"text"`
+	ValidFrom    time.Time      `json:"valid_from"`
+	ValidTo      *time.Time     `json:"valid_to"`
+	RecordedAt   time.Time      `json:"recorded_at"`
+	ExpiredAt    *time.Time     `json:"expired_at"`
+	Supersedes   string         `json:"supersedes,omitempty"`
+	SupersededBy string         `json:"superseded_by,omitempty"`
+	EpisodeIDs   []string       `json:"episode_ids,omitempty"`
+	SourceKind   SourceKind     `json:"source_kind"`
+	Confidence   float64        `json:"confidence"`
+	Importance   int            `json:"importance"`
+	Attributes   map[string]any `json:"attributes,omitempty"`
+
+	Hits           int64      `json:"hits,omitempty"`
+	LastAccessedAt *time.Time `json:"last_accessed_at,omitempty"`
+	ExpiresAt      *time.Time `json:"expires_at,omitempty"`   // TTL: leaves recall after this instant
+	ForgottenAt    *time.Time `json:"forgotten_at,omitempty"` // removed from every recall path
+	ArchivedAt     *time.Time `json:"archived_at,omitempty"`  // cold and unimportant: left recall
+
+	// Claims are the statements this fact was built from; the temporal rules
+	// recompute intervals from them, which makes the outcome independent of
+	// the order in which statements arrive.
+	Claims []Claim `json:"claims,omitempty"`
+	// Revisions hold earlier beliefs about the interval and links.
+	Revisions []Revision `json:"revisions,omitempty"`
+	// UpdatedAt is when the current belief (interval and links) started.
+	UpdatedAt time.Time `json:"updated_at"`
+	Seq       uint64    `json:"seq,omitempty"`
+}
+
+// Claim is one statement backing a fact: "true from From (until To)" or, with
+// End set, "no longer true from From".
+type Claim struct {
+	From       time.Time  `json:"from"`
+	To         *time.Time `json:"to,omitempty"`
+	End        bool       `json:"end,omitempty"`
+	EpisodeID  string     `json:"episode_id,omitempty"`
+	SourceKind SourceKind `json:"source_kind"`
+	Confidence float64    `json:"confidence"`
+	RecordedAt time.Time  `json:"recorded_at"`
+}
+
+// Revision is a former belief about a fact, held until Until.
+type Revision struct {
+	Until        time.Time  `json:"until"`
+	ValidFrom    time.Time  `json:"valid_from"`
+	ValidTo      *time.Time `json:"valid_to"`
+	Supersedes   string     `json:"supersedes,omitempty"`
+	SupersededBy string     `json:"superseded_by,omitempty"`
+}
+
+// ObjectKey identifies the object of f for comparisons: the entity id or the
+// normalised literal.
+func (f *Fact) ObjectKey() string {
+	if f.ObjectID != "" {
+		return "e:" + f.ObjectID
+	}
+	return "v:" + Normalize(f.Value)
+}
+
+// ObjectText is the object's display text: the entity name or the value.
+func (f *Fact) ObjectText() string {
+	if f.ObjectID != "" {
+		return f.Object
+	}
+	return f.Value
+}
+
+// KnownAt reports whether graphmem had recorded f and not retracted it at k.
+func (f *Fact) KnownAt(k time.Time) bool {
+	if f.RecordedAt.After(k) {
+		return false
+	}
+	return f.ExpiredAt == nil || f.ExpiredAt.After(k)
+}
+
+// AsKnownAt returns f as graphmem believed it at k: the interval and links
+// of the revision in force then. The result shares no slices with f that a
+// caller would mutate.
+func (f Fact) AsKnownAt(k time.Time) Fact {
+	for _, r := range f.Revisions {
+		if r.Until.After(k) {
+			f.ValidFrom, f.ValidTo = r.ValidFrom, r.ValidTo
+			f.Supersedes, f.SupersededBy = r.Supersedes, r.SupersededBy
+			break
+		}
+	}
+	if f.ExpiredAt != nil && f.ExpiredAt.After(k) {
+		f.ExpiredAt = nil
+	}
+	return f
+}
+
+// ValidAt reports whether f was true in the world at t.
+func (f *Fact) ValidAt(t time.Time) bool {
+	if !f.ValidFrom.IsZero() && f.ValidFrom.After(t) {
+		return false
+	}
+	return f.ValidTo == nil || f.ValidTo.After(t)
+}
+
+// Overlaps reports whether f's validity overlaps [from, to) (nil to = open).
+func (f *Fact) Overlaps(from time.Time, to *time.Time) bool {
+	if to != nil && !f.ValidFrom.IsZero() && !f.ValidFrom.Before(*to) {
+		return false
+	}
+	return f.ValidTo == nil || f.ValidTo.After(from)
+}
+
+// Status derives f's status at now: retracted and forgotten facts first,
+// then TTL expiry and archiving, then the valid-time position.
+func (f *Fact) Status(now time.Time) string {
+	switch {
+	case f.ExpiredAt != nil && !f.ExpiredAt.After(now):
+		return StatusRetracted
+	case f.ForgottenAt != nil:
+		return StatusForgotten
+	case f.ExpiresAt != nil && !f.ExpiresAt.After(now):
+		return StatusExpired
+	case f.ArchivedAt != nil:
+		return StatusArchived
+	case f.ValidTo != nil && !f.ValidTo.After(now):
+		if f.SupersededBy != "" {
+			return StatusSuperseded
+		}
+		return StatusEnded
+	case !f.ValidFrom.IsZero() && f.ValidFrom.After(now):
+		return StatusFuture
+	}
+	return StatusCurrent
+}
+
+// Recallable reports whether f may appear in recall (search and context) at
+// now: not retracted, forgotten, expired by TTL or archived.
+func (f *Fact) Recallable(now time.Time) bool {
+	switch f.Status(now) {
+	case StatusRetracted, StatusForgotten, StatusExpired, StatusArchived:
+		return false
+	}
+	return true
+}
+
+// Touch records the current belief as a revision before it changes at now.
+func (f *Fact) Touch(now time.Time) {
+	f.Revisions = append(f.Revisions, Revision{
+		Until: now, ValidFrom: f.ValidFrom, ValidTo: f.ValidTo,
+		Supersedes: f.Supersedes, SupersededBy: f.SupersededBy,
+	})
+	f.UpdatedAt = now
+}
+
+// Clone returns a deep enough copy of f for the temporal rules to change.
+func (f Fact) Clone() Fact {
+	f.Claims = slices.Clone(f.Claims)
+	f.Revisions = slices.Clone(f.Revisions)
+	f.EpisodeIDs = slices.Clone(f.EpisodeIDs)
+	if f.Attributes != nil {
+		m := make(map[string]any, len(f.Attributes))
+		for k, v := range f.Attributes {
+			m[k] = v
+		}
+		f.Attributes = m
+	}
+	return f
+}
+
+// Validate checks the domain rules every store enforces.
+func (f *Fact) Validate() error {
+	fe := FieldErrors{}
+	if f.SubjectID == "" && f.Subject == "" {
+		fe.Add("subject", "required")
+	}
+	if f.Predicate == "" {
+		fe.Add("predicate", "required")
+	}
+	if (f.ObjectID == "" && f.Object == "") == (f.Value == "") {
+		fe.Add("object", "exactly one of object and value is required")
+	}
+	if f.ValidTo != nil && !f.ValidFrom.IsZero() && !f.ValidTo.After(f.ValidFrom) {
+		fe.Add("valid_to", "must be after valid_from")
+	}
+	if f.Confidence < 0 || f.Confidence > 1 {
+		fe.Add("confidence", "must be between 0 and 1")
+	}
+	if f.Importance < 0 || f.Importance > 10 {
+		fe.Add("importance", "must be between 1 and 10")
+	}
+	if f.SourceKind != "" && !f.SourceKind.Valid() {
+		fe.Add("source_kind", "unknown source kind")
+	}
+	return fe.Err()
+}

@@ -1,0 +1,156 @@
+package entity
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Entity resolution decides whether a name mentioned in a statement denotes
+// an entity the scope already knows.
+//
+// The policy, in order:
+//  1. Exact: the normalised name equals an entity's normalised name.
+//  2. Alias: it equals one of an entity's normalised aliases.
+//  3. Fuzzy: only for entity types other than people, and only for names of
+//     at least FuzzyMinRunes runes: similarity (1 − edit distance ÷ length
+//     of the longer name) of at least FuzzyThreshold. This absorbs typos and
+//     spelling variants of projects, services and places ("Postgres SQL" /
+//     "PostgreSQL") while never merging two people whose names merely look
+//     alike ("Jon Smith" / "John Smith" stay two people).
+//
+// Exact and alias matches always win over fuzzy ones, and an explicit type
+// that differs from the candidate's type blocks the match ("Apple" the
+// company is not "apple" the fruit).
+const (
+	FuzzyThreshold = 0.88
+	FuzzyMinRunes  = 6
+)
+
+// PersonType is the entity type that never resolves fuzzily.
+const PersonType = "person"
+
+// MatchKind says how a name resolved.
+type MatchKind string
+
+// Match kinds.
+const (
+	MatchNone  MatchKind = ""
+	MatchExact MatchKind = "exact"
+	MatchAlias MatchKind = "alias"
+	MatchFuzzy MatchKind = "fuzzy"
+)
+
+// Match is the outcome of resolving one name.
+type Match struct {
+	Entity *Entity
+	Kind   MatchKind
+	Score  float64
+}
+
+// Resolve picks the entity that name (of type typ, "" if unknown) denotes
+// among candidates, or returns a Match with Kind MatchNone. Among equal
+// matches the oldest entity wins, so resolution is deterministic.
+func Resolve(name, typ string, candidates []Entity) Match {
+	key := Normalize(name)
+	if key == "" {
+		return Match{}
+	}
+	var best Match
+	for i := range candidates {
+		c := &candidates[i]
+		if !typesCompatible(typ, c.Type) {
+			continue
+		}
+		m := Match{Entity: c}
+		switch {
+		case Normalize(c.Name) == key:
+			m.Kind, m.Score = MatchExact, 1
+		case aliasOf(c, key):
+			m.Kind, m.Score = MatchAlias, 0.99
+		default:
+			if !fuzzyAllowed(typ, c.Type, key) {
+				continue
+			}
+			s := Similarity(key, Normalize(c.Name))
+			if s < FuzzyThreshold {
+				continue
+			}
+			m.Kind, m.Score = MatchFuzzy, s
+		}
+		if best.Entity == nil || m.Score > best.Score ||
+			(m.Score == best.Score && older(c, best.Entity)) {
+			best = m
+		}
+	}
+	return best
+}
+
+func older(a, b *Entity) bool {
+	if !a.CreatedAt.Equal(b.CreatedAt) {
+		return a.CreatedAt.Before(b.CreatedAt)
+	}
+	return a.ID < b.ID
+}
+
+func aliasOf(e *Entity, key string) bool {
+	for _, a := range e.Aliases {
+		if Normalize(a) == key {
+			return true
+		}
+	}
+	return false
+}
+
+func typesCompatible(a, b string) bool {
+	return a == "" || b == "" || strings.EqualFold(a, b)
+}
+
+func fuzzyAllowed(typ, candType, key string) bool {
+	if strings.EqualFold(typ, PersonType) || strings.EqualFold(candType, PersonType) {
+		return false
+	}
+	return utf8.RuneCountInString(key) >= FuzzyMinRunes
+}
+
+// Similarity is 1 − (Levenshtein distance ÷ rune length of the longer
+// string), in [0, 1], ignoring spaces so "postgres sql" ≈ "postgresql".
+func Similarity(a, b string) float64 {
+	ra := []rune(strings.ReplaceAll(a, " ", ""))
+	rb := []rune(strings.ReplaceAll(b, " ", ""))
+	n := max(len(ra), len(rb))
+	if n == 0 {
+		return 1
+	}
+	return 1 - float64(levenshtein(ra, rb))/float64(n)
+}
+
+func levenshtein(a, b []rune) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// FuzzyPrefix is the key prefix a store scans to find fuzzy candidates for
+// key: its first rune. Candidates whose first letter differs are not
+// considered, which keeps the scan small and is a documented limit.
+func FuzzyPrefix(key string) string {
+	r, size := utf8.DecodeRuneInString(key)
+	if r == utf8.RuneError {
+		return ""
+	}
+	return key[:size]
+}

@@ -1,0 +1,199 @@
+package ontology
+
+import (
+	_ "embed"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/graphmem/graphmem/entity"
+)
+
+// Cardinalities.
+const (
+	One  = "one"  // at most one current object per subject at any instant
+	Many = "many" // several objects may hold at once
+)
+
+// ValidCardinality reports whether c is "one" or "many".
+func ValidCardinality(c string) bool { return c == One || c == Many }
+
+// Predicate describes one relation.
+type Predicate struct {
+	Name        string   `yaml:"name"`
+	Description string   `yaml:"description"`
+	Cardinality string   `yaml:"cardinality"`
+	Synonyms    []string `yaml:"synonyms"`
+	Inverse     string   `yaml:"inverse"`
+	Symmetric   bool     `yaml:"symmetric"`
+	// Decision marks predicates whose facts record a decision; they carry
+	// attributes.reason and answer "why" questions.
+	Decision bool `yaml:"decision"`
+	// TTL, when set, makes facts leave recall that long after they were
+	// recorded ("90d", "12h").
+	TTL Duration `yaml:"ttl"`
+}
+
+// EntityType describes one kind of entity.
+type EntityType struct {
+	Name        string   `yaml:"name"`
+	Description string   `yaml:"description"`
+	TTL         Duration `yaml:"ttl"`
+}
+
+// Ontology is the set of entity types and predicates. It is read-only after
+// construction and safe for concurrent use.
+type Ontology struct {
+	EntityTypes []EntityType `yaml:"entity_types"`
+	Predicates  []Predicate  `yaml:"predicates"`
+
+	byName   map[string]*Predicate
+	synonyms map[string]string
+	types    map[string]*EntityType
+}
+
+//go:embed default.yaml
+var defaultYAML []byte
+
+// Default returns the built-in ontology.
+func Default() *Ontology {
+	o, err := Parse(defaultYAML)
+	if err != nil {
+		panic("ontology: built-in default is invalid: " + err.Error())
+	}
+	return o
+}
+
+// Load reads an ontology from a YAML file; an empty path gives the default.
+func Load(path string) (*Ontology, error) {
+	if path == "" {
+		return Default(), nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("ontology: %w", err)
+	}
+	return Parse(b)
+}
+
+// Parse reads an ontology from YAML and checks it.
+func Parse(b []byte) (*Ontology, error) {
+	var o Ontology
+	if err := yaml.Unmarshal(b, &o); err != nil {
+		return nil, fmt.Errorf("ontology: %w", err)
+	}
+	o.byName = map[string]*Predicate{}
+	o.synonyms = map[string]string{}
+	o.types = map[string]*EntityType{}
+	for i := range o.EntityTypes {
+		t := &o.EntityTypes[i]
+		t.Name = strings.ToLower(strings.TrimSpace(t.Name))
+		o.types[t.Name] = t
+	}
+	for i := range o.Predicates {
+		p := &o.Predicates[i]
+		p.Name = entity.CanonicalPredicate(p.Name)
+		if p.Name == "" {
+			return nil, fmt.Errorf("ontology: predicate %d has no name", i)
+		}
+		if p.Cardinality == "" {
+			p.Cardinality = Many
+		}
+		if !ValidCardinality(p.Cardinality) {
+			return nil, fmt.Errorf("ontology: predicate %s: cardinality %q is neither one nor many", p.Name, p.Cardinality)
+		}
+		if _, dup := o.byName[p.Name]; dup {
+			return nil, fmt.Errorf("ontology: predicate %s defined twice", p.Name)
+		}
+		o.byName[p.Name] = p
+	}
+	for _, p := range o.Predicates {
+		for _, s := range p.Synonyms {
+			s = entity.CanonicalPredicate(s)
+			if other, ok := o.synonyms[s]; ok && other != p.Name {
+				return nil, fmt.Errorf("ontology: synonym %s names both %s and %s", s, other, p.Name)
+			}
+			if _, ok := o.byName[s]; ok {
+				return nil, fmt.Errorf("ontology: synonym %s of %s is itself a predicate", s, p.Name)
+			}
+			o.synonyms[s] = p.Name
+		}
+	}
+	return &o, nil
+}
+
+// Canonical returns the canonical name of a free-form predicate: snake_case,
+// with synonyms replaced by the predicate they name.
+func (o *Ontology) Canonical(p string) string {
+	c := entity.CanonicalPredicate(p)
+	if s, ok := o.synonyms[c]; ok {
+		return s
+	}
+	return c
+}
+
+// Predicate returns the definition of a canonical predicate name.
+func (o *Ontology) Predicate(name string) (Predicate, bool) {
+	p, ok := o.byName[name]
+	if !ok {
+		return Predicate{}, false
+	}
+	return *p, true
+}
+
+// Cardinality returns the cardinality of a canonical predicate and whether
+// the ontology defines it. Unknown predicates are "many".
+func (o *Ontology) Cardinality(name string) (string, bool) {
+	if p, ok := o.byName[name]; ok {
+		return p.Cardinality, true
+	}
+	return Many, false
+}
+
+// IsDecision reports whether facts of the predicate record a decision.
+func (o *Ontology) IsDecision(name string) bool {
+	p, ok := o.byName[name]
+	return ok && p.Decision
+}
+
+// TTL returns how long facts of the predicate, about a subject of the given
+// entity type, stay in recall; zero means forever. The predicate's TTL wins
+// over the type's.
+func (o *Ontology) TTL(predicate, subjectType string) time.Duration {
+	if p, ok := o.byName[predicate]; ok && p.TTL > 0 {
+		return time.Duration(p.TTL)
+	}
+	if t, ok := o.types[strings.ToLower(subjectType)]; ok {
+		return time.Duration(t.TTL)
+	}
+	return 0
+}
+
+// Duration is a time.Duration read from YAML as "90d", "12h" or "30m".
+type Duration time.Duration
+
+// UnmarshalYAML accepts Go durations plus a "d" suffix for days.
+func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
+	s := strings.TrimSpace(n.Value)
+	if s == "" {
+		*d = 0
+		return nil
+	}
+	if strings.HasSuffix(s, "d") {
+		var days int
+		if _, err := fmt.Sscanf(s, "%dd", &days); err != nil {
+			return fmt.Errorf("ttl %q: %w", s, err)
+		}
+		*d = Duration(time.Duration(days) * 24 * time.Hour)
+		return nil
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("ttl %q: %w", s, err)
+	}
+	*d = Duration(v)
+	return nil
+}

@@ -1,0 +1,334 @@
+package temporal_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/ontology"
+	"github.com/graphmem/graphmem/temporal"
+)
+
+var t0 = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func day(n int) time.Time { return t0.AddDate(0, 0, n) }
+func dayp(n int) *time.Time {
+	t := day(n)
+	return &t
+}
+
+// chain is an in-memory store of one chain, the way the service uses Apply.
+type chain struct {
+	facts []entity.Fact
+	card  string
+	now   time.Time
+	n     int
+}
+
+func newChain(card string) *chain { return &chain{card: card, now: t0.AddDate(5, 0, 0)} }
+
+func (c *chain) newID() string { c.n++; return fmt.Sprintf("f%03d", c.n) }
+
+func (c *chain) apply(t *testing.T, sts ...temporal.Statement) []temporal.Outcome {
+	t.Helper()
+	c.now = c.now.Add(time.Minute)
+	res := temporal.Apply(c.facts, sts, c.card, c.now, c.newID)
+	c.write(res.Writes)
+	return res.Outcomes
+}
+
+func (c *chain) write(ws []entity.Fact) {
+	for _, w := range ws {
+		i := slices.IndexFunc(c.facts, func(f entity.Fact) bool { return f.ID == w.ID })
+		if i < 0 {
+			c.facts = append(c.facts, w)
+		} else {
+			c.facts[i] = w
+		}
+	}
+}
+
+func (c *chain) byID(id string) entity.Fact {
+	i := slices.IndexFunc(c.facts, func(f entity.Fact) bool { return f.ID == id })
+	return c.facts[i]
+}
+
+// view renders the chain as believed at k: "obj[from,to)" sorted by from.
+func view(facts []entity.Fact, k time.Time) string {
+	var parts []string
+	var live []entity.Fact
+	for _, f := range facts {
+		if f.KnownAt(k) {
+			live = append(live, f.AsKnownAt(k))
+		}
+	}
+	slices.SortFunc(live, func(a, b entity.Fact) int {
+		if c := a.ValidFrom.Compare(b.ValidFrom); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Value, b.Value)
+	})
+	for _, f := range live {
+		to := "∞"
+		if f.ValidTo != nil {
+			to = fmt.Sprint(int(f.ValidTo.Sub(t0).Hours() / 24))
+		}
+		parts = append(parts, fmt.Sprintf("%s[%d,%s)", f.Value, int(f.ValidFrom.Sub(t0).Hours()/24), to))
+	}
+	return strings.Join(parts, " ")
+}
+
+func st(value string, from int, to ...int) temporal.Statement {
+	f := entity.Fact{Scope: "s", SubjectID: "e1", Subject: "db", Predicate: "port", Value: value,
+		ValidFrom: day(from), SourceKind: entity.UserExplicit, Confidence: 0.8}
+	if len(to) > 0 {
+		f.ValidTo = dayp(to[0])
+	}
+	return temporal.Statement{Fact: f}
+}
+
+func end(value string, at int) temporal.Statement {
+	s := st(value, 0)
+	s.Fact.ValidFrom = time.Time{}
+	s.Fact.ValidTo = dayp(at)
+	s.End = true
+	return s
+}
+
+func TestRule1_Corroborate(t *testing.T) {
+	c := newChain(ontology.One)
+	o1 := c.apply(t, st("5432", 10))
+	s := st("5432", 20)
+	s.Fact.EpisodeIDs = []string{"ep2"}
+	o2 := c.apply(t, s)
+	if o2[0].Action != temporal.Corroborated || o2[0].FactID != o1[0].FactID {
+		t.Fatalf("got %+v, want corroborated %s", o2[0], o1[0].FactID)
+	}
+	f := c.byID(o1[0].FactID)
+	if len(c.facts) != 1 || !slices.Contains(f.EpisodeIDs, "ep2") || f.Confidence <= 0.8 {
+		t.Fatalf("corroboration did not add provenance and confidence: %+v", f)
+	}
+	t.Run("Idempotent", func(t *testing.T) {
+		res := temporal.Apply(c.facts, []temporal.Statement{s}, c.card, c.now, c.newID)
+		if len(res.Writes) != 0 || res.Outcomes[0].Action != temporal.Corroborated {
+			t.Fatalf("repeating a statement wrote %d facts, outcome %+v", len(res.Writes), res.Outcomes[0])
+		}
+	})
+	t.Run("WidenBackwards", func(t *testing.T) {
+		c.apply(t, st("5432", 5))
+		if got := view(c.facts, c.now); got != "5432[5,∞)" {
+			t.Fatalf("got %s", got)
+		}
+	})
+}
+
+func TestRule2_Supersede(t *testing.T) {
+	c := newChain(ontology.One)
+	o1 := c.apply(t, st("5432", 10))
+	o2 := c.apply(t, st("3307", 20))
+	if o2[0].Action != temporal.SupersededPrevious || !slices.Equal(o2[0].Superseded, []string{o1[0].FactID}) {
+		t.Fatalf("got %+v", o2[0])
+	}
+	if got := view(c.facts, c.now); got != "5432[10,20) 3307[20,∞)" {
+		t.Fatalf("got %s", got)
+	}
+	old, cur := c.byID(o1[0].FactID), c.byID(o2[0].FactID)
+	if old.SupersededBy != cur.ID || cur.Supersedes != old.ID || old.Status(c.now) != entity.StatusSuperseded {
+		t.Fatalf("links wrong: old %+v cur %+v", old, cur)
+	}
+}
+
+func TestRule3_Backdated(t *testing.T) {
+	c := newChain(ontology.One)
+	c.apply(t, st("acme", 20))
+	o := c.apply(t, st("initech", 10))
+	if o[0].Action != temporal.Historical {
+		t.Fatalf("got %+v", o[0])
+	}
+	if got := view(c.facts, c.now); got != "initech[10,20) acme[20,∞)" {
+		t.Fatalf("got %s", got)
+	}
+	// A backdated value between two known ones is linked in its place.
+	o = c.apply(t, st("globex", 15))
+	if o[0].Action != temporal.Historical || len(o[0].Superseded) != 1 {
+		t.Fatalf("got %+v", o[0])
+	}
+	if got := view(c.facts, c.now); got != "initech[10,15) globex[15,20) acme[20,∞)" {
+		t.Fatalf("got %s", got)
+	}
+}
+
+func TestRule4_ExplicitEnd(t *testing.T) {
+	c := newChain(ontology.One)
+	o1 := c.apply(t, st("acme", 10))
+	o := c.apply(t, end("acme", 30))
+	if o[0].Action != temporal.Ended || o[0].FactID != o1[0].FactID {
+		t.Fatalf("got %+v", o[0])
+	}
+	if got := view(c.facts, c.now); got != "acme[10,30)" {
+		t.Fatalf("got %s", got)
+	}
+	if f := c.byID(o1[0].FactID); f.Status(c.now) != entity.StatusEnded {
+		t.Fatalf("status %s", f.Status(c.now))
+	}
+	t.Run("NothingToEnd", func(t *testing.T) {
+		if o := c.apply(t, end("initech", 40)); o[0].Action != temporal.NothingToEnd {
+			t.Fatalf("got %+v", o[0])
+		}
+	})
+	t.Run("Rejoin", func(t *testing.T) {
+		c.apply(t, st("acme", 50))
+		if got := view(c.facts, c.now); got != "acme[10,30) acme[50,∞)" {
+			t.Fatalf("got %s", got)
+		}
+	})
+}
+
+func TestRule5_Retract(t *testing.T) {
+	c := newChain(ontology.One)
+	o1 := c.apply(t, st("5432", 10))
+	o2 := c.apply(t, st("3307", 20))
+	before := c.now
+	c.now = c.now.Add(time.Minute)
+	res, err := temporal.Retract(c.facts, o2[0].FactID, c.card, c.now, c.newID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.write(res.Writes)
+	if got := view(c.facts, c.now); got != "5432[10,∞)" {
+		t.Fatalf("after retraction got %s", got)
+	}
+	if got := view(c.facts, before); got != "5432[10,20) 3307[20,∞)" {
+		t.Fatalf("known before the retraction got %s", got)
+	}
+	if f := c.byID(o2[0].FactID); f.Status(c.now) != entity.StatusRetracted {
+		t.Fatalf("status %s", f.Status(c.now))
+	}
+	_ = o1
+	if _, err := temporal.Retract(c.facts, "nope", c.card, c.now, c.newID); entity.ErrorCode(err) != entity.ENOTFOUND {
+		t.Fatalf("err %v", err)
+	}
+}
+
+func TestRule6_Many(t *testing.T) {
+	c := newChain(ontology.Many)
+	c.apply(t, st("tea", 10))
+	o := c.apply(t, st("coffee", 20))
+	if o[0].Action != temporal.Created {
+		t.Fatalf("got %+v", o[0])
+	}
+	if got := view(c.facts, c.now); got != "tea[10,∞) coffee[20,∞)" {
+		t.Fatalf("got %s", got)
+	}
+	c.apply(t, end("tea", 30))
+	if got := view(c.facts, c.now); got != "tea[10,30) coffee[20,∞)" {
+		t.Fatalf("got %s", got)
+	}
+}
+
+// Rule 7 — supersession only compares facts of one chain — is structural:
+// Apply only ever sees one chain. The service test checks that a similar
+// looking statement of another subject or predicate leaves a chain alone.
+func TestRule7_OnlyTheChain(t *testing.T) {
+	c := newChain(ontology.One)
+	c.apply(t, st("5432", 10))
+	res := temporal.Apply(nil, []temporal.Statement{st("5433", 11)}, c.card, c.now, c.newID)
+	if len(res.Writes) != 1 || res.Outcomes[0].Action != temporal.Created {
+		t.Fatalf("got %+v", res)
+	}
+}
+
+func TestSameBatchDuplicate(t *testing.T) {
+	c := newChain(ontology.One)
+	o := c.apply(t, st("a", 1), st("a", 1))
+	if o[0].Action != temporal.Created || o[1].Action != temporal.Corroborated || o[0].FactID != o[1].FactID {
+		t.Fatalf("got %+v", o)
+	}
+}
+
+// randomHistory returns statements with distinct start days over a few
+// values, some closed.
+func randomHistory(r *rand.Rand) []temporal.Statement {
+	n := 1 + r.IntN(8)
+	days := r.Perm(60)[:n]
+	var sts []temporal.Statement
+	for _, d := range days {
+		v := string(rune('a' + r.IntN(3)))
+		if r.IntN(4) == 0 {
+			sts = append(sts, st(v, d, d+1+r.IntN(20)))
+		} else {
+			sts = append(sts, st(v, d))
+		}
+	}
+	return sts
+}
+
+func TestProperties(t *testing.T) {
+	runs := 3000
+	if testing.Short() {
+		runs = 300
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for run := range runs {
+		card := ontology.One
+		if run%3 == 0 {
+			card = ontology.Many
+		}
+		sts := randomHistory(r)
+		var want string
+		for order := range 3 {
+			c := newChain(card)
+			perm := r.Perm(len(sts))
+			var snaps []string
+			var times []time.Time
+			for _, i := range perm {
+				c.apply(t, sts[i])
+				snaps = append(snaps, view(c.facts, c.now))
+				times = append(times, c.now)
+				if card == ontology.One {
+					checkNoOverlap(t, c.facts, c.now)
+				}
+			}
+			got := view(c.facts, c.now)
+			if order == 0 {
+				want = got
+			} else if got != want {
+				t.Fatalf("run %d (%s): order changed the history:\n%s\n%s", run, card, want, got)
+			}
+			// Every belief ever held is still there, as known then.
+			for i, k := range times {
+				if v := view(c.facts, k); v != snaps[i] {
+					t.Fatalf("run %d: known at step %d got %s, then it was %s", run, i, v, snaps[i])
+				}
+			}
+		}
+		// One batch with everything gives the same chain too.
+		c := newChain(card)
+		c.apply(t, sts...)
+		if got := view(c.facts, c.now); got != want {
+			t.Fatalf("run %d: one batch gave %s, one by one %s", run, got, want)
+		}
+	}
+}
+
+func checkNoOverlap(t *testing.T, facts []entity.Fact, now time.Time) {
+	t.Helper()
+	for i := range facts {
+		for j := i + 1; j < len(facts); j++ {
+			a, b := facts[i], facts[j]
+			if !a.KnownAt(now) || !b.KnownAt(now) {
+				continue
+			}
+			if a.Overlaps(b.ValidFrom, b.ValidTo) && b.Overlaps(a.ValidFrom, a.ValidTo) &&
+				nonEmpty(a) && nonEmpty(b) {
+				t.Fatalf("overlap: %s[%v,%v) and %s[%v,%v)", a.Value, a.ValidFrom, a.ValidTo, b.Value, b.ValidFrom, b.ValidTo)
+			}
+		}
+	}
+}
+
+func nonEmpty(f entity.Fact) bool { return f.ValidTo == nil || f.ValidTo.After(f.ValidFrom) }
