@@ -145,12 +145,21 @@ func levenshtein(a, b []rune) int {
 }
 
 // FuzzyPrefix is the key prefix a store scans to find fuzzy candidates for
-// key: its first rune. Candidates whose first letter differs are not
-// considered, which keeps the scan small and is a documented limit.
+// key: its first two runes. Candidates that differ there are not
+// considered — a documented limit that keeps the scan small.
 func FuzzyPrefix(key string) string {
-	r, size := utf8.DecodeRuneInString(key)
-	if r == utf8.RuneError {
-		return ""
+	n := 0
+	for i := range key {
+		if n == 2 {
+			return key[:i]
+		}
+		n++
 	}
-	return key[:size]
+	return key
+}
+
+// FuzzyCandidate reports whether a name of type typ may resolve fuzzily at
+// all; callers skip the candidate scan otherwise.
+func FuzzyCandidate(name, typ string) bool {
+	return fuzzyAllowed(typ, "", Normalize(name))
 }

@@ -1,0 +1,417 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
+	"github.com/graphmem/graphmem/ontology"
+	"github.com/graphmem/graphmem/temporal"
+)
+
+// FactInput is one structured statement, as sent to POST /v1/facts, written
+// in an ingest file, or produced by extraction.
+type FactInput struct {
+	Subject     string            `json:"subject"`
+	SubjectType string            `json:"subject_type,omitempty"`
+	Predicate   string            `json:"predicate"`
+	Object      string            `json:"object,omitempty"`
+	ObjectType  string            `json:"object_type,omitempty"`
+	Value       string            `json:"value,omitempty"`
+	Text        string            `json:"text,omitempty"`
+	ValidFrom   *time.Time        `json:"valid_from,omitempty"`
+	ValidTo     *time.Time        `json:"valid_to,omitempty"`
+	SourceKind  entity.SourceKind `json:"source_kind,omitempty"`
+	EpisodeID   string            `json:"episode_id,omitempty"`
+	Confidence  *float64          `json:"confidence,omitempty"`
+	Importance  int               `json:"importance,omitempty"`
+	Attributes  map[string]any    `json:"attributes,omitempty"`
+	Cardinality string            `json:"cardinality,omitempty"`
+}
+
+// FactResult says what became of one FactInput.
+type FactResult struct {
+	FactID     string   `json:"fact_id,omitempty"`
+	Action     string   `json:"action"`
+	Superseded []string `json:"superseded,omitempty"`
+	Warning    string   `json:"warning,omitempty"`
+}
+
+// Limits on structured input.
+const (
+	MaxBatch      = 1000
+	MaxNameLen    = 256
+	MaxTextLen    = 4000
+	MaxValueLen   = 2000
+	MaxPredLen    = 64
+	DefaultSource = entity.AgentInferred
+)
+
+// Validate checks the domain rules of a batch and names offending fields by
+// JSON path ("facts[2].predicate").
+func ValidateFacts(in []FactInput) error {
+	fe := entity.FieldErrors{}
+	if len(in) == 0 {
+		fe.Add("facts", "at least one fact is required")
+	}
+	if len(in) > MaxBatch {
+		fe.Add("facts", fmt.Sprintf("at most %d facts per batch", MaxBatch))
+	}
+	for i := range in {
+		validateFact(fe, fmt.Sprintf("facts[%d].", i), &in[i])
+	}
+	return fe.Err()
+}
+
+func validateFact(fe entity.FieldErrors, p string, f *FactInput) {
+	checkLen := func(field, v string, n int) {
+		if utf8.RuneCountInString(v) > n {
+			fe.Add(p+field, fmt.Sprintf("at most %d characters", n))
+		}
+	}
+	if strings.TrimSpace(f.Subject) == "" || entity.Normalize(f.Subject) == "" {
+		fe.Add(p+"subject", "required")
+	}
+	if entity.CanonicalPredicate(f.Predicate) == "" {
+		fe.Add(p+"predicate", "required")
+	}
+	hasObj, hasVal := strings.TrimSpace(f.Object) != "", strings.TrimSpace(f.Value) != ""
+	switch {
+	case hasObj && hasVal:
+		fe.Add(p+"object", "give either object or value, not both")
+	case !hasObj && !hasVal:
+		fe.Add(p+"object", "one of object or value is required")
+	case hasObj && entity.Normalize(f.Object) == "":
+		fe.Add(p+"object", "must contain a letter or digit")
+	}
+	checkLen("subject", f.Subject, MaxNameLen)
+	checkLen("object", f.Object, MaxNameLen)
+	checkLen("value", f.Value, MaxValueLen)
+	checkLen("text", f.Text, MaxTextLen)
+	checkLen("predicate", f.Predicate, MaxPredLen)
+	checkLen("subject_type", f.SubjectType, MaxPredLen)
+	checkLen("object_type", f.ObjectType, MaxPredLen)
+	if f.ValidFrom != nil && f.ValidTo != nil && !f.ValidTo.After(*f.ValidFrom) {
+		fe.Add(p+"valid_to", "must be after valid_from")
+	}
+	if f.SourceKind != "" && !f.SourceKind.Valid() {
+		fe.Add(p+"source_kind", "must be one of user_explicit, user_implicit, agent_inferred, tool, import")
+	}
+	if f.Cardinality != "" && !ontology.ValidCardinality(f.Cardinality) {
+		fe.Add(p+"cardinality", "must be one or many")
+	}
+	if f.Confidence != nil && (*f.Confidence < 0 || *f.Confidence > 1) {
+		fe.Add(p+"confidence", "must be between 0 and 1")
+	}
+	if f.Importance < 0 || f.Importance > 10 {
+		fe.Add(p+"importance", "must be between 1 and 10")
+	}
+}
+
+// AddFacts applies a batch of statements in one transaction: entities are
+// resolved (created when new), predicates canonicalised, tombstones checked
+// and the temporal rules applied per chain. Repeating a batch changes
+// nothing (every statement is corroborated). Returns EINVALID with field
+// paths for bad input, ENOTFOUND for an unknown episode_id.
+func (s *Service) AddFacts(ctx context.Context, scope entity.Scope, in []FactInput) ([]FactResult, error) {
+	if err := ValidateFacts(in); err != nil {
+		return nil, err
+	}
+	var results []FactResult
+	err := s.update(ctx, scope, func(tx graph.Tx) error {
+		var err error
+		results, err = s.addFacts(tx, scope, in, s.now(), nil)
+		return err
+	})
+	return results, err
+}
+
+// pending is one statement on its way into a chain.
+type pending struct {
+	idx   int
+	st    temporal.Statement
+	key   graph.ChainKey
+	card  string
+	ttl   time.Duration
+	input *FactInput
+}
+
+// addFacts is AddFacts inside a transaction. refTime, when set, is the
+// default valid_from (an episode's reference time); otherwise now.
+func (s *Service) addFacts(tx graph.Tx, scope entity.Scope, in []FactInput, now time.Time, refTime *time.Time) ([]FactResult, error) {
+	results := make([]FactResult, len(in))
+	if err := s.checkEpisodes(tx, in); err != nil {
+		return nil, err
+	}
+	ents, err := s.resolveEntities(tx, scope, in, now)
+	if err != nil {
+		return nil, err
+	}
+	cards, err := s.cardinalities(tx, in, results)
+	if err != nil {
+		return nil, err
+	}
+	blocked, err := s.tombstoned(tx, scope, in, ents)
+	if err != nil {
+		return nil, err
+	}
+
+	var ps []pending
+	keys := map[graph.ChainKey]bool{}
+	for i := range in {
+		if blocked[i] {
+			results[i].Action = temporal.BlockedByTombstone
+			continue
+		}
+		p := s.statement(scope, i, &in[i], ents, cards, now, refTime)
+		ps = append(ps, p)
+		keys[p.key] = true
+	}
+	if len(ps) == 0 {
+		return results, nil
+	}
+	chains, err := tx.Chains(mapKeys(keys))
+	if err != nil {
+		return nil, err
+	}
+	byChain := map[graph.ChainKey][]pending{}
+	var order []graph.ChainKey
+	for _, p := range ps {
+		if _, ok := byChain[p.key]; !ok {
+			order = append(order, p.key)
+		}
+		byChain[p.key] = append(byChain[p.key], p)
+	}
+	var writes []entity.Fact
+	episodeFacts := map[string][]string{}
+	for _, k := range order {
+		group := byChain[k]
+		sts := make([]temporal.Statement, len(group))
+		for j := range group {
+			sts[j] = group[j].st
+		}
+		res := temporal.Apply(chains[k], sts, group[0].card, now, s.NewID)
+		// An end with nothing to end still tells something: the statement
+		// held until then, since an unknown time.
+		var retry []int
+		for j, o := range res.Outcomes {
+			if o.Action == temporal.NothingToEnd {
+				sts[j].End = false
+				sts[j].Fact.ValidFrom = time.Time{}
+				retry = append(retry, j)
+			}
+		}
+		if len(retry) > 0 {
+			res = temporal.Apply(chains[k], sts, group[0].card, now, s.NewID)
+		}
+		for j, o := range res.Outcomes {
+			p := group[j]
+			results[p.idx].FactID, results[p.idx].Action, results[p.idx].Superseded = o.FactID, o.Action, o.Superseded
+			if ep := p.input.EpisodeID; ep != "" && o.FactID != "" && !slices.Contains(episodeFacts[ep], o.FactID) {
+				episodeFacts[ep] = append(episodeFacts[ep], o.FactID)
+			}
+		}
+		for _, w := range res.Writes {
+			if w.RecordedAt.Equal(now) && w.ExpiresAt == nil && len(w.Revisions) == 0 {
+				if ttl := group[0].ttl; ttl > 0 {
+					t := now.Add(ttl)
+					w.ExpiresAt = &t
+				}
+			}
+			writes = append(writes, w)
+		}
+	}
+	if err := tx.PutFacts(writes); err != nil {
+		return nil, err
+	}
+	for ep, ids := range episodeFacts {
+		if err := linkEpisode(tx, ep, ids); err != nil {
+			return nil, err
+		}
+	}
+	return results, nil
+}
+
+func mapKeys[K comparable](m map[K]bool) []K {
+	out := make([]K, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+// statement turns an input into a temporal statement with every field of
+// the fact it may become.
+func (s *Service) statement(scope entity.Scope, i int, f *FactInput, ents resolved, cards []string, now time.Time, refTime *time.Time) pending {
+	subj := ents.of(f.Subject, f.SubjectType)
+	pred := s.Ontology.Canonical(f.Predicate)
+	fact := entity.Fact{
+		Scope: scope, SubjectID: subj.ID, Subject: subj.Name, Predicate: pred,
+		Text: strings.TrimSpace(f.Text), SourceKind: f.SourceKind, Importance: f.Importance,
+		Attributes: f.Attributes,
+	}
+	if strings.TrimSpace(f.Object) != "" {
+		obj := ents.of(f.Object, f.ObjectType)
+		fact.ObjectID, fact.Object = obj.ID, obj.Name
+	} else {
+		fact.Value = strings.TrimSpace(f.Value)
+	}
+	if fact.SourceKind == "" {
+		fact.SourceKind = DefaultSource
+	}
+	if fact.Importance == 0 {
+		fact.Importance = 5
+	}
+	if f.Confidence != nil {
+		fact.Confidence = *f.Confidence
+	}
+	if f.EpisodeID != "" {
+		fact.EpisodeIDs = []string{f.EpisodeID}
+	}
+	if fact.Text == "" {
+		fact.Text = fmt.Sprintf("%s %s %s", fact.Subject, strings.ReplaceAll(pred, "_", " "), fact.ObjectText())
+	}
+	st := temporal.Statement{Fact: fact}
+	switch {
+	case f.ValidFrom != nil:
+		fact.ValidFrom = f.ValidFrom.UTC()
+	case f.ValidTo != nil:
+		// Only an end time: "no longer true from then" (rule 4).
+		st.End = true
+	case refTime != nil:
+		fact.ValidFrom = refTime.UTC()
+	default:
+		fact.ValidFrom = now
+	}
+	if f.ValidTo != nil {
+		t := f.ValidTo.UTC()
+		fact.ValidTo = &t
+	}
+	st.Fact = fact
+	return pending{idx: i, st: st, key: graph.ChainKey{SubjectID: subj.ID, Predicate: pred},
+		card: cards[i], ttl: s.Ontology.TTL(pred, subj.Type), input: f}
+}
+
+func (s *Service) checkEpisodes(tx graph.Tx, in []FactInput) error {
+	fe := entity.FieldErrors{}
+	seen := map[string]bool{}
+	for i, f := range in {
+		if f.EpisodeID == "" || seen[f.EpisodeID] {
+			continue
+		}
+		seen[f.EpisodeID] = true
+		if _, err := tx.Episode(f.EpisodeID); entity.ErrorCode(err) == entity.ENOTFOUND {
+			fe.Add(fmt.Sprintf("facts[%d].episode_id", i), "no such episode")
+		} else if err != nil {
+			return err
+		}
+	}
+	if err := fe.Err(); err != nil {
+		err.(*entity.Error).Code = entity.ENOTFOUND
+		err.(*entity.Error).Message = "unknown episode"
+		return err
+	}
+	return nil
+}
+
+func linkEpisode(tx graph.Tx, id string, factIDs []string) error {
+	ep, err := tx.Episode(id)
+	if err != nil {
+		return err
+	}
+	n := len(ep.FactIDs)
+	for _, f := range factIDs {
+		if !slices.Contains(ep.FactIDs, f) {
+			ep.FactIDs = append(ep.FactIDs, f)
+		}
+	}
+	if len(ep.FactIDs) == n {
+		return nil
+	}
+	return tx.PutEpisode(ep)
+}
+
+// cardinalities decides each statement's cardinality: the ontology wins;
+// for predicates it does not define, the first hint given in the scope is
+// remembered and used from then on. Conflicting hints become warnings.
+func (s *Service) cardinalities(tx graph.Tx, in []FactInput, results []FactResult) ([]string, error) {
+	out := make([]string, len(in))
+	remembered := map[string]string{}
+	for i, f := range in {
+		pred := s.Ontology.Canonical(f.Predicate)
+		if c, ok := s.Ontology.Cardinality(pred); ok {
+			out[i] = c
+			if f.Cardinality != "" && f.Cardinality != c {
+				results[i].Warning = fmt.Sprintf("cardinality hint %q ignored: the ontology defines %s as %q", f.Cardinality, pred, c)
+			}
+			continue
+		}
+		c, ok := remembered[pred]
+		if !ok {
+			v, found, err := tx.Meta("cardinality:" + pred)
+			if err != nil {
+				return nil, err
+			}
+			if found {
+				c, ok = v, true
+			}
+		}
+		switch {
+		case ok:
+			if f.Cardinality != "" && f.Cardinality != c {
+				results[i].Warning = fmt.Sprintf("cardinality hint %q ignored: %s was first described as %q in this scope", f.Cardinality, pred, c)
+			}
+		case f.Cardinality != "":
+			c = f.Cardinality
+			if err := tx.PutMeta("cardinality:"+pred, c); err != nil {
+				return nil, err
+			}
+		default:
+			c = ontology.Many
+		}
+		if f.Cardinality != "" || ok {
+			remembered[pred] = c
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+// tombstoned reports which statements match a tombstone and may not come
+// back: every one but a later explicit statement of the user.
+func (s *Service) tombstoned(tx graph.Tx, scope entity.Scope, in []FactInput, ents resolved) ([]bool, error) {
+	fps := make([]string, len(in))
+	for i := range in {
+		fps[i] = s.fingerprint(scope, &in[i], ents)
+	}
+	found, err := tx.Tombstones(fps)
+	if err != nil || len(found) == 0 {
+		return make([]bool, len(in)), err
+	}
+	blocked := make([]bool, len(in))
+	for i := range in {
+		if _, ok := found[fps[i]]; ok && in[i].SourceKind != entity.UserExplicit {
+			blocked[i] = true
+		}
+	}
+	return blocked, nil
+}
+
+func (s *Service) fingerprint(scope entity.Scope, f *FactInput, ents resolved) string {
+	subj := ents.of(f.Subject, f.SubjectType)
+	obj := f.Value
+	if strings.TrimSpace(f.Object) != "" {
+		obj = ents.of(f.Object, f.ObjectType).Name
+	}
+	return entity.Fingerprint(scope, subj.Name, s.Ontology.Canonical(f.Predicate), obj)
+}
+
+// FactFingerprint is the tombstone fingerprint of a stored fact.
+func FactFingerprint(f *entity.Fact) string {
+	return entity.Fingerprint(f.Scope, f.Subject, f.Predicate, f.ObjectText())
+}

@@ -1,0 +1,52 @@
+package memory
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/graphmem/graphmem/graph"
+	"github.com/graphmem/graphmem/ontology"
+)
+
+// Service is graphmem's memory service. It is safe for concurrent use; all
+// state lives in the store.
+type Service struct {
+	Store    graph.Store
+	Ontology *ontology.Ontology
+	// Now is the transaction-time clock, read once per operation.
+	Now func() time.Time
+	// NewID names new records; ids sort by creation time.
+	NewID func() string
+	// Changed, when set, is called after every committed write so derived
+	// data (the search index) can catch up. It must not block.
+	Changed func()
+}
+
+// New returns a service over store with the default clock and ids.
+func New(store graph.Store, onto *ontology.Ontology) *Service {
+	if onto == nil {
+		onto = ontology.Default()
+	}
+	return &Service{Store: store, Ontology: onto, Now: func() time.Time { return time.Now().UTC() }, NewID: NewID}
+}
+
+// NewID returns a UUIDv7: unique, and sorted by creation time.
+func NewID() string { return uuid.Must(uuid.NewV7()).String() }
+
+func (s *Service) now() time.Time { return s.Now().UTC().Truncate(time.Microsecond) }
+
+func (s *Service) changed() {
+	if s.Changed != nil {
+		s.Changed()
+	}
+}
+
+func (s *Service) update(ctx context.Context, scope string, fn func(graph.Tx) error) error {
+	if err := s.Store.Update(ctx, scope, fn); err != nil {
+		return err
+	}
+	s.changed()
+	return nil
+}
