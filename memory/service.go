@@ -22,6 +22,11 @@ type Service struct {
 	// Changed, when set, is called after every committed write so derived
 	// data (the search index) can catch up. It must not block.
 	Changed func()
+	// Extract, when set, turns episodes into facts (see queue.go); without
+	// it episodes are stored as done, searchable but with no facts.
+	Extract Extractor
+
+	wakeup chan struct{}
 }
 
 // New returns a service over store with the default clock and ids.
@@ -29,7 +34,8 @@ func New(store graph.Store, onto *ontology.Ontology) *Service {
 	if onto == nil {
 		onto = ontology.Default()
 	}
-	return &Service{Store: store, Ontology: onto, Now: func() time.Time { return time.Now().UTC() }, NewID: NewID}
+	return &Service{Store: store, Ontology: onto, Now: func() time.Time { return time.Now().UTC() }, NewID: NewID,
+		wakeup: make(chan struct{}, 1)}
 }
 
 // NewID returns a UUIDv7: unique, and sorted by creation time.
@@ -40,6 +46,17 @@ func (s *Service) now() time.Time { return s.Now().UTC().Truncate(time.Microseco
 func (s *Service) changed() {
 	if s.Changed != nil {
 		s.Changed()
+	}
+}
+
+// wake nudges the episode workers; it never blocks.
+func (s *Service) wake() {
+	if s.wakeup == nil {
+		return
+	}
+	select {
+	case s.wakeup <- struct{}{}:
+	default:
 	}
 }
 

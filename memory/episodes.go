@@ -1,0 +1,189 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
+)
+
+// EpisodeInput is something that happened, as sent to POST /v1/episodes.
+type EpisodeInput struct {
+	Content        string            `json:"content"`
+	Kind           string            `json:"kind,omitempty"`
+	Speaker        string            `json:"speaker,omitempty"`
+	Role           string            `json:"role,omitempty"`
+	ReferenceTime  *time.Time        `json:"reference_time,omitempty"`
+	SourceKind     entity.SourceKind `json:"source_kind,omitempty"`
+	IdempotencyKey string            `json:"idempotency_key,omitempty"`
+	Metadata       map[string]any    `json:"metadata,omitempty"`
+}
+
+// Episode limits.
+const (
+	MaxEpisodeBytes = 256 << 10
+	MaxKeyLen       = 256
+)
+
+// ValidateEpisode checks an episode's fields.
+func ValidateEpisode(in *EpisodeInput) error {
+	fe := entity.FieldErrors{}
+	if strings.TrimSpace(in.Content) == "" {
+		fe.Add("content", "required")
+	}
+	if len(in.Content) > MaxEpisodeBytes {
+		fe.Add("content", fmt.Sprintf("at most %d bytes", MaxEpisodeBytes))
+	}
+	switch in.Kind {
+	case "", entity.KindMessage, entity.KindText, entity.KindJSON:
+	default:
+		fe.Add("kind", "must be message, text or json")
+	}
+	switch in.Role {
+	case "", entity.RoleUser, entity.RoleAssistant, entity.RoleSystem, entity.RoleTool:
+	default:
+		fe.Add("role", "must be user, assistant, system or tool")
+	}
+	if in.SourceKind != "" && !in.SourceKind.Valid() {
+		fe.Add("source_kind", "must be one of user_explicit, user_implicit, agent_inferred, tool, import")
+	}
+	if utf8.RuneCountInString(in.Speaker) > MaxNameLen {
+		fe.Add("speaker", fmt.Sprintf("at most %d characters", MaxNameLen))
+	}
+	if len(in.IdempotencyKey) > MaxKeyLen {
+		fe.Add("idempotency_key", fmt.Sprintf("at most %d characters", MaxKeyLen))
+	}
+	return fe.Err()
+}
+
+// AddEpisode stores an episode durably before returning. With an extractor
+// attached (Service.Extract) it is queued for extraction; without one it is
+// stored as done — still searchable, with no facts. A repeated
+// idempotency_key returns the episode stored first and created false.
+func (s *Service) AddEpisode(ctx context.Context, scope entity.Scope, in EpisodeInput) (entity.Episode, bool, error) {
+	if err := ValidateEpisode(&in); err != nil {
+		return entity.Episode{}, false, err
+	}
+	now := s.now()
+	ep := entity.Episode{
+		ID: s.NewID(), Scope: scope, Kind: in.Kind, Content: in.Content, Speaker: strings.TrimSpace(in.Speaker),
+		Role: in.Role, ReferenceTime: now, RecordedAt: now, SourceKind: in.SourceKind,
+		Status: entity.EpisodeDone, Metadata: in.Metadata, IdempotencyKey: in.IdempotencyKey,
+	}
+	if ep.Kind == "" {
+		ep.Kind = entity.KindMessage
+	}
+	if in.ReferenceTime != nil {
+		ep.ReferenceTime = in.ReferenceTime.UTC()
+	}
+	if ep.SourceKind == "" {
+		ep.SourceKind = defaultEpisodeSource(ep.Role)
+	}
+	if s.Extract != nil {
+		ep.Status = entity.EpisodeQueued
+	}
+	created := true
+	err := s.update(ctx, scope, func(tx graph.Tx) error {
+		if in.IdempotencyKey != "" {
+			old, err := tx.EpisodeByKey(in.IdempotencyKey)
+			if err == nil {
+				ep, created = old, false
+				return nil
+			} else if entity.ErrorCode(err) != entity.ENOTFOUND {
+				return err
+			}
+		}
+		return tx.PutEpisode(ep)
+	})
+	if err == nil && created && ep.Status == entity.EpisodeQueued {
+		s.wake()
+	}
+	return ep, created, err
+}
+
+// defaultEpisodeSource: what a user says is explicit; what an assistant or
+// a tool says is not the user's word.
+func defaultEpisodeSource(role string) entity.SourceKind {
+	switch role {
+	case entity.RoleAssistant, entity.RoleSystem:
+		return entity.AgentInferred
+	case entity.RoleTool:
+		return entity.Tool
+	}
+	return entity.UserExplicit
+}
+
+// Episode returns one episode; ENOTFOUND if the scope has none with id.
+func (s *Service) Episode(ctx context.Context, scope entity.Scope, id string) (entity.Episode, error) {
+	var ep entity.Episode
+	err := s.Store.View(ctx, scope, func(tx graph.Tx) error {
+		var err error
+		ep, err = tx.Episode(id)
+		return err
+	})
+	return ep, err
+}
+
+// Episodes lists episodes, optionally of one status.
+func (s *Service) Episodes(ctx context.Context, scope entity.Scope, status, cursor string, limit int) ([]entity.Episode, string, error) {
+	switch status {
+	case "", entity.EpisodeQueued, entity.EpisodeProcessing, entity.EpisodeDone, entity.EpisodeFailed:
+	default:
+		return nil, "", entity.FieldErrors{"status": "must be queued, processing, done or failed"}.Err()
+	}
+	var eps []entity.Episode
+	var next string
+	err := s.Store.View(ctx, scope, func(tx graph.Tx) error {
+		var err error
+		eps, next, err = tx.Episodes(status, cursor, clampLimit(limit))
+		return err
+	})
+	return eps, next, err
+}
+
+// RetryEpisode queues a failed episode again, now. Returns ENOTFOUND, or
+// EUNPROCESSABLE for an episode that has not failed or when no extractor is
+// configured.
+func (s *Service) RetryEpisode(ctx context.Context, scope entity.Scope, id string) (entity.Episode, error) {
+	if s.Extract == nil {
+		return entity.Episode{}, entity.Errorf(entity.EUNPROCESSABLE, "no extraction model is configured")
+	}
+	var ep entity.Episode
+	err := s.update(ctx, scope, func(tx graph.Tx) error {
+		var err error
+		if ep, err = tx.Episode(id); err != nil {
+			return err
+		}
+		if ep.Status != entity.EpisodeFailed {
+			return entity.Errorf(entity.EUNPROCESSABLE, "episode %s is %s, not failed", id, ep.Status)
+		}
+		ep.Status, ep.Error, ep.Attempts, ep.NextAttemptAt = entity.EpisodeQueued, "", 0, nil
+		return tx.PutEpisode(ep)
+	})
+	if err == nil {
+		s.wake()
+	}
+	return ep, err
+}
+
+// WaitEpisode waits until the episode is done or failed, or ctx ends, and
+// returns it as it then is.
+func (s *Service) WaitEpisode(ctx context.Context, scope entity.Scope, id string) (entity.Episode, error) {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		ep, err := s.Episode(ctx, scope, id)
+		if err != nil || ep.Status == entity.EpisodeDone || ep.Status == entity.EpisodeFailed {
+			return ep, err
+		}
+		select {
+		case <-ctx.Done():
+			return ep, nil
+		case <-tick.C:
+		}
+	}
+}
