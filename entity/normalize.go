@@ -33,8 +33,17 @@ func Normalize(s string) string {
 	return b.String()
 }
 
-// CanonicalPredicate turns a free-form predicate ("Works At", "works-at")
-// into snake_case ("works_at").
+// CanonicalPredicate turns a free-form predicate ("Works At", "works-at",
+// "worksAt") into snake_case ("works_at").
 func CanonicalPredicate(p string) string {
-	return strings.ReplaceAll(Normalize(p), " ", "_")
+	var b strings.Builder
+	prev := rune(0)
+	for _, r := range p {
+		if unicode.IsUpper(r) && (unicode.IsLower(prev) || unicode.IsDigit(prev)) {
+			b.WriteByte(' ')
+		}
+		b.WriteRune(r)
+		prev = r
+	}
+	return strings.ReplaceAll(Normalize(b.String()), " ", "_")
 }

@@ -2,6 +2,7 @@ package entity
 
 import (
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -11,12 +12,14 @@ import (
 // The policy, in order:
 //  1. Exact: the normalised name equals an entity's normalised name.
 //  2. Alias: it equals one of an entity's normalised aliases.
-//  3. Fuzzy: only for entity types other than people, and only for names of
-//     at least FuzzyMinRunes runes: similarity (1 − edit distance ÷ length
-//     of the longer name) of at least FuzzyThreshold. This absorbs typos and
-//     spelling variants of projects, services and places ("Postgres SQL" /
-//     "PostgreSQL") while never merging two people whose names merely look
-//     alike ("Jon Smith" / "John Smith" stay two people).
+//  3. Fuzzy: a typo-level variant ("Kubernets" / "Kubernetes") of an entity
+//     of the same, known type — never a person — with the same number of
+//     words, the same digits, at least FuzzyMinRunes runes, and similarity
+//     (1 − edit distance ÷ length of the longer name) of at least
+//     FuzzyThreshold. These guards keep look-alikes apart: "Jon Smith" and
+//     "John Smith" stay two people, "service-0001" is not "service-0002",
+//     "FC Barcelona B" is not "FC Barcelona", and an untyped name never
+//     merges by similarity alone.
 //
 // Exact and alias matches always win over fuzzy ones, and an explicit type
 // that differs from the candidate's type blocks the match ("Apple" the
@@ -68,7 +71,7 @@ func Resolve(name, typ string, candidates []Entity) Match {
 		case aliasOf(c, key):
 			m.Kind, m.Score = MatchAlias, 0.99
 		default:
-			if !fuzzyAllowed(typ, c.Type, key) {
+			if !fuzzyAllowed(typ, c.Type, key) || !fuzzyComparable(key, Normalize(c.Name)) {
 				continue
 			}
 			s := Similarity(key, Normalize(c.Name))
@@ -106,10 +109,26 @@ func typesCompatible(a, b string) bool {
 }
 
 func fuzzyAllowed(typ, candType, key string) bool {
-	if strings.EqualFold(typ, PersonType) || strings.EqualFold(candType, PersonType) {
+	if typ == "" || strings.EqualFold(typ, PersonType) || (candType != "" && !strings.EqualFold(typ, candType)) {
 		return false
 	}
 	return utf8.RuneCountInString(key) >= FuzzyMinRunes
+}
+
+// fuzzyComparable: same number of words and the same digits in order.
+func fuzzyComparable(a, b string) bool {
+	if len(strings.Fields(a)) != len(strings.Fields(b)) {
+		return false
+	}
+	digits := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if unicode.IsDigit(r) {
+				return r
+			}
+			return -1
+		}, s)
+	}
+	return digits(a) == digits(b)
 }
 
 // Similarity is 1 − (Levenshtein distance ÷ rune length of the longer

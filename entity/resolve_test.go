@@ -1,0 +1,94 @@
+package entity_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/graphmem/graphmem/entity"
+)
+
+func TestNormalize(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"  Alice   CHEN ", "alice chen"},
+		{"O'Brien", "obrien"},
+		{"Ｔｒｉｐ－Ｍｉｎｉａｐｐ", "trip miniapp"}, // full-width forms (NFKC)
+		{"trip-miniapp!", "trip miniapp"},
+		{"北京 大学", "北京 大学"},
+		{"東京タワー", "東京タワー"},
+		{"Café", "café"},
+		{"Cafe\u0301", "café"}, // combining accent composes
+		{"...", ""},
+	} {
+		if got := entity.Normalize(tc.in); got != tc.want {
+			t.Errorf("Normalize(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestCanonicalPredicate(t *testing.T) {
+	for in, want := range map[string]string{"Works At": "works_at", "works-at": "works_at", "worksAt": "works_at", "playsFor": "plays_for", "is_affiliated_to": "is_affiliated_to"} {
+		if got := entity.CanonicalPredicate(in); got != want {
+			t.Errorf("CanonicalPredicate(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func ent(id, name, typ string, aliases ...string) entity.Entity {
+	return entity.Entity{ID: id, Name: name, Type: typ, Aliases: aliases, CreatedAt: time.Unix(int64(len(id)), 0)}
+}
+
+func TestResolve(t *testing.T) {
+	cands := []entity.Entity{
+		ent("p1", "John Smith", "person"),
+		ent("p2", "Robert Brown", "person", "Bob"),
+		ent("s1", "Kubernetes", "tool"),
+		ent("s2", "service-0001", "service"),
+		ent("o1", "FC Barcelona", "organization"),
+		ent("o2", "Apple", "organization"),
+		ent("c1", "北京大学", "organization"),
+	}
+	for _, tc := range []struct {
+		name, typ string
+		wantID    string
+		wantKind  entity.MatchKind
+	}{
+		{"john  smith", "person", "p1", entity.MatchExact},
+		{"BOB", "", "p2", entity.MatchAlias},
+		{"Jon Smith", "person", "", entity.MatchNone}, // similar people stay apart
+		{"John Smyth", "", "", entity.MatchNone},
+		{"Kubernets", "tool", "s1", entity.MatchFuzzy},
+		{"Kubernets", "", "", entity.MatchNone}, // untyped: no fuzzy merge
+		{"service-0002", "service", "", entity.MatchNone},
+		{"FC Barcelona B", "organization", "", entity.MatchNone},
+		{"apple", "fruit", "", entity.MatchNone}, // a different type blocks
+		{"apple", "", "o2", entity.MatchExact},
+		{"北京大学", "", "c1", entity.MatchExact},
+		{"北京大字", "organization", "", entity.MatchNone}, // too short for fuzzy
+	} {
+		m := entity.Resolve(tc.name, tc.typ, cands)
+		gotID := ""
+		if m.Entity != nil {
+			gotID = m.Entity.ID
+		}
+		if gotID != tc.wantID || m.Kind != tc.wantKind {
+			t.Errorf("Resolve(%q, %q) = %q/%q, want %q/%q", tc.name, tc.typ, gotID, m.Kind, tc.wantID, tc.wantKind)
+		}
+	}
+}
+
+func TestResolveExactBeatsFuzzy(t *testing.T) {
+	cands := []entity.Entity{ent("a", "Postgres", "tool"), ent("bb", "Postgrex", "tool")}
+	if m := entity.Resolve("postgrex", "tool", cands); m.Entity.ID != "bb" || m.Kind != entity.MatchExact {
+		t.Fatalf("got %+v", m)
+	}
+}
+
+func TestFingerprint(t *testing.T) {
+	a := entity.Fingerprint("s", "Production DB", "port", "3307")
+	if b := entity.Fingerprint("s", " production  db ", "port", "3307"); a != b {
+		t.Fatal("fingerprint must ignore case and spacing")
+	}
+	if c := entity.Fingerprint("other", "Production DB", "port", "3307"); a == c {
+		t.Fatal("fingerprint must include the scope")
+	}
+}
