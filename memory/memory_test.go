@@ -1,0 +1,416 @@
+package memory_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/fixtures"
+	"github.com/graphmem/graphmem/graph"
+	"github.com/graphmem/graphmem/graph/bolt"
+	"github.com/graphmem/graphmem/memory"
+	"github.com/graphmem/graphmem/temporal"
+)
+
+var ctx = context.Background()
+
+const scope = "test"
+
+// clock is a controllable transaction-time clock.
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+func (c *clock) tick()          { c.t = c.t.Add(time.Minute) }
+
+// MustOpenService returns a service over a fresh embedded store.
+func MustOpenService(tb testing.TB) (*memory.Service, *clock) {
+	tb.Helper()
+	store, err := bolt.Open(filepath.Join(tb.TempDir(), "graph.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { store.Close() })
+	svc := memory.New(store, nil)
+	c := &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	svc.Now = func() time.Time { c.tick(); return c.t }
+	return svc, c
+}
+
+func mustAdd(tb testing.TB, svc *memory.Service, in ...memory.FactInput) []memory.FactResult {
+	tb.Helper()
+	res, err := svc.AddFacts(ctx, scope, in)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return res
+}
+
+func scenario(tb testing.TB, name string) []memory.FactInput {
+	tb.Helper()
+	fs, err := fixtures.Facts(name)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return fs
+}
+
+func actions(res []memory.FactResult) []string {
+	var out []string
+	for _, r := range res {
+		out = append(out, r.Action)
+	}
+	return out
+}
+
+func date(s string) time.Time {
+	t, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func values(fs []entity.Fact) []string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, f.ObjectText())
+	}
+	return out
+}
+
+func TestScenario_PortChange(t *testing.T) {
+	svc, _ := MustOpenService(t)
+	in := scenario(t, "port-change")
+	r1 := mustAdd(t, svc, in[0])
+	known := svc.Now()
+	r2 := mustAdd(t, svc, in[1])
+	if r1[0].Action != temporal.Created || r2[0].Action != temporal.SupersededPrevious || !slices.Equal(r2[0].Superseded, []string{r1[0].FactID}) {
+		t.Fatalf("got %+v then %+v", r1, r2)
+	}
+	cur, _, err := svc.Facts(ctx, scope, memory.FactQuery{Subject: "Production Database", Predicate: "port"})
+	if err != nil || !slices.Equal(values(cur), []string{"3307"}) {
+		t.Fatalf("now: %v %v", values(cur), err)
+	}
+	past, _, _ := svc.Facts(ctx, scope, memory.FactQuery{Subject: "production database", Predicate: "port", AsOf: date("2023-06-01")})
+	if !slices.Equal(values(past), []string{"5432"}) {
+		t.Fatalf("as of 2023-06: %v", values(past))
+	}
+	before, _, _ := svc.Facts(ctx, scope, memory.FactQuery{Subject: "production database", Predicate: "port", KnownAt: known})
+	if !slices.Equal(values(before), []string{"5432"}) {
+		t.Fatalf("known before the change: %v", values(before))
+	}
+	hist, _, _ := svc.Facts(ctx, scope, memory.FactQuery{Subject: "production database", IncludeHistory: true})
+	if len(hist) != 2 {
+		t.Fatalf("history: %v", values(hist))
+	}
+	d, err := svc.Fact(ctx, scope, r1[0].FactID)
+	if err != nil || len(d.Chain) != 2 || d.Fact.SupersededBy != r2[0].FactID || d.Fact.ValidTo == nil || !d.Fact.ValidTo.Equal(*in[1].ValidFrom) {
+		t.Fatalf("detail %+v %v", d, err)
+	}
+	if s := d.Fact.Status(time.Now()); s != entity.StatusSuperseded {
+		t.Fatalf("status %s", s)
+	}
+}
+
+func TestScenario_EmploymentOutOfOrder(t *testing.T) {
+	svc, _ := MustOpenService(t)
+	var got []string
+	for _, f := range scenario(t, "employment") {
+		got = append(got, actions(mustAdd(t, svc, f))...)
+	}
+	want := []string{temporal.Created, temporal.Historical, temporal.SupersededPrevious, temporal.Created, temporal.Created}
+	if !slices.Equal(got, want) {
+		t.Fatalf("actions %v, want %v", got, want)
+	}
+	hist, _, _ := svc.Facts(ctx, scope, memory.FactQuery{Subject: "alice chen", Predicate: "works_at", IncludeHistory: true})
+	slices.SortFunc(hist, func(a, b entity.Fact) int { return a.ValidFrom.Compare(b.ValidFrom) })
+	if !slices.Equal(values(hist), []string{"Initech", "Globex", "Acme Corp"}) {
+		t.Fatalf("chain %v", values(hist))
+	}
+	if !hist[0].ValidTo.Equal(hist[1].ValidFrom) || !hist[1].ValidTo.Equal(hist[2].ValidFrom) || hist[2].ValidTo != nil {
+		t.Fatalf("intervals do not chain: %+v", hist)
+	}
+	at, _, _ := svc.Facts(ctx, scope, memory.FactQuery{Subject: "Alice Chen", Predicate: "works_at", AsOf: date("2019-06-01")})
+	if !slices.Equal(values(at), []string{"Initech"}) {
+		t.Fatalf("2019: %v", values(at))
+	}
+	// Two different people with similar names are not merged.
+	chan_, _ := svc.FindEntities(ctx, scope, "Alice Chan", 10)
+	chen, _ := svc.FindEntities(ctx, scope, "Alice Chen", 10)
+	if len(chan_) == 0 || len(chen) == 0 || chan_[0].Entity.ID == chen[0].Entity.ID {
+		t.Fatalf("Alice Chan and Alice Chen merged: %+v %+v", chan_, chen)
+	}
+	umbrella, _, _ := svc.Facts(ctx, scope, memory.FactQuery{Subject: "Alice Chen", Object: "Umbrella", IncludeHistory: true})
+	if len(umbrella) != 0 {
+		t.Fatalf("Alice Chen got Alice Chan's job: %v", values(umbrella))
+	}
+	tl, err := svc.Timeline(ctx, scope, chen[0].Entity.ID, "", time.Time{})
+	if err != nil || len(tl) != 4 {
+		t.Fatalf("timeline %v %v", values(tl), err)
+	}
+}
+
+func TestScenario_DecisionsAndPackageManager(t *testing.T) {
+	svc, _ := MustOpenService(t)
+	mustAdd(t, svc, scenario(t, "package-manager")...)
+	res := mustAdd(t, svc, scenario(t, "decisions")...)
+	cur, _, _ := svc.Facts(ctx, scope, memory.FactQuery{Subject: "trip-miniapp", Predicate: "package_manager"})
+	if !slices.Equal(values(cur), []string{"pnpm"}) {
+		t.Fatalf("package manager now: %v", values(cur))
+	}
+	d, err := svc.Fact(ctx, scope, res[2].FactID)
+	if err != nil || d.Fact.Predicate != "dropped" || d.Fact.Attributes["reason"] == nil {
+		t.Fatalf("decision %+v %v", d.Fact, err)
+	}
+	db, _, _ := svc.Facts(ctx, scope, memory.FactQuery{Subject: "booking-service", Predicate: "uses_database", AsOf: date("2023-01-01")})
+	if !slices.Equal(values(db), []string{"MongoDB"}) {
+		t.Fatalf("2023 database: %v", values(db))
+	}
+}
+
+func TestAddFacts_Idempotent(t *testing.T) {
+	svc, _ := MustOpenService(t)
+	in := scenario(t, "employment")
+	mustAdd(t, svc, in...)
+	before, _, _ := svc.Facts(ctx, scope, memory.FactQuery{IncludeHistory: true, Limit: 1000})
+	again := mustAdd(t, svc, in...)
+	for _, r := range again {
+		if r.Action != temporal.Corroborated {
+			t.Fatalf("repeat gave %+v", again)
+		}
+	}
+	after, _, _ := svc.Facts(ctx, scope, memory.FactQuery{IncludeHistory: true, Limit: 1000})
+	if len(before) != len(after) {
+		t.Fatalf("repeat changed the number of facts: %d → %d", len(before), len(after))
+	}
+}
+
+func TestAddFacts_OnlyTheSameChain(t *testing.T) {
+	svc, _ := MustOpenService(t)
+	mustAdd(t, svc, memory.FactInput{Subject: "api", Predicate: "port", Value: "8080"})
+	mustAdd(t, svc, memory.FactInput{Subject: "api-gateway", Predicate: "port", Value: "8081"})
+	mustAdd(t, svc, memory.FactInput{Subject: "api", Predicate: "status", Value: "8081"})
+	cur, _, _ := svc.Facts(ctx, scope, memory.FactQuery{Subject: "api", Predicate: "port"})
+	if !slices.Equal(values(cur), []string{"8080"}) {
+		t.Fatalf("a look-alike statement invalidated a fact: %v", values(cur))
+	}
+}
+
+func TestAddFacts_EndAndRetract(t *testing.T) {
+	svc, _ := MustOpenService(t)
+	from, end := date("2020-01-01"), date("2024-01-01")
+	r := mustAdd(t, svc, memory.FactInput{Subject: "Bob", SubjectType: "person", Predicate: "works_at", Object: "Acme", ValidFrom: &from})
+	e := mustAdd(t, svc, memory.FactInput{Subject: "Bob", Predicate: "works_at", Object: "Acme", ValidTo: &end})
+	if e[0].Action != temporal.Ended || e[0].FactID != r[0].FactID {
+		t.Fatalf("end: %+v", e)
+	}
+	cur, _, _ := svc.Facts(ctx, scope, memory.FactQuery{Subject: "Bob"})
+	if len(cur) != 0 {
+		t.Fatalf("ended fact still current: %v", values(cur))
+	}
+	// An end with nothing to end records what was true until then.
+	n := mustAdd(t, svc, memory.FactInput{Subject: "Carol", Predicate: "lives_in", Object: "Oslo", ValidTo: &end})
+	if n[0].Action != temporal.Created {
+		t.Fatalf("orphan end: %+v", n)
+	}
+	known := svc.Now()
+	if _, err := svc.Retract(ctx, scope, r[0].FactID); err != nil {
+		t.Fatal(err)
+	}
+	hist, _, _ := svc.Facts(ctx, scope, memory.FactQuery{Subject: "Bob", IncludeHistory: true})
+	if len(hist) != 0 {
+		t.Fatalf("retracted fact in history as known now: %v", values(hist))
+	}
+	then, _, _ := svc.Facts(ctx, scope, memory.FactQuery{Subject: "Bob", IncludeHistory: true, KnownAt: known})
+	if len(then) != 1 {
+		t.Fatalf("retracted fact missing as known before: %v", values(then))
+	}
+	if _, err := svc.Retract(ctx, scope, r[0].FactID); entity.ErrorCode(err) != entity.ENOTFOUND {
+		t.Fatalf("second retraction: %v", err)
+	}
+}
+
+func TestAddFacts_CardinalityHint(t *testing.T) {
+	svc, _ := MustOpenService(t)
+	mustAdd(t, svc, memory.FactInput{Subject: "me", Predicate: "favourite_colour", Value: "blue", Cardinality: "one"})
+	r := mustAdd(t, svc, memory.FactInput{Subject: "me", Predicate: "favourite_colour", Value: "green", Cardinality: "many"})
+	if r[0].Action != temporal.SupersededPrevious || r[0].Warning == "" {
+		t.Fatalf("remembered hint not used or conflict not reported: %+v", r)
+	}
+	r = mustAdd(t, svc, memory.FactInput{Subject: "me", Predicate: "works_at", Object: "Acme", Cardinality: "many"})
+	if r[0].Warning == "" {
+		t.Fatalf("a hint against the ontology must warn: %+v", r)
+	}
+	r = mustAdd(t, svc, memory.FactInput{Subject: "me", Predicate: "plays", Value: "piano"}, memory.FactInput{Subject: "me", Predicate: "plays", Value: "guitar"})
+	if r[1].Action != temporal.Created {
+		t.Fatalf("unknown predicates are many: %+v", r)
+	}
+}
+
+func TestAddFacts_Tombstone(t *testing.T) {
+	svc, c := MustOpenService(t)
+	in := memory.FactInput{Subject: "prod db", Predicate: "port", Value: "3307", SourceKind: entity.AgentInferred}
+	err := svc.Store.Update(ctx, scope, func(tx graph.Tx) error {
+		return tx.PutTombstone(entity.Tombstone{Scope: scope, Fingerprint: entity.Fingerprint(scope, "prod db", "port", "3307"), At: c.t})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := mustAdd(t, svc, in); r[0].Action != temporal.BlockedByTombstone {
+		t.Fatalf("inferred fact came back: %+v", r)
+	}
+	in.SourceKind, in.Subject = entity.Import, "PROD  DB"
+	if r := mustAdd(t, svc, in); r[0].Action != temporal.BlockedByTombstone {
+		t.Fatalf("imported fact came back: %+v", r)
+	}
+	in.SourceKind = entity.UserExplicit
+	if r := mustAdd(t, svc, in); r[0].Action != temporal.Created {
+		t.Fatalf("an explicit user statement must bring it back: %+v", r)
+	}
+}
+
+func TestValidateFacts(t *testing.T) {
+	svc, _ := MustOpenService(t)
+	from, to := date("2024-01-01"), date("2023-01-01")
+	conf := 2.0
+	_, err := svc.AddFacts(ctx, scope, []memory.FactInput{
+		{Subject: "a", Predicate: "p", Value: "v"},
+		{Subject: "", Predicate: "", Object: "x", Value: "y", ValidFrom: &from, ValidTo: &to, SourceKind: "rumour", Cardinality: "some", Confidence: &conf, Importance: 11},
+	})
+	var e *entity.Error
+	if !errors.As(err, &e) || e.Code != entity.EINVALID {
+		t.Fatalf("err %v", err)
+	}
+	for _, f := range []string{"facts[1].subject", "facts[1].predicate", "facts[1].object", "facts[1].valid_to", "facts[1].source_kind", "facts[1].cardinality", "facts[1].confidence", "facts[1].importance"} {
+		if e.Fields[f] == "" {
+			t.Errorf("no message for %s in %v", f, e.Fields)
+		}
+	}
+	if _, ok := e.Fields["facts[0].subject"]; ok {
+		t.Errorf("valid fact reported: %v", e.Fields)
+	}
+	_, err = svc.AddFacts(ctx, scope, []memory.FactInput{{Subject: "a", Predicate: "p", Value: "v", EpisodeID: "nope"}})
+	if entity.ErrorCode(err) != entity.ENOTFOUND {
+		t.Fatalf("unknown episode: %v", err)
+	}
+}
+
+func TestScopeIsolation(t *testing.T) {
+	svc, _ := MustOpenService(t)
+	r := mustAdd(t, svc, scenario(t, "port-change")...)
+	if _, err := svc.Fact(ctx, "other", r[0].FactID); entity.ErrorCode(err) != entity.ENOTFOUND {
+		t.Fatalf("fact of another scope: %v", err)
+	}
+	fs, _, _ := svc.Facts(ctx, "other", memory.FactQuery{IncludeHistory: true})
+	if len(fs) != 0 {
+		t.Fatalf("facts of another scope listed: %v", values(fs))
+	}
+	if m, _ := svc.FindEntities(ctx, "other", "production database", 10); len(m) != 0 {
+		t.Fatalf("entity of another scope found: %+v", m)
+	}
+}
+
+func TestExportImport_RoundTrip(t *testing.T) {
+	svc, _ := MustOpenService(t)
+	for _, s := range fixtures.Scenarios {
+		mustAdd(t, svc, scenario(t, s)...)
+	}
+	if _, _, err := svc.AddEpisode(ctx, scope, memory.EpisodeInput{Content: "we moved the db to 3307", Speaker: "ana"}); err != nil {
+		t.Fatal(err)
+	}
+	var a bytes.Buffer
+	if err := svc.Export(ctx, scope, &a); err != nil {
+		t.Fatal(err)
+	}
+	res, err := svc.Import(ctx, "copy", bytes.NewReader(a.Bytes()))
+	if err != nil || res.Facts == 0 || res.Entities == 0 || res.Episodes != 1 {
+		t.Fatalf("import %+v %v", res, err)
+	}
+	var b bytes.Buffer
+	if err := svc.Export(ctx, "copy", &b); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := stripScopeAndSeq(b.String()), stripScopeAndSeq(a.String()); got != want {
+		t.Fatalf("round trip differs:\n%s\n---\n%s", want, got)
+	}
+	if _, err := svc.Import(ctx, "copy", bytes.NewReader([]byte("{\"fact\": {}, \"entity\": {}}\n"))); entity.ErrorCode(err) != entity.EINVALID {
+		t.Fatalf("bad line: %v", err)
+	}
+}
+
+func stripScopeAndSeq(s string) string {
+	s = regexpScope.ReplaceAllString(s, `"scope":"X"`)
+	return regexpSeq.ReplaceAllString(s, ``)
+}
+
+func TestEpisodes_WithoutModel(t *testing.T) {
+	svc, _ := MustOpenService(t)
+	ep, created, err := svc.AddEpisode(ctx, scope, memory.EpisodeInput{Content: "hello", IdempotencyKey: "k1"})
+	if err != nil || !created || ep.Status != entity.EpisodeDone {
+		t.Fatalf("%+v %v %v", ep, created, err)
+	}
+	again, created, err := svc.AddEpisode(ctx, scope, memory.EpisodeInput{Content: "hello again", IdempotencyKey: "k1"})
+	if err != nil || created || again.ID != ep.ID {
+		t.Fatalf("idempotency key: %+v %v %v", again, created, err)
+	}
+	if _, _, err := svc.AddEpisode(ctx, scope, memory.EpisodeInput{Content: " ", Role: "boss"}); entity.ErrorCode(err) != entity.EINVALID {
+		t.Fatalf("bad episode: %v", err)
+	}
+}
+
+// fakeExtractor answers from a function and counts calls.
+type fakeExtractor struct {
+	calls atomic.Int64
+	fn    func(ep entity.Episode) ([]memory.FactInput, error)
+}
+
+func (f *fakeExtractor) Extract(_ context.Context, ep entity.Episode, _ []entity.Entity) ([]memory.FactInput, error) {
+	f.calls.Add(1)
+	return f.fn(ep)
+}
+
+func TestEpisodes_Queue(t *testing.T) {
+	svc, _ := MustOpenService(t)
+	svc.Now = func() time.Time { return time.Now().UTC() }
+	fails := atomic.Int64{}
+	fx := &fakeExtractor{fn: func(ep entity.Episode) ([]memory.FactInput, error) {
+		if ep.Content == "flaky" && fails.Add(1) == 1 {
+			return nil, entity.Errorf(entity.EUNAVAILABLE, "model overloaded")
+		}
+		return []memory.FactInput{{Subject: "prod db", Predicate: "port", Value: ep.Content}}, nil
+	}}
+	svc.Extract = fx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go svc.RunWorkers(ctx, 2, nil)
+	ref1, ref2 := date("2024-01-01"), date("2024-02-01")
+	// Sent in the wrong order: the queue processes by reference time.
+	e2, _, _ := svc.AddEpisode(ctx, scope, memory.EpisodeInput{Content: "3307", ReferenceTime: &ref2})
+	e1, _, _ := svc.AddEpisode(ctx, scope, memory.EpisodeInput{Content: "5432", ReferenceTime: &ref1})
+	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer wcancel()
+	for _, id := range []string{e1.ID, e2.ID} {
+		ep, err := svc.WaitEpisode(wctx, scope, id)
+		if err != nil || ep.Status != entity.EpisodeDone || len(ep.FactIDs) != 1 {
+			t.Fatalf("episode %+v %v", ep, err)
+		}
+	}
+	cur, _, _ := svc.Facts(ctx, scope, memory.FactQuery{Subject: "prod db", Predicate: "port"})
+	if !slices.Equal(values(cur), []string{"3307"}) || !slices.Equal(cur[0].EpisodeIDs, []string{e2.ID}) {
+		t.Fatalf("current port %v", cur)
+	}
+	if n := fx.calls.Load(); n != 2 {
+		t.Fatalf("%d model calls for 2 episodes", n)
+	}
+	fl, _, _ := svc.AddEpisode(ctx, scope, memory.EpisodeInput{Content: "flaky"})
+	ep, err := svc.WaitEpisode(wctx, scope, fl.ID)
+	if err != nil || ep.Status != entity.EpisodeDone || ep.Attempts != 2 {
+		t.Fatalf("retried episode %+v %v", ep, err)
+	}
+}
