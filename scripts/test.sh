@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The project's test command: vet, then every test against the embedded
+# store and a real Neo4j 5.26 started from Maven artifacts for the run.
+# Set GRAPHMEM_NEO4J_URI to use a Neo4j you already run instead.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+started=""
+cleanup() {
+	if [ -n "$started" ]; then
+		NEO4J_PORT="$NEO4J_TEST_PORT" NEO4J_STATE_DIR="$NEO4J_TEST_STATE" scripts/neo4j-local.sh stop >&2 || true
+	fi
+}
+trap cleanup EXIT
+
+if [ -z "${GRAPHMEM_NEO4J_URI:-}" ] && [ "${GRAPHMEM_SKIP_NEO4J:-}" != "1" ]; then
+	export NEO4J_TEST_PORT="${NEO4J_TEST_PORT:-7697}"
+	export NEO4J_TEST_STATE="${NEO4J_TEST_STATE:-/tmp/graphmem-neo4j-test}"
+	started=1
+	GRAPHMEM_NEO4J_URI="$(NEO4J_PORT="$NEO4J_TEST_PORT" NEO4J_STATE_DIR="$NEO4J_TEST_STATE" scripts/neo4j-local.sh start | tail -n 1)"
+	export GRAPHMEM_NEO4J_URI
+	echo "test.sh: Neo4j at $GRAPHMEM_NEO4J_URI" >&2
+fi
+
+go vet ./...
+# Neo4j-backed packages share one server, so packages run one at a time.
+go test -p 1 -count=1 -timeout 30m "$@" ./...
