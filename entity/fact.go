@@ -213,8 +213,10 @@ func (f *Fact) Validate() error {
 	if (f.ObjectID == "" && f.Object == "") == (f.Value == "") {
 		fe.Add("object", "exactly one of object and value is required")
 	}
-	if f.ValidTo != nil && !f.ValidFrom.IsZero() && !f.ValidTo.After(f.ValidFrom) {
-		fe.Add("valid_to", "must be after valid_from")
+	// An empty interval is legal in storage: two values of a "one"
+	// predicate stated for the same instant leave one of them empty.
+	if f.ValidTo != nil && !f.ValidFrom.IsZero() && f.ValidTo.Before(f.ValidFrom) {
+		fe.Add("valid_to", "must not be before valid_from")
 	}
 	if f.Confidence < 0 || f.Confidence > 1 {
 		fe.Add("confidence", "must be between 0 and 1")
