@@ -1,0 +1,237 @@
+package extract
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/graphmem/graphmem/entity"
+)
+
+// ModeNone sends no response_format at all: the last resort for a server
+// that refuses JSON mode too. The prompt still asks for the JSON object.
+const ModeNone = "none"
+
+// modes in fallback order.
+var modes = []string{ModeJSONSchema, ModeJSONObject, ModeNone}
+
+func modeLevel(m string) int {
+	for i, s := range modes {
+		if s == m {
+			return i
+		}
+	}
+	return 0
+}
+
+// complete makes one logical call: it sends msgs in *mode, retrying on
+// 429/5xx/network failures and stepping down to a simpler response format
+// when the server refuses the current one (then *mode says which was used).
+// It returns the answer's text.
+func (x *Extractor) complete(ctx context.Context, msgs []openai.ChatCompletionMessageParamUnion, mode *string, u *Usage) (string, error) {
+	const op = "extract.Extract"
+	retries := 0
+	for {
+		u.Calls++
+		callCtx, cancel := context.WithTimeout(ctx, x.cfg.Timeout)
+		var res *http.Response
+		cc, err := x.client.Chat.Completions.New(callCtx, x.params(msgs, *mode), option.WithResponseInto(&res))
+		cancel()
+		if err == nil {
+			u.PromptTokens += cc.Usage.PromptTokens
+			u.CompletionTokens += cc.Usage.CompletionTokens
+			if len(cc.Choices) == 0 {
+				return "", nil // judged (and repaired) like any empty answer
+			}
+			m := cc.Choices[0].Message
+			if m.Content == "" && m.Refusal != "" {
+				return "", &entity.Error{Code: entity.EUNPROCESSABLE, Op: op,
+					Message: "the model refused: " + clip(m.Refusal, 200)}
+			}
+			return m.Content, nil
+		}
+		if ctx.Err() != nil {
+			return "", &entity.Error{Code: entity.EUNAVAILABLE, Op: op,
+				Message: "extraction stopped: " + ctx.Err().Error(), Err: ctx.Err()}
+		}
+
+		status, header, body := failure(res, err)
+		switch {
+		case status == 0, status == http.StatusRequestTimeout, status == http.StatusTooManyRequests, status >= 500:
+			// transient: retried below
+		case (status == http.StatusBadRequest || status == http.StatusUnprocessableEntity) &&
+			modeLevel(*mode) < len(modes)-1 && mentionsResponseFormat(body):
+			next := modes[modeLevel(*mode)+1]
+			x.log.Warn("extract: server refused the response format, falling back",
+				"from", *mode, "to", next, "status", status)
+			*mode = next
+			x.lowerMode(next)
+			continue
+		case status == http.StatusUnauthorized, status == http.StatusForbidden, status == http.StatusNotFound:
+			// A wrong key, model or URL: nothing this episode can change,
+			// but the operator can, so the queue should retry later.
+			return "", &entity.Error{Code: entity.EUNAVAILABLE, Op: op,
+				Message: fmt.Sprintf("model endpoint refused the call (%d): %s", status, summary(body, err)), Err: err}
+		default:
+			return "", &entity.Error{Code: entity.EUNPROCESSABLE, Op: op,
+				Message: fmt.Sprintf("model endpoint rejected the request (%d): %s", status, summary(body, err)), Err: err}
+		}
+
+		what := "network error"
+		if status != 0 {
+			what = "status " + strconv.Itoa(status)
+		}
+		if retries >= x.cfg.MaxRetries {
+			return "", &entity.Error{Code: entity.EUNAVAILABLE, Op: op,
+				Message: fmt.Sprintf("model endpoint failing after %d calls, last: %s: %s", retries+1, what, summary(body, err)), Err: err}
+		}
+		delay := backoff(x.cfg.RetryBaseDelay, x.cfg.RetryMaxDelay, retries)
+		if ra, ok := retryAfter(header, time.Now()); ok {
+			if ra > x.cfg.RetryMaxDelay {
+				return "", &entity.Error{Code: entity.EUNAVAILABLE, Op: op,
+					Message: fmt.Sprintf("model endpoint asks to wait %s (%s), longer than the %s allowed", ra, what, x.cfg.RetryMaxDelay), Err: err}
+			}
+			delay = ra
+		}
+		x.log.Info("extract: retrying", "after", delay, "cause", what, "retry", retries+1)
+		if serr := x.sleep(ctx, delay); serr != nil {
+			return "", &entity.Error{Code: entity.EUNAVAILABLE, Op: op,
+				Message: "extraction stopped: " + serr.Error(), Err: serr}
+		}
+		retries++
+	}
+}
+
+// lowerMode remembers that the server needs mode m or simpler.
+func (x *Extractor) lowerMode(m string) {
+	for {
+		cur := x.mode.Load()
+		if int(cur) >= modeLevel(m) || x.mode.CompareAndSwap(cur, int32(modeLevel(m))) {
+			return
+		}
+	}
+}
+
+// schemaJSON is the answer schema, marshalled once.
+var schemaJSON = json.RawMessage(answerSchema)
+
+func (x *Extractor) params(msgs []openai.ChatCompletionMessageParamUnion, mode string) openai.ChatCompletionNewParams {
+	p := openai.ChatCompletionNewParams{Model: x.cfg.Model, Messages: msgs}
+	if x.cfg.Temperature != nil {
+		p.Temperature = openai.Float(*x.cfg.Temperature)
+	}
+	switch mode {
+	case ModeJSONSchema:
+		p.ResponseFormat.OfJSONSchema = &shared.ResponseFormatJSONSchemaParam{
+			JSONSchema: shared.ResponseFormatJSONSchemaJSONSchemaParam{
+				Name:        schemaName,
+				Description: openai.String("Entities and dated facts extracted from one episode."),
+				Strict:      openai.Bool(true),
+				Schema:      schemaJSON,
+			},
+		}
+	case ModeJSONObject:
+		p.ResponseFormat.OfJSONObject = &shared.ResponseFormatJSONObjectParam{}
+	}
+	return p
+}
+
+// failure gets the status, headers and body of a failed call. The SDK keeps
+// the response even on error and refills its body, so this works whether or
+// not the server's error body had the usual {"error": {...}} shape.
+func failure(res *http.Response, err error) (int, http.Header, string) {
+	var status int
+	var header http.Header
+	var body string
+	if res != nil {
+		status, header = res.StatusCode, res.Header
+		if res.Body != nil {
+			b, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
+			body = string(b)
+		}
+	}
+	var apiErr *openai.Error
+	if errors.As(err, &apiErr) {
+		if status == 0 {
+			status = apiErr.StatusCode
+		}
+		if header == nil && apiErr.Response != nil {
+			header = apiErr.Response.Header
+		}
+		if body == "" {
+			body = apiErr.RawJSON()
+		}
+	}
+	return status, header, body
+}
+
+// mentionsResponseFormat reports whether an error body blames the
+// structured-output request, the way OpenAI, vLLM, Ollama and llama.cpp
+// phrase it.
+func mentionsResponseFormat(body string) bool {
+	b := strings.ToLower(body)
+	for _, s := range []string{"response_format", "json_schema", "json_object", "structured output", "response format"} {
+		if strings.Contains(b, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// summary is a short, single-line description of a failure for messages
+// that may end up on the episode.
+func summary(body string, err error) string {
+	var e struct {
+		Error struct {
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	msg := ""
+	if json.Unmarshal([]byte(body), &e) == nil && e.Error.Message != "" {
+		msg = e.Error.Message
+	} else if strings.TrimSpace(body) != "" {
+		msg = body
+	} else if err != nil {
+		msg = err.Error()
+	}
+	msg = strings.Join(strings.Fields(msg), " ")
+	return clip(msg, 200)
+}
+
+// retryAfter reads how long the server asks us to wait: retry-after-ms
+// (OpenAI's), then Retry-After in seconds or as an HTTP date.
+func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
+	if h == nil {
+		return 0, false
+	}
+	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
+			return time.Duration(ms * float64(time.Millisecond)), true
+		}
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0, false
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+		return time.Duration(s * float64(time.Second)), true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		d := t.Sub(now)
+		if d < 0 {
+			d = 0
+		}
+		return d, true
+	}
+	return 0, false
+}

@@ -1,0 +1,80 @@
+package extract
+
+import (
+	"regexp"
+	"strings"
+)
+
+// permissionPhrases are phrasings of a permission granted to the agent. They
+// are matched on lower-cased text with underscores and hyphens turned into
+// spaces, so they catch predicates ("may_skip_confirmation") as well as
+// sentences. The list errs on the side of dropping: a lost fact about who
+// is "allowed to" park where is cheap, a remembered "no need to ask me
+// before deploying" is not.
+var permissionPhrases = []string{
+	// skipping a check
+	"may skip", "can skip", "could skip", "free to skip", "ok to skip", "okay to skip", "fine to skip",
+	"skip confirmation", "skip the confirmation", "skip confirming", "skip asking", "skip approval",
+	// not asking
+	"no need to ask", "no need to confirm", "no need to check with", "no need for confirmation",
+	"no need for approval", "need not ask", "need not confirm", "needn't ask", "needn't confirm",
+	"without asking", "without confirmation", "without confirming", "without approval",
+	"without my approval", "without permission", "without checking with",
+	// granting
+	"allowed to", "permitted to", "permission to", "authorized to", "authorised to",
+	"you may ", "feel free to", "go ahead without", "auto approve", "pre approved", "preapproved",
+	// Chinese
+	"不用问", "不用再问", "不需要问", "无需询问", "不用确认", "无需确认", "不需要确认", "不必确认",
+	"可以跳过", "跳过确认", "不用征求", "无需征得", "不用请示", "不用经过我", "不需要经过我",
+	"允许你", "你可以直接",
+}
+
+// permissionRE catches "don't / doesn't / do not … need / have to ask /
+// confirm / check".
+var permissionRE = regexp.MustCompile(`\b(do|does|did)(n't| not) (need|have) to (ask|confirm|check|get approval)`)
+
+// permissionWords, as whole words of a predicate, make it a permission
+// ("allowed_to_deploy", "has_permission", "may_merge").
+var permissionWords = map[string]bool{
+	"may": true, "allowed": true, "allow": true, "allows": true, "permitted": true, "permit": true,
+	"permission": true, "permissions": true, "authorized": true, "authorised": true,
+}
+
+// PermissionLike reports whether a statement reads as a permission granted
+// to the agent ("you may skip confirmation", "no need to ask me", "don't
+// need to confirm", "allowed to"). Such statements are never memory (DESIGN
+// §5): they would quietly relax the agent's safeguards in later sessions.
+// The check is deterministic, so it holds whatever the model returns.
+func PermissionLike(text string) bool {
+	s := permissionNorm(text)
+	if s == "" {
+		return false
+	}
+	for _, p := range permissionPhrases {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return permissionRE.MatchString(s)
+}
+
+// permissionPredicate reports whether a predicate names a permission.
+func permissionPredicate(p string) bool {
+	for _, w := range strings.Fields(permissionNorm(p)) {
+		if permissionWords[w] {
+			return true
+		}
+	}
+	return PermissionLike(p)
+}
+
+func permissionNorm(s string) string {
+	s = strings.ToLower(s)
+	s = strings.NewReplacer("_", " ", "-", " ", "’", "'").Replace(s)
+	s = strings.Join(strings.Fields(s), " ")
+	if s == "" {
+		return ""
+	}
+	// Padding lets phrases with a trailing space match at the end.
+	return " " + s + " "
+}
