@@ -30,7 +30,10 @@ type Entity struct {
 	Attributes map[string]any `json:"attributes,omitempty"`
 	CreatedAt  time.Time      `json:"created_at"`
 	UpdatedAt  time.Time      `json:"updated_at"`
-	Seq        uint64         `json:"seq,omitempty"`
+	// ForgottenAt is set when the entity was forgotten: it leaves recall
+	// with all its facts.
+	ForgottenAt *time.Time `json:"forgotten_at,omitempty"`
+	Seq         uint64     `json:"seq,omitempty"`
 }
 
 // Keys returns the normalised lookup keys of e: its name and every alias.

@@ -216,6 +216,14 @@ func (s *Service) addFacts(tx graph.Tx, scope entity.Scope, in []FactInput, now 
 				episodeFacts[ep] = append(episodeFacts[ep], o.FactID)
 			}
 		}
+		// A forgotten fact comes back only through a later explicit
+		// statement of the user (tombstones stopped every other kind).
+		for j, o := range res.Outcomes {
+			if o.Action != temporal.Corroborated || group[j].input.SourceKind != entity.UserExplicit {
+				continue
+			}
+			res.Writes = unforget(res.Writes, chains[k], o.FactID)
+		}
 		for _, w := range res.Writes {
 			if w.RecordedAt.Equal(now) && w.ExpiresAt == nil && len(w.Revisions) == 0 {
 				if ttl := group[0].ttl; ttl > 0 {
@@ -414,4 +422,19 @@ func (s *Service) fingerprint(scope entity.Scope, f *FactInput, ents resolved) s
 // FactFingerprint is the tombstone fingerprint of a stored fact.
 func FactFingerprint(f *entity.Fact) string {
 	return entity.Fingerprint(f.Scope, f.Subject, f.Predicate, f.ObjectText())
+}
+
+// unforget clears ForgottenAt of fact id, taking it from the chain into the
+// writes if Apply did not change it.
+func unforget(writes, chain []entity.Fact, id string) []entity.Fact {
+	if i := slices.IndexFunc(writes, func(f entity.Fact) bool { return f.ID == id }); i >= 0 {
+		writes[i].ForgottenAt = nil
+		return writes
+	}
+	if i := slices.IndexFunc(chain, func(f entity.Fact) bool { return f.ID == id }); i >= 0 && chain[i].ForgottenAt != nil {
+		f := chain[i].Clone()
+		f.ForgottenAt = nil
+		writes = append(writes, f)
+	}
+	return writes
 }

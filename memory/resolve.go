@@ -101,6 +101,12 @@ func (s *Service) resolveEntities(tx graph.Tx, scope entity.Scope, in []FactInpu
 			e = &entity.Entity{ID: s.NewID(), Scope: scope, Name: m.name, Type: m.typ, CreatedAt: now, UpdatedAt: now}
 			dirty[e.ID] = e
 		}
+		if e.ForgottenAt != nil {
+			// Mentioned again after it was forgotten: new statements about
+			// it bring it back (its forgotten facts stay forgotten).
+			e.ForgottenAt, e.UpdatedAt = nil, now
+			dirty[e.ID] = e
+		}
 		if e.Type == "" && m.typ != "" {
 			e.Type, e.UpdatedAt = m.typ, now
 			dirty[e.ID] = e

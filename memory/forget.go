@@ -1,0 +1,459 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
+	"github.com/graphmem/graphmem/temporal"
+)
+
+// Forget modes.
+const (
+	ModeForget = "forget"
+	ModePurge  = "purge"
+)
+
+// ForgetRequest selects what to forget or purge. FactIDs, Entity (a name or
+// an id) and EpisodeID may be combined; a query is turned into FactIDs by the
+// caller (the search layer) before it reaches the service.
+type ForgetRequest struct {
+	FactIDs   []string
+	Entity    string
+	EpisodeID string
+	Mode      string
+	Reason    string
+	DryRun    bool
+	Actor     string // who asked: the key's name, for the audit record
+}
+
+// ForgetResult counts what was (or, for a dry run, would be) removed.
+type ForgetResult struct {
+	Mode       string   `json:"mode"`
+	DryRun     bool     `json:"dry_run,omitempty"`
+	Facts      int      `json:"facts"`
+	Episodes   int      `json:"episodes"`
+	Entities   int      `json:"entities"`
+	Tombstones int      `json:"tombstones"`
+	FactIDs    []string `json:"fact_ids,omitempty"`
+}
+
+// AuditRecord notes a forget or purge: ids, time, actor and counts — never
+// content.
+type AuditRecord struct {
+	ID        string       `json:"id"`
+	At        time.Time    `json:"at"`
+	Actor     string       `json:"actor,omitempty"`
+	Action    string       `json:"action"`
+	Reason    string       `json:"reason,omitempty"`
+	FactIDs   []string     `json:"fact_ids,omitempty"`
+	EpisodeID string       `json:"episode_id,omitempty"`
+	EntityID  string       `json:"entity_id,omitempty"`
+	Result    ForgetResult `json:"result"`
+}
+
+// auditKey holds the scope's audit log (most recent last, capped).
+const (
+	auditKey = "audit"
+	maxAudit = 1000
+)
+
+// Forget removes facts from every recall path and writes tombstones so they
+// cannot silently come back (mode forget), or physically deletes them with
+// their source episodes (mode purge, for privacy requests): every fact
+// derived only from a purged episode goes, facts with other sources lose
+// that provenance, entities left with no facts are deleted and summaries of
+// touched entities are cleared. Either way an audit record keeps ids, time,
+// actor and counts. Returns ENOTFOUND for unknown ids or names.
+func (s *Service) Forget(ctx context.Context, scope entity.Scope, req ForgetRequest) (ForgetResult, error) {
+	if req.Mode == "" {
+		req.Mode = ModeForget
+	}
+	fe := entity.FieldErrors{}
+	if req.Mode != ModeForget && req.Mode != ModePurge {
+		fe.Add("mode", "must be forget or purge")
+	}
+	if len(req.FactIDs) == 0 && req.Entity == "" && req.EpisodeID == "" {
+		fe.Add("fact_ids", "give fact_ids, entity, query or episode_id")
+	}
+	if len(req.FactIDs) > MaxBatch {
+		fe.Add("fact_ids", "too many ids")
+	}
+	if err := fe.Err(); err != nil {
+		return ForgetResult{}, err
+	}
+	var res ForgetResult
+	write := func(tx graph.Tx) error {
+		res = ForgetResult{Mode: req.Mode, DryRun: req.DryRun}
+		now := s.now()
+		facts, ent, err := s.selectFacts(tx, req)
+		if err != nil {
+			return err
+		}
+		if req.Mode == ModePurge {
+			err = s.purge(tx, facts, req, now, &res)
+		} else {
+			err = s.forget(tx, facts, ent, req, now, &res)
+		}
+		if err != nil || req.DryRun {
+			return err
+		}
+		rec := AuditRecord{ID: s.NewID(), At: now, Actor: req.Actor, Action: req.Mode, Reason: req.Reason,
+			FactIDs: res.FactIDs, EpisodeID: req.EpisodeID, Result: res}
+		if ent != nil {
+			rec.EntityID = ent.ID
+		}
+		return appendAudit(tx, rec)
+	}
+	var err error
+	if req.DryRun {
+		err = s.Store.View(ctx, scope, write)
+	} else {
+		err = s.update(ctx, scope, write)
+	}
+	return res, err
+}
+
+// selectFacts gathers the facts a request names.
+func (s *Service) selectFacts(tx graph.Tx, req ForgetRequest) ([]entity.Fact, *entity.Entity, error) {
+	var out []entity.Fact
+	seen := map[string]bool{}
+	add := func(f entity.Fact) {
+		if !seen[f.ID] {
+			seen[f.ID] = true
+			out = append(out, f)
+		}
+	}
+	for _, id := range req.FactIDs {
+		f, err := tx.Fact(id)
+		if err != nil {
+			return nil, nil, err
+		}
+		add(f)
+	}
+	var ent *entity.Entity
+	if req.Entity != "" {
+		e, err := tx.Entity(req.Entity)
+		if entity.ErrorCode(err) == entity.ENOTFOUND {
+			es, lerr := s.lookup(tx, req.Entity)
+			if lerr != nil {
+				return nil, nil, lerr
+			}
+			if len(es) == 0 {
+				return nil, nil, entity.Errorf(entity.ENOTFOUND, "no entity named %q", req.Entity)
+			}
+			e, err = es[0], nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		ent = &e
+		fs, err := tx.FactsOf(e.ID, maxEntityFacts)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, f := range fs {
+			add(f)
+		}
+	}
+	// A purge of an episode removes only what derives from it alone: the
+	// purge itself decides which of its facts go.
+	if req.EpisodeID != "" {
+		ep, err := tx.Episode(req.EpisodeID)
+		if err != nil {
+			return nil, nil, err
+		}
+		if req.Mode == ModePurge {
+			return out, ent, nil
+		}
+		for _, id := range ep.FactIDs {
+			f, err := tx.Fact(id)
+			if entity.ErrorCode(err) == entity.ENOTFOUND {
+				continue
+			} else if err != nil {
+				return nil, nil, err
+			}
+			add(f)
+		}
+	}
+	return out, ent, nil
+}
+
+func (s *Service) forget(tx graph.Tx, facts []entity.Fact, ent *entity.Entity, req ForgetRequest, now time.Time, res *ForgetResult) error {
+	var writes []entity.Fact
+	tombs := map[string]*entity.Tombstone{}
+	for _, f := range facts {
+		if f.ForgottenAt != nil {
+			continue
+		}
+		res.Facts++
+		res.FactIDs = append(res.FactIDs, f.ID)
+		fp := FactFingerprint(&f)
+		t, ok := tombs[fp]
+		if !ok {
+			t = &entity.Tombstone{Scope: f.Scope, Fingerprint: fp, At: now, Reason: req.Reason}
+			tombs[fp] = t
+		}
+		t.FactIDs = append(t.FactIDs, f.ID)
+		f.ForgottenAt = &now
+		writes = append(writes, f)
+	}
+	res.Tombstones = len(tombs)
+	if ent != nil && ent.ForgottenAt == nil {
+		res.Entities = 1
+	}
+	if req.DryRun {
+		return nil
+	}
+	if err := tx.PutFacts(writes); err != nil {
+		return err
+	}
+	for _, t := range tombs {
+		if err := tx.PutTombstone(*t); err != nil {
+			return err
+		}
+	}
+	if ent != nil && ent.ForgottenAt == nil {
+		ent.ForgottenAt, ent.UpdatedAt, ent.Summary = &now, now, ""
+		return tx.PutEntities([]entity.Entity{*ent})
+	}
+	return nil
+}
+
+// purge deletes the facts, their source episodes, the facts derived only
+// from those episodes, and entities left with no facts.
+func (s *Service) purge(tx graph.Tx, facts []entity.Fact, req ForgetRequest, now time.Time, res *ForgetResult) error {
+	doomedFacts := map[string]entity.Fact{}
+	doomedEps := map[string]bool{}
+	if req.EpisodeID != "" {
+		doomedEps[req.EpisodeID] = true
+	}
+	for _, f := range facts {
+		doomedFacts[f.ID] = f
+		for _, ep := range f.EpisodeIDs {
+			doomedEps[ep] = true
+		}
+	}
+	// Facts derived from purged episodes: gone if they have no other
+	// source, otherwise they lose that provenance.
+	kept := map[string]entity.Fact{}
+	for ep := range doomedEps {
+		e, err := tx.Episode(ep)
+		if entity.ErrorCode(err) == entity.ENOTFOUND {
+			delete(doomedEps, ep)
+			continue
+		} else if err != nil {
+			return err
+		}
+		for _, id := range e.FactIDs {
+			if _, ok := doomedFacts[id]; ok {
+				continue
+			}
+			f, ok := kept[id]
+			if !ok {
+				if f, err = tx.Fact(id); entity.ErrorCode(err) == entity.ENOTFOUND {
+					continue
+				} else if err != nil {
+					return err
+				}
+			}
+			f.Claims = slices.DeleteFunc(f.Claims, func(c entity.Claim) bool { return doomedEps[c.EpisodeID] })
+			f.EpisodeIDs = slices.DeleteFunc(f.EpisodeIDs, func(id string) bool { return doomedEps[id] })
+			if len(f.Claims) == 0 {
+				doomedFacts[f.ID] = f
+				delete(kept, f.ID)
+			} else {
+				kept[f.ID] = f
+			}
+		}
+	}
+	res.Facts, res.Episodes = len(doomedFacts), len(doomedEps)
+	for id := range doomedFacts {
+		res.FactIDs = append(res.FactIDs, id)
+	}
+	slices.Sort(res.FactIDs)
+	touched := map[string]bool{}
+	for _, f := range doomedFacts {
+		touched[f.SubjectID] = true
+		if f.ObjectID != "" {
+			touched[f.ObjectID] = true
+		}
+	}
+	// Neighbours in a chain lose their links to purged facts; a value a
+	// purged fact had superseded stays ended rather than silently becoming
+	// current again.
+	for _, f := range doomedFacts {
+		for _, id := range []string{f.Supersedes, f.SupersededBy} {
+			if id == "" {
+				continue
+			}
+			if _, gone := doomedFacts[id]; gone {
+				continue
+			}
+			g, ok := kept[id]
+			if !ok {
+				var err error
+				if g, err = tx.Fact(id); entity.ErrorCode(err) == entity.ENOTFOUND {
+					continue
+				} else if err != nil {
+					return err
+				}
+			}
+			if g.SupersededBy == f.ID {
+				g.Claims = append(g.Claims, entity.Claim{From: f.ValidFrom, End: true, SourceKind: g.SourceKind, RecordedAt: now})
+			}
+			kept[id] = g
+		}
+	}
+	if req.DryRun {
+		return s.countOrphans(tx, touched, doomedFacts, res)
+	}
+	for id := range doomedFacts {
+		if err := tx.DeleteFact(id); err != nil {
+			return err
+		}
+	}
+	for ep := range doomedEps {
+		if err := tx.DeleteEpisode(ep); err != nil {
+			return err
+		}
+	}
+	// Recompute the chains of kept facts that changed, so links and
+	// intervals stay consistent without the purged facts.
+	if err := s.rechain(tx, kept, now); err != nil {
+		return err
+	}
+	return s.dropOrphans(tx, touched, now, res)
+}
+
+// rechain writes the changed facts and recomputes their chains.
+func (s *Service) rechain(tx graph.Tx, changed map[string]entity.Fact, now time.Time) error {
+	if len(changed) == 0 {
+		return nil
+	}
+	writes := make([]entity.Fact, 0, len(changed))
+	keys := map[graph.ChainKey]bool{}
+	for _, f := range changed {
+		if f.Supersedes != "" {
+			if _, err := tx.Fact(f.Supersedes); entity.ErrorCode(err) == entity.ENOTFOUND {
+				f.Supersedes = ""
+			}
+		}
+		if f.SupersededBy != "" {
+			if _, err := tx.Fact(f.SupersededBy); entity.ErrorCode(err) == entity.ENOTFOUND {
+				f.SupersededBy = ""
+			}
+		}
+		writes = append(writes, f)
+		keys[graph.ChainKey{SubjectID: f.SubjectID, Predicate: f.Predicate}] = true
+	}
+	if err := tx.PutFacts(writes); err != nil {
+		return err
+	}
+	chains, err := tx.Chains(mapKeys(keys))
+	if err != nil {
+		return err
+	}
+	for k, chain := range chains {
+		card, _, err := s.cardinality(tx, k.Predicate)
+		if err != nil {
+			return err
+		}
+		res := temporal.Apply(chain, nil, card, now, s.NewID)
+		if err := tx.PutFacts(res.Writes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Service) countOrphans(tx graph.Tx, touched map[string]bool, doomed map[string]entity.Fact, res *ForgetResult) error {
+	for id := range touched {
+		fs, err := tx.FactsOf(id, maxEntityFacts)
+		if err != nil {
+			return err
+		}
+		left := 0
+		for _, f := range fs {
+			if _, gone := doomed[f.ID]; !gone {
+				left++
+			}
+		}
+		if left == 0 {
+			res.Entities++
+		}
+	}
+	return nil
+}
+
+// dropOrphans deletes touched entities that have no facts left and clears
+// the summaries of the others, which may have been built from purged text.
+func (s *Service) dropOrphans(tx graph.Tx, touched map[string]bool, now time.Time, res *ForgetResult) error {
+	var keep []entity.Entity
+	for id := range touched {
+		e, err := tx.Entity(id)
+		if entity.ErrorCode(err) == entity.ENOTFOUND {
+			continue
+		} else if err != nil {
+			return err
+		}
+		fs, err := tx.FactsOf(id, 1)
+		if err != nil {
+			return err
+		}
+		if len(fs) == 0 {
+			if err := tx.DeleteEntity(id); err != nil {
+				return err
+			}
+			res.Entities++
+			continue
+		}
+		if e.Summary != "" {
+			e.Summary, e.UpdatedAt = "", now
+			keep = append(keep, e)
+		}
+	}
+	return tx.PutEntities(keep)
+}
+
+func appendAudit(tx graph.Tx, rec AuditRecord) error {
+	var log []AuditRecord
+	v, ok, err := tx.Meta(auditKey)
+	if err != nil {
+		return err
+	}
+	if ok {
+		if err := json.Unmarshal([]byte(v), &log); err != nil {
+			return entity.Wrap(entity.EINTERNAL, "audit", err)
+		}
+	}
+	log = append(log, rec)
+	if len(log) > maxAudit {
+		log = log[len(log)-maxAudit:]
+	}
+	b, err := json.Marshal(log)
+	if err != nil {
+		return err
+	}
+	return tx.PutMeta(auditKey, string(b))
+}
+
+// Audit returns the scope's forget and purge records, most recent first.
+func (s *Service) Audit(ctx context.Context, scope entity.Scope, limit int) ([]AuditRecord, error) {
+	var log []AuditRecord
+	err := s.Store.View(ctx, scope, func(tx graph.Tx) error {
+		v, ok, err := tx.Meta(auditKey)
+		if err != nil || !ok {
+			return err
+		}
+		return json.Unmarshal([]byte(v), &log)
+	})
+	slices.Reverse(log)
+	if limit = clampLimit(limit); len(log) > limit {
+		log = log[:limit]
+	}
+	return log, err
+}
