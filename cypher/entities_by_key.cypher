@@ -1,0 +1,6 @@
+// The entities known by each of the normalised name keys $keys.
+MATCH (n:Name)
+WHERE n.scope = $scope AND n.key IN $keys
+MATCH (n)<-[:NAMED]-(e:Entity)
+RETURN n.key AS key, e
+ORDER BY key, e.id

@@ -1,0 +1,3 @@
+// One entity by id.
+MATCH (e:Entity {scope: $scope, id: $id})
+RETURN e

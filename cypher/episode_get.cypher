@@ -1,0 +1,3 @@
+// One episode by id.
+MATCH (e:Episode {scope: $scope, id: $id})
+RETURN e

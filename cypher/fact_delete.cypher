@@ -1,0 +1,10 @@
+// Delete one fact with its links and leave a Deleted marker for Changes.
+// Returns no row when the fact does not exist.
+MATCH (f:Fact {scope: $scope, id: $id})
+MATCH (c:Counter {name: 'changes'})
+SET c.value = c.value + 1
+WITH f, c.value AS seq
+DETACH DELETE f
+MERGE (d:Deleted {kind: 'fact', scope: $scope, id: $id})
+SET d.seq = seq
+RETURN seq

@@ -1,0 +1,8 @@
+// Create or replace one tombstone; $props holds every stored property.
+MATCH (c:Counter {name: 'changes'})
+SET c.value = c.value + 1
+WITH c.value AS seq
+MERGE (:Scope {name: $scope})
+MERGE (t:Tombstone {scope: $scope, fingerprint: $props.fingerprint})
+SET t = $props, t.scope = $scope, t.seq = seq
+RETURN t.seq AS seq

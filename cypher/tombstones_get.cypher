@@ -1,0 +1,4 @@
+// The tombstones among the fingerprints $fingerprints.
+MATCH (t:Tombstone)
+WHERE t.scope = $scope AND t.fingerprint IN $fingerprints
+RETURN t

@@ -1,0 +1,52 @@
+// Package neo4j is the graph.Store adapter for Neo4j 5, the production
+// store: several stateless graphmem replicas can share one Neo4j (or a
+// cluster, or Aura) and each keeps its own search index in sync by tailing
+// the change sequence.
+//
+// # Graph model
+//
+//	(:Entity {scope, id, name, keys, …})-[:NAMED]->(:Name {scope, key})
+//	(:Entity)-[:SUBJECT_OF]->(:Fact {scope, id, subject_id, predicate, …})-[:OBJECT]->(:Entity)
+//	(:Episode {scope, id, status, …})   (:Tombstone {scope, fingerprint, …})
+//	(:Meta {scope, key, value})   (:Scope {name})   (:Counter {name, value})
+//	(:Deleted {kind, scope, id, seq})
+//
+// Facts are nodes, not relationships. A fact has an identity other records
+// point at (supersedes, superseded_by, an episode's fact ids), some thirty
+// properties, and a literal object that is no entity at all; as a node it
+// gets a uniqueness constraint on (scope, id) and composite range indexes,
+// which Community edition offers for nodes. The walk stays a graph
+// traversal: one hop is (:Entity)-[:SUBJECT_OF|OBJECT]-(:Fact)-[…]-(:Entity),
+// with the temporal filters evaluated on the fact node in the middle.
+//
+// Lookups never depend on the links: Chains, FactsOf and Facts seek the
+// composite indexes (scope, subject_id, predicate, id), (scope, subject_id,
+// id), (scope, object_id, id) …, whose trailing id makes every page an
+// ordered index scan that stops at the limit. So a fact about an entity that
+// is not stored is still found, as on the embedded store, and the links only
+// serve the k-hop subgraph (Tx.Subgraph). A name or alias is a shared :Name
+// node, because Neo4j does not index the elements of a list property.
+//
+// Scalars are stored as native properties (times as DATETIME in UTC, a zero
+// time as no property), nested data — claims, revisions, attribute maps — as
+// JSON strings.
+//
+// # Transactions and the change sequence
+//
+// View and Update are managed transactions (ExecuteRead, ExecuteWrite): the
+// driver retries transient failures, so the Tx handed to the caller's
+// function only talks to that Neo4j transaction and buffers nothing outside
+// it. Every session of a Store shares one bookmark manager, so a read that
+// follows a write sees it, even on a cluster.
+//
+// Each write statement raises the single (:Counter) node by the number of
+// records it writes and stamps them with the numbers it reserved. The
+// counter's write lock is held to commit, which serialises writers — cheap
+// for batched writes — and makes sequence order commit order, so a reader
+// tailing Changes never skips a number that commits late. Deletions leave a
+// (:Deleted) marker carrying the deletion's sequence number.
+//
+// Driver errors become *entity.Error at this boundary: connectivity, an
+// unavailable database or an expired session are EUNAVAILABLE, a constraint
+// violation ECONFLICT, anything else EINTERNAL.
+package neo4j

@@ -1,0 +1,339 @@
+package neo4j
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	neo "github.com/neo4j/neo4j-go-driver/v5/neo4j"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j/config"
+
+	"github.com/graphmem/graphmem/cypher"
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
+)
+
+// Config says how to reach Neo4j.
+type Config struct {
+	// URI is the Bolt address: bolt://host:7687 for one server,
+	// neo4j://host:7687 (or neo4j+s://) for a cluster or Aura.
+	URI string
+	// User and Password; an empty User connects without authentication.
+	User     string
+	Password string
+	// Database is the database name; empty means the server's default.
+	Database string
+	// RetryTime bounds how long a transaction is retried on transient
+	// failures before Update or View gives up with EUNAVAILABLE (default
+	// 5 s, so callers can answer 503 quickly during an outage).
+	RetryTime time.Duration
+}
+
+// DefaultRetryTime is Config.RetryTime when unset.
+const DefaultRetryTime = 5 * time.Second
+
+// Store is a graph.Store on Neo4j. It is safe for concurrent use.
+type Store struct {
+	driver    neo.DriverWithContext
+	database  string
+	bookmarks neo.BookmarkManager
+
+	mu     sync.RWMutex // held shared by every operation, exclusively by Close
+	closed bool
+}
+
+var _ graph.Store = (*Store)(nil)
+
+// Open connects to Neo4j, checks that it answers and applies the schema
+// (constraints, indexes and the change counter), which is idempotent.
+// Returns EINVALID for a malformed configuration and EUNAVAILABLE if Neo4j
+// cannot be reached.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	const op = "neo4j.Open"
+	if cfg.URI == "" {
+		return nil, &entity.Error{Code: entity.EINVALID, Op: op, Message: "neo4j: URI is required"}
+	}
+	auth := neo.NoAuth()
+	if cfg.User != "" {
+		auth = neo.BasicAuth(cfg.User, cfg.Password, "")
+	}
+	retry := cfg.RetryTime
+	if retry <= 0 {
+		retry = DefaultRetryTime
+	}
+	drv, err := neo.NewDriverWithContext(cfg.URI, auth, func(c *config.Config) {
+		c.MaxTransactionRetryTime = retry
+		c.ConnectionAcquisitionTimeout = retry
+		c.SocketConnectTimeout = retry
+	})
+	if err != nil {
+		return nil, &entity.Error{Code: entity.EINVALID, Op: op, Message: err.Error(), Err: err}
+	}
+	s := &Store{
+		driver:    drv,
+		database:  cfg.Database,
+		bookmarks: neo.NewBookmarkManager(neo.BookmarkManagerConfig{}),
+	}
+	if err := drv.VerifyConnectivity(ctx); err != nil {
+		_ = drv.Close(ctx)
+		return nil, translate(op, err)
+	}
+	if err := s.applySchema(ctx); err != nil {
+		_ = drv.Close(ctx)
+		return nil, err
+	}
+	return s, nil
+}
+
+// applySchema runs schema.cypher, one statement per transaction (Neo4j does
+// not mix schema and data changes in one transaction), then creates the
+// change counter if it is missing.
+func (s *Store) applySchema(ctx context.Context) error {
+	stmts, err := cypher.Statements("schema.cypher")
+	if err != nil {
+		return entity.Wrap(entity.EINTERNAL, "neo4j.schema", err)
+	}
+	return s.runEach(ctx, "neo4j.schema", append(stmts, stmtCounterInit))
+}
+
+// runEach runs each statement in its own write transaction.
+func (s *Store) runEach(ctx context.Context, op string, stmts []string) error {
+	sess := s.session(ctx, neo.AccessModeWrite)
+	defer sess.Close(ctx)
+	for _, stmt := range stmts {
+		_, err := sess.ExecuteWrite(ctx, func(tx neo.ManagedTransaction) (any, error) {
+			res, err := tx.Run(ctx, stmt, nil)
+			if err != nil {
+				return nil, err
+			}
+			return res.Consume(ctx)
+		})
+		if err != nil {
+			return translate(op, err)
+		}
+	}
+	return nil
+}
+
+func (s *Store) session(ctx context.Context, mode neo.AccessMode) neo.SessionWithContext {
+	return s.driver.NewSession(ctx, neo.SessionConfig{
+		AccessMode:      mode,
+		DatabaseName:    s.database,
+		BookmarkManager: s.bookmarks,
+	})
+}
+
+// enter marks an operation in flight; Close waits for it.
+func (s *Store) enter(op string) error {
+	s.mu.RLock()
+	if s.closed {
+		s.mu.RUnlock()
+		return &entity.Error{Code: entity.EUNAVAILABLE, Op: op, Message: "store closed"}
+	}
+	return nil
+}
+
+func (s *Store) leave() { s.mu.RUnlock() }
+
+// View runs fn in a read transaction over scope.
+func (s *Store) View(ctx context.Context, scope entity.Scope, fn func(graph.Tx) error) error {
+	return s.run(ctx, "neo4j.View", scope, false, fn)
+}
+
+// Update runs fn in a write transaction over scope; see graph.Store.
+func (s *Store) Update(ctx context.Context, scope entity.Scope, fn func(graph.Tx) error) error {
+	return s.run(ctx, "neo4j.Update", scope, true, fn)
+}
+
+// txPanic carries a panic of the caller's function out of the driver's
+// transaction function, which rolls back on the error, to be re-raised.
+type txPanic struct{ value any }
+
+func (p *txPanic) Error() string { return fmt.Sprintf("panic in transaction: %v", p.value) }
+
+func (s *Store) run(ctx context.Context, op string, scope entity.Scope, write bool, fn func(graph.Tx) error) error {
+	if !entity.ValidScope(scope) {
+		return &entity.Error{Code: entity.EINVALID, Op: op, Message: fmt.Sprintf("invalid scope %q", scope)}
+	}
+	if err := ctx.Err(); err != nil {
+		return translate(op, err)
+	}
+	if err := s.enter(op); err != nil {
+		return err
+	}
+	defer s.leave()
+
+	mode := neo.AccessModeRead
+	if write {
+		mode = neo.AccessModeWrite
+	}
+	sess := s.session(ctx, mode)
+	defer sess.Close(ctx)
+
+	var (
+		panicked *txPanic
+		fnErr    error // what fn returned on the last attempt
+	)
+	work := func(mtx neo.ManagedTransaction) (result any, err error) {
+		t := &tx{ctx: ctx, run: mtx, scope: scope, writable: write}
+		defer func() {
+			if r := recover(); r != nil {
+				panicked = &txPanic{value: r}
+				err = panicked
+			}
+		}()
+		fnErr = fn(t)
+		if fnErr == nil && write {
+			// A context cancelled while fn ran rolls back: the caller has
+			// stopped waiting and must not assume a commit.
+			fnErr = translate(op, ctx.Err())
+		}
+		return nil, t.forDriver(fnErr)
+	}
+	var err error
+	if write {
+		_, err = sess.ExecuteWrite(ctx, work)
+	} else {
+		_, err = sess.ExecuteRead(ctx, work)
+	}
+	if panicked != nil {
+		panic(panicked.value)
+	}
+	var limit *neo.TransactionExecutionLimit
+	if err != nil && fnErr != nil && !errors.As(err, &limit) {
+		return fnErr // the caller's own error, as it returned it
+	}
+	return translate(op, err)
+}
+
+// Changes lists changes after the sequence number after; see graph.Store.
+// A limit ≤ 0 lists all of them.
+func (s *Store) Changes(ctx context.Context, after uint64, limit int) ([]graph.Change, error) {
+	const op = "neo4j.Changes"
+	var out []graph.Change
+	err := s.read(ctx, op, func(t *tx) error {
+		out = out[:0]
+		recs, err := t.query(stmtChanges, map[string]any{"after": int64(after), "limit": cypherLimit(limit)})
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			out = append(out, graph.Change{
+				Seq:     uint64(asInt(r.Values[0])),
+				Scope:   asString(r.Values[1]),
+				Kind:    asString(r.Values[2]),
+				ID:      asString(r.Values[3]),
+				Deleted: r.Values[4] == true,
+			})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// DueEpisodes lists episodes waiting for processing; see graph.Store. A
+// limit ≤ 0 lists all of them.
+func (s *Store) DueEpisodes(ctx context.Context, now time.Time, limit int) ([]graph.EpisodeRef, error) {
+	const op = "neo4j.DueEpisodes"
+	var out []graph.EpisodeRef
+	err := s.read(ctx, op, func(t *tx) error {
+		out = out[:0]
+		recs, err := t.query(stmtEpisodesDue, map[string]any{"now": now.UTC(), "limit": cypherLimit(limit)})
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			out = append(out, graph.EpisodeRef{Scope: asString(r.Values[0]), ID: asString(r.Values[1])})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Scopes lists the scopes that hold a record.
+func (s *Store) Scopes(ctx context.Context) ([]entity.Scope, error) {
+	var out []entity.Scope
+	err := s.read(ctx, "neo4j.Scopes", func(t *tx) error {
+		out = out[:0]
+		recs, err := t.query(stmtScopes, nil)
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			out = append(out, asString(r.Values[0]))
+		}
+		return nil
+	})
+	return out, err
+}
+
+// read runs a store-level read (not bound to a scope) in a managed read
+// transaction.
+func (s *Store) read(ctx context.Context, op string, fn func(*tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return translate(op, err)
+	}
+	if err := s.enter(op); err != nil {
+		return err
+	}
+	defer s.leave()
+	sess := s.session(ctx, neo.AccessModeRead)
+	defer sess.Close(ctx)
+	_, err := sess.ExecuteRead(ctx, func(mtx neo.ManagedTransaction) (any, error) {
+		t := &tx{ctx: ctx, run: mtx}
+		return nil, t.forDriver(fn(t))
+	})
+	return translate(op, err)
+}
+
+// Ping runs a trivial query without retries, so an outage is reported at
+// once as EUNAVAILABLE.
+func (s *Store) Ping(ctx context.Context) error {
+	const op = "neo4j.Ping"
+	if err := s.enter(op); err != nil {
+		return err
+	}
+	defer s.leave()
+	sess := s.session(ctx, neo.AccessModeRead)
+	defer sess.Close(ctx)
+	res, err := sess.Run(ctx, stmtPing, nil)
+	if err == nil {
+		_, err = res.Consume(ctx)
+	}
+	return translate(op, err)
+}
+
+// Close waits for the operations in flight and closes the driver.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	return translate("neo4j.Close", s.driver.Close(context.Background()))
+}
+
+// Wipe deletes every node — every record of every scope, and the change
+// counter, which starts again from zero; the schema stays. For tests: Community edition has a
+// single user database, so a test gets a fresh store by wiping it.
+func (s *Store) Wipe(ctx context.Context) error {
+	const op = "neo4j.Wipe"
+	if err := s.enter(op); err != nil {
+		return err
+	}
+	defer s.leave()
+	sess := s.session(ctx, neo.AccessModeWrite)
+	defer sess.Close(ctx)
+	// CALL … IN TRANSACTIONS needs an auto-commit transaction.
+	res, err := sess.Run(ctx, stmtWipe, nil)
+	if err == nil {
+		_, err = res.Consume(ctx)
+	}
+	if err != nil {
+		return translate(op, err)
+	}
+	return s.runEach(ctx, op, []string{stmtCounterInit})
+}

@@ -1,0 +1,659 @@
+package neo4j
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	neo "github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/graphmem/graphmem/cypher"
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
+)
+
+var (
+	stmtEntityGet        = cypher.MustRead("entity_get.cypher")
+	stmtEntitiesByKey    = cypher.MustRead("entities_by_key.cypher")
+	stmtEntitiesByPrefix = cypher.MustRead("entities_by_prefix.cypher")
+	stmtEntitiesList     = cypher.MustRead("entities_list.cypher")
+	stmtEntitiesPut      = cypher.MustRead("entities_put.cypher")
+	stmtEntityDelete     = cypher.MustRead("entity_delete.cypher")
+
+	stmtFactGet          = cypher.MustRead("fact_get.cypher")
+	stmtFactChains       = cypher.MustRead("fact_chains.cypher")
+	stmtFactsOf          = cypher.MustRead("facts_of.cypher")
+	stmtFactsByChain     = cypher.MustRead("facts_by_chain.cypher")
+	stmtFactsBySubject   = cypher.MustRead("facts_by_subject.cypher")
+	stmtFactsByObject    = cypher.MustRead("facts_by_object.cypher")
+	stmtFactsByValue     = cypher.MustRead("facts_by_value.cypher")
+	stmtFactsByPredicate = cypher.MustRead("facts_by_predicate.cypher")
+	stmtFactsAll         = cypher.MustRead("facts_all.cypher")
+	stmtFactsPut         = cypher.MustRead("facts_put.cypher")
+	stmtFactDelete       = cypher.MustRead("fact_delete.cypher")
+
+	stmtEpisodeGet       = cypher.MustRead("episode_get.cypher")
+	stmtEpisodeByKey     = cypher.MustRead("episode_by_key.cypher")
+	stmtEpisodesList     = cypher.MustRead("episodes_list.cypher")
+	stmtEpisodesByStatus = cypher.MustRead("episodes_by_status.cypher")
+	stmtEpisodePut       = cypher.MustRead("episode_put.cypher")
+	stmtEpisodeDelete    = cypher.MustRead("episode_delete.cypher")
+	stmtEpisodesDue      = cypher.MustRead("episodes_due.cypher")
+
+	stmtTombstonesGet  = cypher.MustRead("tombstones_get.cypher")
+	stmtTombstonesList = cypher.MustRead("tombstones_list.cypher")
+	stmtTombstonePut   = cypher.MustRead("tombstone_put.cypher")
+
+	stmtMetaGet = cypher.MustRead("meta_get.cypher")
+	stmtMetaPut = cypher.MustRead("meta_put.cypher")
+
+	stmtChanges = cypher.MustRead("changes.cypher")
+	stmtScopes  = cypher.MustRead("scopes.cypher")
+	stmtPing    = cypher.MustRead("ping.cypher")
+	stmtWipe    = cypher.MustRead("wipe.cypher")
+
+	stmtCounterInit = cypher.MustRead("counter_init.cypher")
+)
+
+// maxBatch bounds the rows of one write statement, so a huge PutFacts is a
+// few round trips of bounded size rather than one enormous message.
+const maxBatch = 2000
+
+// tx is a graph.Tx over one Neo4j managed transaction. It holds no state
+// beyond that transaction, so the driver may run the caller's function again
+// on a fresh transaction after a transient failure.
+type tx struct {
+	ctx      context.Context
+	run      neo.ManagedTransaction
+	scope    entity.Scope
+	writable bool
+	// driverErr is the last error a statement failed with. When the
+	// caller's function returns it (wrapped), it goes back to the driver
+	// unwrapped, so the driver can see whether a retry may help.
+	driverErr error
+}
+
+var _ graph.Tx = (*tx)(nil)
+
+// query runs stmt with params (and $scope) and collects the records.
+func (t *tx) query(stmt string, params map[string]any) ([]*neo.Record, error) {
+	if params == nil {
+		params = map[string]any{}
+	}
+	if t.scope != "" {
+		params["scope"] = t.scope
+	}
+	res, err := t.run.Run(t.ctx, stmt, params)
+	var recs []*neo.Record
+	if err == nil {
+		recs, err = res.Collect(t.ctx)
+	}
+	if err != nil {
+		t.driverErr = err
+		return nil, translate("neo4j", err)
+	}
+	return recs, nil
+}
+
+// forDriver picks what the driver's transaction function returns for the
+// caller's error err: the raw driver error it wraps, if any (see driverErr).
+func (t *tx) forDriver(err error) error {
+	if err != nil && t.driverErr != nil && errors.Is(err, t.driverErr) {
+		return t.driverErr
+	}
+	return err
+}
+
+func (t *tx) mustWrite(op string) error {
+	if !t.writable {
+		return &entity.Error{Code: entity.EINTERNAL, Op: op, Message: "write in a read-only transaction"}
+	}
+	return nil
+}
+
+func invalid(op, format string, args ...any) error {
+	return &entity.Error{Code: entity.EINVALID, Op: op, Message: fmt.Sprintf(format, args...)}
+}
+
+// maxIDLen bounds ids, keys and fingerprints, as on the embedded store.
+const maxIDLen = 1024
+
+// checkPart rejects an identifier the embedded store could not key by, so
+// both stores accept exactly the same records.
+func checkPart(op, what, s string, required bool) error {
+	switch {
+	case s == "" && required:
+		return invalid(op, "%s is required", what)
+	case len(s) > maxIDLen:
+		return invalid(op, "%s is longer than %d bytes", what, maxIDLen)
+	case strings.IndexByte(s, 0) >= 0:
+		return invalid(op, "%s contains a NUL byte", what)
+	}
+	return nil
+}
+
+// checkScope rejects a record of another scope; an unset scope is taken as
+// the transaction's.
+func (t *tx) checkScope(op string, scope entity.Scope) error {
+	if scope != "" && scope != t.scope {
+		return invalid(op, "record of scope %q written in scope %q", scope, t.scope)
+	}
+	return nil
+}
+
+func notFound(op, kind, id string) error {
+	return &entity.Error{Code: entity.ENOTFOUND, Op: op, Message: fmt.Sprintf("%s %q not found", kind, id)}
+}
+
+// Cursors are the last id (or fingerprint) of the previous page, encoded so
+// callers treat them as opaque.
+func encodeCursor(last string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(last))
+}
+
+func decodeCursor(op, c string) (string, error) {
+	if c == "" {
+		return "", nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil || len(b) == 0 {
+		return "", &entity.Error{Code: entity.EINVALID, Op: op, Message: "invalid cursor"}
+	}
+	return string(b), nil
+}
+
+// noLimit stands for "no limit" (a limit ≤ 0 from the caller) in a LIMIT
+// clause, which needs a number.
+const noLimit = 1 << 53
+
+func cypherLimit(limit int) int {
+	if limit <= 0 {
+		return noLimit
+	}
+	return limit
+}
+
+// page runs a list statement for one page: it asks for one row more than
+// limit to learn whether another page follows. A limit ≤ 0 lists all.
+func page[T any](t *tx, op, stmt string, params map[string]any, cursor string, limit int,
+	decode func(map[string]any) (T, error), key func(T) string) ([]T, string, error) {
+	after, err := decodeCursor(op, cursor)
+	if err != nil {
+		return nil, "", err
+	}
+	if limit <= 0 {
+		limit = noLimit
+	}
+	params["after"] = after
+	params["limit"] = limit + 1
+	recs, err := t.query(stmt, params)
+	if err != nil {
+		return nil, "", err
+	}
+	out := make([]T, 0, min(len(recs), limit))
+	for _, r := range recs[:min(len(recs), limit)] {
+		v, err := decode(props(r.Values[0]))
+		if err != nil {
+			return nil, "", internal(op, err)
+		}
+		out = append(out, v)
+	}
+	next := ""
+	if len(recs) > limit {
+		next = encodeCursor(key(out[len(out)-1]))
+	}
+	return out, next, nil
+}
+
+func (t *tx) decodeEntity(p map[string]any) (entity.Entity, error) { return decodeEntity(t.scope, p) }
+func (t *tx) decodeFact(p map[string]any) (entity.Fact, error)     { return decodeFact(t.scope, p) }
+func (t *tx) decodeEpisode(p map[string]any) (entity.Episode, error) {
+	return decodeEpisode(t.scope, p)
+}
+
+// Entity returns ENOTFOUND if the scope has no entity id.
+func (t *tx) Entity(id string) (entity.Entity, error) {
+	const op = "neo4j.Entity"
+	recs, err := t.query(stmtEntityGet, map[string]any{"id": id})
+	if err != nil {
+		return entity.Entity{}, err
+	}
+	if len(recs) == 0 {
+		return entity.Entity{}, notFound(op, "entity", id)
+	}
+	e, err := t.decodeEntity(props(recs[0].Values[0]))
+	return e, internal(op, err)
+}
+
+// EntitiesByKey maps each key to the entities known by it.
+func (t *tx) EntitiesByKey(keys []string) (map[string][]entity.Entity, error) {
+	const op = "neo4j.EntitiesByKey"
+	out := make(map[string][]entity.Entity)
+	// Keys are normalised again, so a caller's raw name finds its entities;
+	// results are keyed as the caller spelled them.
+	asked := make(map[string][]string, len(keys))
+	norms := make([]string, 0, len(keys))
+	for _, k := range keys {
+		n := entity.Normalize(k)
+		if n == "" || slices.Contains(asked[n], k) {
+			continue
+		}
+		if asked[n] == nil {
+			norms = append(norms, n)
+		}
+		asked[n] = append(asked[n], k)
+	}
+	if len(norms) == 0 {
+		return out, nil
+	}
+	recs, err := t.query(stmtEntitiesByKey, map[string]any{"keys": norms})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		e, err := t.decodeEntity(props(r.Values[1]))
+		if err != nil {
+			return nil, internal(op, err)
+		}
+		for _, k := range asked[asString(r.Values[0])] {
+			out[k] = append(out[k], e)
+		}
+	}
+	return out, nil
+}
+
+// EntitiesByPrefix returns up to limit entities with a key starting with
+// prefix.
+func (t *tx) EntitiesByPrefix(prefix string, limit int) ([]entity.Entity, error) {
+	const op = "neo4j.EntitiesByPrefix"
+	recs, err := t.query(stmtEntitiesByPrefix, map[string]any{"prefix": prefix, "limit": cypherLimit(limit)})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]entity.Entity, 0, len(recs))
+	for _, r := range recs {
+		e, err := t.decodeEntity(props(r.Values[0]))
+		if err != nil {
+			return nil, internal(op, err)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// Entities lists the scope's entities by id.
+func (t *tx) Entities(cursor string, limit int) ([]entity.Entity, string, error) {
+	return page(t, "neo4j.Entities", stmtEntitiesList, map[string]any{}, cursor, limit,
+		t.decodeEntity, func(e entity.Entity) string { return e.ID })
+}
+
+// PutEntities creates or replaces entities by id, in batched statements.
+// Every entity is checked before anything is written.
+func (t *tx) PutEntities(es []entity.Entity) error {
+	const op = "neo4j.PutEntities"
+	if err := t.mustWrite(op); err != nil {
+		return err
+	}
+	rows := make([]map[string]any, len(es))
+	for i := range es {
+		e := &es[i]
+		if err := checkPart(op, fmt.Sprintf("entities[%d].id", i), e.ID, true); err != nil {
+			return err
+		}
+		if strings.TrimSpace(e.Name) == "" {
+			return invalid(op, "entities[%d].name is required", i)
+		}
+		if err := t.checkScope(op, e.Scope); err != nil {
+			return err
+		}
+		p, err := entityProps(e)
+		if err != nil {
+			return invalid(op, "entities[%d].attributes: %v", i, err)
+		}
+		rows[i] = map[string]any{"props": p, "keys": entityKeys(e)}
+	}
+	return t.putBatches(stmtEntitiesPut, rows)
+}
+
+// putBatches runs a batched write statement over rows, maxBatch at a time.
+func (t *tx) putBatches(stmt string, rows []map[string]any) error {
+	for len(rows) > 0 {
+		n := min(len(rows), maxBatch)
+		if _, err := t.query(stmt, map[string]any{"rows": rows[:n]}); err != nil {
+			return err
+		}
+		rows = rows[n:]
+	}
+	return nil
+}
+
+// DeleteEntity deletes the entity id; ENOTFOUND if the scope has none.
+func (t *tx) DeleteEntity(id string) error {
+	const op = "neo4j.DeleteEntity"
+	if err := t.mustWrite(op); err != nil {
+		return err
+	}
+	recs, err := t.query(stmtEntityDelete, map[string]any{"id": id})
+	if err != nil {
+		return err
+	}
+	if len(recs) == 0 {
+		return notFound(op, "entity", id)
+	}
+	return nil
+}
+
+// Fact returns ENOTFOUND if the scope has no fact id.
+func (t *tx) Fact(id string) (entity.Fact, error) {
+	const op = "neo4j.Fact"
+	recs, err := t.query(stmtFactGet, map[string]any{"id": id})
+	if err != nil {
+		return entity.Fact{}, err
+	}
+	if len(recs) == 0 {
+		return entity.Fact{}, notFound(op, "fact", id)
+	}
+	f, err := t.decodeFact(props(recs[0].Values[0]))
+	return f, internal(op, err)
+}
+
+// Chains returns every fact of each chain, by id.
+func (t *tx) Chains(keys []graph.ChainKey) (map[graph.ChainKey][]entity.Fact, error) {
+	const op = "neo4j.Chains"
+	out := make(map[graph.ChainKey][]entity.Fact, len(keys))
+	if len(keys) == 0 {
+		return out, nil
+	}
+	params := make([]map[string]any, 0, len(keys))
+	seen := make(map[graph.ChainKey]bool, len(keys))
+	for _, k := range keys {
+		if !seen[k] {
+			seen[k] = true
+			params = append(params, map[string]any{"subject": k.SubjectID, "predicate": k.Predicate})
+		}
+	}
+	recs, err := t.query(stmtFactChains, map[string]any{"keys": params})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		f, err := t.decodeFact(props(r.Values[2]))
+		if err != nil {
+			return nil, internal(op, err)
+		}
+		k := graph.ChainKey{SubjectID: asString(r.Values[0]), Predicate: asString(r.Values[1])}
+		out[k] = append(out[k], f)
+	}
+	return out, nil
+}
+
+// FactsOf returns up to limit facts whose subject or object is entityID.
+func (t *tx) FactsOf(entityID string, limit int) ([]entity.Fact, error) {
+	const op = "neo4j.FactsOf"
+	if entityID == "" {
+		return nil, nil
+	}
+	recs, err := t.query(stmtFactsOf, map[string]any{"id": entityID, "limit": cypherLimit(limit)})
+	if err != nil {
+		return nil, err
+	}
+	return t.facts(op, recs, 0)
+}
+
+func (t *tx) facts(op string, recs []*neo.Record, col int) ([]entity.Fact, error) {
+	out := make([]entity.Fact, 0, len(recs))
+	for _, r := range recs {
+		f, err := t.decodeFact(props(r.Values[col]))
+		if err != nil {
+			return nil, internal(op, err)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// Facts lists facts matching f by id. The statement is chosen by the most
+// selective field set, so each page is an ordered seek of one index.
+func (t *tx) Facts(f graph.FactFilter) ([]entity.Fact, string, error) {
+	value := ""
+	if f.Value != "" {
+		value = entity.Normalize(f.Value)
+	}
+	var stmt string
+	switch {
+	case f.SubjectID != "" && f.Predicate != "":
+		stmt = stmtFactsByChain
+	case f.SubjectID != "":
+		stmt = stmtFactsBySubject
+	case f.ObjectID != "":
+		stmt = stmtFactsByObject
+	case value != "":
+		stmt = stmtFactsByValue
+	case f.Predicate != "":
+		stmt = stmtFactsByPredicate
+	default:
+		stmt = stmtFactsAll
+	}
+	params := map[string]any{
+		"subject": f.SubjectID, "predicate": f.Predicate, "object": f.ObjectID, "value": value,
+	}
+	return page(t, "neo4j.Facts", stmt, params, f.Cursor, f.Limit,
+		t.decodeFact, func(f entity.Fact) string { return f.ID })
+}
+
+// PutFacts creates or replaces facts by id with their index entries and
+// graph links: one statement (one round trip) per maxBatch facts. Every
+// fact is checked before anything is written.
+func (t *tx) PutFacts(fs []entity.Fact) error {
+	const op = "neo4j.PutFacts"
+	if err := t.mustWrite(op); err != nil {
+		return err
+	}
+	rows := make([]map[string]any, len(fs))
+	for i := range fs {
+		f := &fs[i]
+		if err := t.checkFact(op, i, f); err != nil {
+			return err
+		}
+		p, err := factProps(f)
+		if err != nil {
+			return invalid(op, "facts[%d].attributes: %v", i, err)
+		}
+		rows[i] = map[string]any{"props": p}
+	}
+	return t.putBatches(stmtFactsPut, rows)
+}
+
+// checkFact applies the domain rules (entity.Fact.Validate) with field
+// names that point into the batch.
+func (t *tx) checkFact(op string, i int, f *entity.Fact) error {
+	for _, c := range []struct {
+		what, v  string
+		required bool
+	}{{"id", f.ID, true}, {"subject_id", f.SubjectID, true}, {"predicate", f.Predicate, true}, {"object_id", f.ObjectID, false}} {
+		if err := checkPart(op, fmt.Sprintf("facts[%d].%s", i, c.what), c.v, c.required); err != nil {
+			return err
+		}
+	}
+	if err := f.Validate(); err != nil {
+		var e *entity.Error
+		if errors.As(err, &e) {
+			fields := make(map[string]string, len(e.Fields))
+			for k, v := range e.Fields {
+				fields[fmt.Sprintf("facts[%d].%s", i, k)] = v
+			}
+			return &entity.Error{Code: e.Code, Op: op, Message: e.Message, Fields: fields}
+		}
+		return err
+	}
+	return t.checkScope(op, f.Scope)
+}
+
+// DeleteFact deletes the fact id; ENOTFOUND if the scope has none.
+func (t *tx) DeleteFact(id string) error {
+	const op = "neo4j.DeleteFact"
+	if err := t.mustWrite(op); err != nil {
+		return err
+	}
+	recs, err := t.query(stmtFactDelete, map[string]any{"id": id})
+	if err != nil {
+		return err
+	}
+	if len(recs) == 0 {
+		return notFound(op, "fact", id)
+	}
+	return nil
+}
+
+// Episode returns ENOTFOUND if the scope has no episode id.
+func (t *tx) Episode(id string) (entity.Episode, error) {
+	return t.oneEpisode("neo4j.Episode", stmtEpisodeGet, map[string]any{"id": id}, id)
+}
+
+// EpisodeByKey finds an episode by idempotency key; ENOTFOUND if none.
+func (t *tx) EpisodeByKey(key string) (entity.Episode, error) {
+	if key == "" {
+		return entity.Episode{}, notFound("neo4j.EpisodeByKey", "episode with idempotency key", key)
+	}
+	return t.oneEpisode("neo4j.EpisodeByKey", stmtEpisodeByKey, map[string]any{"key": key},
+		"with idempotency key "+key)
+}
+
+func (t *tx) oneEpisode(op, stmt string, params map[string]any, what string) (entity.Episode, error) {
+	recs, err := t.query(stmt, params)
+	if err != nil {
+		return entity.Episode{}, err
+	}
+	if len(recs) == 0 {
+		return entity.Episode{}, notFound(op, "episode", what)
+	}
+	e, err := t.decodeEpisode(props(recs[0].Values[0]))
+	return e, internal(op, err)
+}
+
+// Episodes lists episodes by id, all of them or those with one status.
+func (t *tx) Episodes(status string, cursor string, limit int) ([]entity.Episode, string, error) {
+	stmt, params := stmtEpisodesList, map[string]any{}
+	if status != "" {
+		stmt, params = stmtEpisodesByStatus, map[string]any{"status": status}
+	}
+	return page(t, "neo4j.Episodes", stmt, params, cursor, limit,
+		t.decodeEpisode, func(e entity.Episode) string { return e.ID })
+}
+
+// PutEpisode creates or replaces an episode by id. ECONFLICT if another
+// episode of the scope has its idempotency key.
+func (t *tx) PutEpisode(e entity.Episode) error {
+	const op = "neo4j.PutEpisode"
+	if err := t.mustWrite(op); err != nil {
+		return err
+	}
+	if err := checkPart(op, "id", e.ID, true); err != nil {
+		return err
+	}
+	if err := checkPart(op, "status", e.Status, true); err != nil {
+		return err
+	}
+	if err := checkPart(op, "idempotency_key", e.IdempotencyKey, false); err != nil {
+		return err
+	}
+	if err := t.checkScope(op, e.Scope); err != nil {
+		return err
+	}
+	p, err := episodeProps(&e)
+	if err != nil {
+		return invalid(op, "metadata: %v", err)
+	}
+	recs, err := t.query(stmtEpisodePut, map[string]any{"props": p})
+	if err != nil {
+		return err
+	}
+	if len(recs) == 1 {
+		if other := asString(recs[0].Values[0]); other != "" {
+			return &entity.Error{Code: entity.ECONFLICT, Op: op,
+				Message: fmt.Sprintf("idempotency key already used by episode %q", other)}
+		}
+	}
+	return nil
+}
+
+// DeleteEpisode deletes the episode id; ENOTFOUND if the scope has none.
+func (t *tx) DeleteEpisode(id string) error {
+	const op = "neo4j.DeleteEpisode"
+	if err := t.mustWrite(op); err != nil {
+		return err
+	}
+	recs, err := t.query(stmtEpisodeDelete, map[string]any{"id": id})
+	if err != nil {
+		return err
+	}
+	if len(recs) == 0 {
+		return notFound(op, "episode", id)
+	}
+	return nil
+}
+
+// Tombstones returns the tombstones among fingerprints.
+func (t *tx) Tombstones(fingerprints []string) (map[string]entity.Tombstone, error) {
+	out := make(map[string]entity.Tombstone)
+	if len(fingerprints) == 0 {
+		return out, nil
+	}
+	recs, err := t.query(stmtTombstonesGet, map[string]any{"fingerprints": fingerprints})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		ts := decodeTombstone(t.scope, props(r.Values[0]))
+		out[ts.Fingerprint] = ts
+	}
+	return out, nil
+}
+
+// ListTombstones lists tombstones by fingerprint.
+func (t *tx) ListTombstones(cursor string, limit int) ([]entity.Tombstone, string, error) {
+	return page(t, "neo4j.ListTombstones", stmtTombstonesList, map[string]any{}, cursor, limit,
+		func(p map[string]any) (entity.Tombstone, error) { return decodeTombstone(t.scope, p), nil },
+		func(ts entity.Tombstone) string { return ts.Fingerprint })
+}
+
+// PutTombstone creates or replaces a tombstone by fingerprint.
+func (t *tx) PutTombstone(ts entity.Tombstone) error {
+	const op = "neo4j.PutTombstone"
+	if err := t.mustWrite(op); err != nil {
+		return err
+	}
+	if err := checkPart(op, "fingerprint", ts.Fingerprint, true); err != nil {
+		return err
+	}
+	if err := t.checkScope(op, ts.Scope); err != nil {
+		return err
+	}
+	_, err := t.query(stmtTombstonePut, map[string]any{"props": tombstoneProps(&ts)})
+	return err
+}
+
+// Meta reads a scope-level setting.
+func (t *tx) Meta(key string) (string, bool, error) {
+	recs, err := t.query(stmtMetaGet, map[string]any{"key": key})
+	if err != nil || len(recs) == 0 {
+		return "", false, err
+	}
+	return asString(recs[0].Values[0]), true, nil
+}
+
+// PutMeta sets a scope-level setting.
+func (t *tx) PutMeta(key, value string) error {
+	const op = "neo4j.PutMeta"
+	if err := t.mustWrite(op); err != nil {
+		return err
+	}
+	if err := checkPart(op, "key", key, true); err != nil {
+		return err
+	}
+	_, err := t.query(stmtMetaPut, map[string]any{"key": key, "value": value})
+	return err
+}
