@@ -1,0 +1,332 @@
+package search
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/mapping"
+	index "github.com/blevesearch/bleve_index_api"
+
+	"github.com/graphmem/graphmem/entity"
+)
+
+// Document types.
+const (
+	TypeFact    = "fact"
+	TypeEntity  = "entity"
+	TypeEpisode = "episode"
+)
+
+// Field names of an index document.
+const (
+	fType       = "type"
+	fScope      = "scope"
+	fID         = "rid"
+	fNames      = "names"
+	fText       = "text"
+	fContent    = "content"
+	fPredicate  = "predicate"
+	fSubject    = "subject_id"
+	fObject     = "object_id"
+	fSession    = "session"
+	fSpeaker    = "speaker"
+	fTime       = "time"
+	fValidFrom  = "valid_from"
+	fValidTo    = "valid_to"
+	fRecordedAt = "recorded_at"
+	fExpiredAt  = "expired_at"
+	fExpiresAt  = "expires_at"
+	fFlags      = "flags"
+)
+
+// Flags of hidden records.
+const (
+	flagForgotten = "forgotten"
+	flagArchived  = "archived"
+)
+
+// Times are indexed as Unix milliseconds (exact in a float64). An open end
+// is maxTime and an unknown start minTime, so "valid_to <= as_of" matches
+// only closed intervals and "valid_from > as_of" only future ones: the
+// filters scan the rare side of each range.
+const (
+	minTime = -1e15
+	maxTime = 1e15
+)
+
+func millis(t time.Time) float64 {
+	if t.IsZero() {
+		return minTime
+	}
+	return float64(t.UnixMilli())
+}
+
+func millisOpen(t *time.Time) float64 {
+	if t == nil {
+		return maxTime
+	}
+	return float64(t.UnixMilli())
+}
+
+func fromMillis(v float64) time.Time {
+	if v <= minTime || v >= maxTime {
+		return time.Time{}
+	}
+	return time.UnixMilli(int64(v)).UTC()
+}
+
+// seqKey is the internal key holding the last change sequence applied.
+var seqKey = []byte("graphmem.seq")
+
+// Index is the search index. It is safe for concurrent use; Sync calls are
+// serialised.
+type Index struct {
+	bi  bleve.Index
+	dir string
+
+	syncMu sync.Mutex
+	seqMu  sync.RWMutex
+	seq    uint64
+
+	notify chan struct{}
+}
+
+// Open opens the index in dir, creating it when dir does not exist.
+// Returns EUNAVAILABLE if the folder cannot be opened (another process
+// holds it, or it is damaged: Rebuild it then).
+func Open(dir string) (*Index, error) {
+	bi, err := bleve.Open(dir)
+	if errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
+		if err := os.MkdirAll(filepath.Dir(filepath.Clean(dir)), 0o755); err != nil {
+			return nil, entity.Wrap(entity.EUNAVAILABLE, "search.Open", err)
+		}
+		m, merr := newMapping()
+		if merr != nil {
+			return nil, entity.Wrap(entity.EINTERNAL, "search.Open", merr)
+		}
+		bi, err = bleve.New(dir, m)
+	}
+	if err != nil {
+		return nil, entity.Wrap(entity.EUNAVAILABLE, "search.Open", err)
+	}
+	x := &Index{bi: bi, dir: dir, notify: make(chan struct{}, 1)}
+	v, err := bi.GetInternal(seqKey)
+	if err != nil {
+		bi.Close()
+		return nil, entity.Wrap(entity.EUNAVAILABLE, "search.Open", err)
+	}
+	if len(v) == 8 {
+		x.seq = binary.BigEndian.Uint64(v)
+	}
+	return x, nil
+}
+
+// Close releases the index.
+func (x *Index) Close() error {
+	if err := x.bi.Close(); err != nil {
+		return entity.Wrap(entity.EINTERNAL, "search.Close", err)
+	}
+	return nil
+}
+
+// Dir is the folder of the index.
+func (x *Index) Dir() string { return x.dir }
+
+// Seq is the last change sequence the index applied.
+func (x *Index) Seq() uint64 {
+	x.seqMu.RLock()
+	defer x.seqMu.RUnlock()
+	return x.seq
+}
+
+// DocCount is the number of documents in the index.
+func (x *Index) DocCount() (uint64, error) {
+	n, err := x.bi.DocCount()
+	if err != nil {
+		return 0, entity.Wrap(entity.EINTERNAL, "search.DocCount", err)
+	}
+	return n, nil
+}
+
+// Bleve exposes the underlying index, for benchmarks that compare against
+// a raw query over the same data.
+func (x *Index) Bleve() bleve.Index { return x.bi }
+
+func newMapping() (mapping.IndexMapping, error) {
+	m := bleve.NewIndexMapping()
+	m.ScoringModel = index.BM25Scoring
+	if err := addAnalyzer(m); err != nil {
+		return nil, err
+	}
+	m.DefaultAnalyzer = AnalyzerName
+	m.IndexDynamic, m.StoreDynamic, m.DocValuesDynamic = false, false, false
+
+	text := func() *mapping.FieldMapping {
+		f := bleve.NewTextFieldMapping()
+		f.Analyzer = AnalyzerName
+		f.Store, f.IncludeTermVectors, f.IncludeInAll, f.DocValues = false, false, false, false
+		return f
+	}
+	keyword := func(store bool) *mapping.FieldMapping {
+		f := bleve.NewKeywordFieldMapping()
+		f.Store, f.IncludeTermVectors, f.IncludeInAll, f.DocValues = store, false, false, false
+		return f
+	}
+	number := func(store, docValues bool) *mapping.FieldMapping {
+		f := bleve.NewNumericFieldMapping()
+		f.Store, f.IncludeInAll, f.DocValues = store, false, docValues
+		return f
+	}
+	d := bleve.NewDocumentStaticMapping()
+	for _, f := range []string{fNames, fText, fContent} {
+		d.AddFieldMappingsAt(f, text())
+	}
+	for _, f := range []string{fType, fID, fSubject, fObject, fSession, fSpeaker, fPredicate} {
+		d.AddFieldMappingsAt(f, keyword(true))
+	}
+	d.AddFieldMappingsAt(fScope, keyword(false))
+	d.AddFieldMappingsAt(fFlags, keyword(false))
+	d.AddFieldMappingsAt(fTime, number(true, true))
+	for _, f := range []string{fValidFrom, fValidTo, fRecordedAt, fExpiredAt, fExpiresAt} {
+		d.AddFieldMappingsAt(f, number(false, false))
+	}
+	m.DefaultMapping = d
+	return m, nil
+}
+
+// docID names the document of a record: kind, scope and id, so records of
+// two scopes never share a document even if their ids collide.
+func docID(typ string, scope entity.Scope, id string) string {
+	return typ[:2] + "|" + scope + "|" + id
+}
+
+func factDoc(f *entity.Fact) map[string]any {
+	var text strings.Builder
+	text.WriteString(strings.ReplaceAll(f.Predicate, "_", " "))
+	for _, s := range []string{f.Value, f.Text, attrString(f.Attributes, "reason"), attrString(f.Attributes, "alternatives")} {
+		if s != "" {
+			text.WriteString("\n")
+			text.WriteString(s)
+		}
+	}
+	d := map[string]any{
+		fType: TypeFact, fScope: f.Scope, fID: f.ID,
+		fNames:     strings.TrimSpace(f.Subject + "\n" + f.Object),
+		fText:      text.String(),
+		fPredicate: f.Predicate, fSubject: f.SubjectID,
+		fTime:      millis(f.ValidFrom),
+		fValidFrom: millis(f.ValidFrom), fValidTo: millisOpen(f.ValidTo),
+		fRecordedAt: millis(f.RecordedAt), fExpiredAt: millisOpen(f.ExpiredAt),
+		fExpiresAt: millisOpen(f.ExpiresAt),
+	}
+	if f.ObjectID != "" {
+		d[fObject] = f.ObjectID
+	}
+	var flags []string
+	if f.ForgottenAt != nil {
+		flags = append(flags, flagForgotten)
+	}
+	if f.ArchivedAt != nil {
+		flags = append(flags, flagArchived)
+	}
+	if len(flags) > 0 {
+		d[fFlags] = flags
+	}
+	return d
+}
+
+func entityDoc(e *entity.Entity) map[string]any {
+	names := append([]string{e.Name}, e.Aliases...)
+	return map[string]any{
+		fType: TypeEntity, fScope: e.Scope, fID: e.ID,
+		fNames: strings.Join(names, "\n"),
+		fText:  strings.TrimSpace(e.Summary + "\n" + e.Type),
+		fTime:  millis(e.CreatedAt),
+		// Entities have no valid time: always valid, never expired.
+		fValidFrom: minTime, fValidTo: maxTime,
+		fRecordedAt: millis(e.CreatedAt), fExpiredAt: maxTime, fExpiresAt: maxTime,
+	}
+}
+
+func episodeDoc(e *entity.Episode) map[string]any {
+	content := e.Content
+	if e.Speaker != "" {
+		content = e.Speaker + ": " + content
+	}
+	d := map[string]any{
+		fType: TypeEpisode, fScope: e.Scope, fID: e.ID,
+		fContent: content,
+		fTime:    millis(e.ReferenceTime),
+		fSession: SessionOf(e),
+		// An episode is part of the world from the moment it happened.
+		fValidFrom: millis(e.ReferenceTime), fValidTo: maxTime,
+		fRecordedAt: millis(e.RecordedAt), fExpiredAt: maxTime, fExpiresAt: maxTime,
+	}
+	if e.Speaker != "" {
+		d[fSpeaker] = entity.Normalize(e.Speaker)
+	}
+	return d
+}
+
+// SessionKeys are the episode metadata keys that name the conversation or
+// session an episode belongs to, in order of preference.
+var SessionKeys = []string{"session_id", "session", "thread_id", "conversation_id"}
+
+// SessionOf names the session of an episode: the first of SessionKeys set
+// in its metadata, otherwise the UTC day of its reference time (messages of
+// one day form one session), otherwise "".
+func SessionOf(e *entity.Episode) string {
+	for _, k := range SessionKeys {
+		if v, ok := e.Metadata[k]; ok {
+			switch v := v.(type) {
+			case string:
+				if v != "" {
+					return "m:" + v
+				}
+			case float64, int, int64:
+				return fmt.Sprintf("m:%v", v)
+			}
+		}
+	}
+	if !e.ReferenceTime.IsZero() {
+		return "d:" + e.ReferenceTime.UTC().Format(time.DateOnly)
+	}
+	return ""
+}
+
+func attrString(m map[string]any, k string) string {
+	switch v := m[k].(type) {
+	case string:
+		return v
+	case []any:
+		var parts []string
+		for _, x := range v {
+			if s, ok := x.(string); ok {
+				parts = append(parts, s)
+			}
+		}
+		return strings.Join(parts, ", ")
+	case []string:
+		return strings.Join(v, ", ")
+	}
+	return ""
+}
+
+// AttrString returns the attribute k of a record as text: a string, or a
+// list of strings joined with commas; "" otherwise.
+func AttrString(m map[string]any, k string) string { return attrString(m, k) }
+
+func ctxErr(ctx context.Context, op string) error {
+	if err := ctx.Err(); err != nil {
+		return entity.Wrap(entity.EUNAVAILABLE, op, err)
+	}
+	return nil
+}

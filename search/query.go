@@ -1,0 +1,217 @@
+package search
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/graphmem/graphmem/entity"
+)
+
+// Field boosts: a word that names an entity says more than one in a fact's
+// text, which says more than one in an episode's content.
+const (
+	BoostNames   = 3.0
+	BoostText    = 2.0
+	BoostContent = 1.0
+)
+
+// MaxLimit bounds Query.Limit.
+const MaxLimit = 2000
+
+// Query is one search.
+type Query struct {
+	Scope entity.Scope
+	// Text is matched against names, fact text and episode content. Empty
+	// matches every document that passes the filters, newest first.
+	Text  string
+	Limit int // 20 when 0, at most MaxLimit
+	// AsOf is the valid time (default Now): outside history mode only
+	// facts valid then, and episodes that had happened by then, match.
+	AsOf time.Time
+	// KnownAt, when set, is a transaction time in the past: records
+	// recorded after it are left out and facts retracted after it are
+	// kept. Validity is then not filtered here, because the interval
+	// believed at KnownAt may differ from the current one; the caller
+	// checks it with entity.Fact.AsKnownAt.
+	KnownAt time.Time
+	// Now is the clock for TTLs (default time.Now).
+	Now time.Time
+	// IncludeHistory keeps facts that are not valid at AsOf (superseded,
+	// ended, future). Retracted, forgotten, TTL-expired and archived facts
+	// never match.
+	IncludeHistory bool
+	// Types restricts the document types (TypeFact, TypeEntity,
+	// TypeEpisode); empty means all.
+	Types []string
+	// Session restricts to the episodes of one session (see SessionOf).
+	Session string
+	// Predicates restricts facts to these predicates.
+	Predicates []string
+	// From and To, when set, restrict to documents whose time (an
+	// episode's reference time, a fact's valid_from) is in [From, To).
+	From, To time.Time
+	// SortByTime orders by time, oldest first, instead of by score.
+	SortByTime bool
+}
+
+// Hit is one matching document.
+type Hit struct {
+	Type  string       `json:"type"`
+	ID    string       `json:"id"`
+	Scope entity.Scope `json:"scope"`
+	Score float64      `json:"score"`
+	// Time is an episode's reference time or a fact's valid_from.
+	Time time.Time `json:"time"`
+	// Session and Speaker (normalised) of an episode.
+	Session string `json:"session,omitempty"`
+	Speaker string `json:"speaker,omitempty"`
+	// Subject, object and predicate of a fact.
+	SubjectID string `json:"subject_id,omitempty"`
+	ObjectID  string `json:"object_id,omitempty"`
+	Predicate string `json:"predicate,omitempty"`
+}
+
+var hitFields = []string{fType, fID, fTime, fSession, fSpeaker, fSubject, fObject, fPredicate}
+
+// Search runs q. Returns EINVALID if q has no scope.
+func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
+	if q.Scope == "" {
+		return nil, entity.Errorf(entity.EINVALID, "search: scope is required")
+	}
+	if q.Limit <= 0 {
+		q.Limit = 20
+	}
+	q.Limit = min(q.Limit, MaxLimit)
+	req := bleve.NewSearchRequestOptions(buildQuery(q), q.Limit, 0, false)
+	req.Fields = hitFields
+	if q.SortByTime || strings.TrimSpace(q.Text) == "" {
+		if q.SortByTime {
+			req.SortBy([]string{fTime, "_id"})
+		} else {
+			req.SortBy([]string{"-" + fTime, "_id"})
+		}
+	}
+	res, err := x.bi.SearchInContext(ctx, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, entity.Wrap(entity.EUNAVAILABLE, "search.Search", ctx.Err())
+		}
+		return nil, entity.Wrap(entity.EINTERNAL, "search.Search", err)
+	}
+	hits := make([]Hit, 0, len(res.Hits))
+	for _, h := range res.Hits {
+		hits = append(hits, hitOf(q.Scope, h))
+	}
+	return hits, nil
+}
+
+func hitOf(scope entity.Scope, d *search.DocumentMatch) Hit {
+	s := func(k string) string {
+		v, _ := d.Fields[k].(string)
+		return v
+	}
+	h := Hit{Type: s(fType), ID: s(fID), Scope: scope, Score: d.Score,
+		Session: s(fSession), Speaker: s(fSpeaker),
+		SubjectID: s(fSubject), ObjectID: s(fObject), Predicate: s(fPredicate)}
+	if v, ok := d.Fields[fTime].(float64); ok {
+		h.Time = fromMillis(v)
+	}
+	return h
+}
+
+func term(field, v string) query.Query {
+	t := bleve.NewTermQuery(v)
+	t.SetField(field)
+	return t
+}
+
+func anyTerm(field string, vs []string) query.Query {
+	if len(vs) == 1 {
+		return term(field, vs[0])
+	}
+	qs := make([]query.Query, len(vs))
+	for i, v := range vs {
+		qs[i] = term(field, v)
+	}
+	return bleve.NewDisjunctionQuery(qs...)
+}
+
+// numRange matches field values in [lo, hi) (nil bounds are open).
+func numRange(field string, lo, hi *float64, incHi bool) query.Query {
+	incLo := true
+	r := bleve.NewNumericRangeInclusiveQuery(lo, hi, &incLo, &incHi)
+	r.SetField(field)
+	return r
+}
+
+func ptr(v float64) *float64 { return &v }
+
+func buildQuery(q Query) query.Query {
+	now := q.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	asOf := q.AsOf
+	if asOf.IsZero() {
+		asOf = now
+	}
+	b := bleve.NewBooleanQuery()
+	// Scope first: every other clause only ever sees this scope's documents.
+	b.AddMust(term(fScope, q.Scope))
+	if len(q.Types) > 0 {
+		b.AddMust(anyTerm(fType, q.Types))
+	}
+	if q.Session != "" {
+		b.AddMust(term(fSession, q.Session))
+	}
+	if len(q.Predicates) > 0 {
+		b.AddMust(anyTerm(fPredicate, q.Predicates))
+	}
+	if !q.From.IsZero() || !q.To.IsZero() {
+		var lo, hi *float64
+		if !q.From.IsZero() {
+			lo = ptr(millis(q.From))
+		}
+		if !q.To.IsZero() {
+			hi = ptr(millis(q.To))
+		}
+		b.AddMust(numRange(fTime, lo, hi, false))
+	}
+
+	// Status filters scan the rare side of each range (see minTime).
+	b.AddMustNot(term(fFlags, flagForgotten), term(fFlags, flagArchived))
+	b.AddMustNot(numRange(fExpiresAt, nil, ptr(millis(now)), true))
+	known := now
+	if !q.KnownAt.IsZero() {
+		known = q.KnownAt
+		b.AddMustNot(numRange(fRecordedAt, ptr(millis(known)+1), nil, false))
+	}
+	b.AddMustNot(numRange(fExpiredAt, nil, ptr(millis(known)), true))
+	if !q.IncludeHistory && q.KnownAt.IsZero() {
+		b.AddMustNot(numRange(fValidFrom, ptr(millis(asOf)+1), nil, false))
+		b.AddMustNot(numRange(fValidTo, nil, ptr(millis(asOf)), true))
+	}
+
+	text := strings.TrimSpace(q.Text)
+	if text == "" {
+		b.AddMust(bleve.NewMatchAllQuery())
+		return b
+	}
+	match := func(field string, boost float64) query.Query {
+		m := bleve.NewMatchQuery(text)
+		m.SetField(field)
+		m.Analyzer = AnalyzerName
+		m.SetBoost(boost)
+		return m
+	}
+	b.AddShould(match(fNames, BoostNames), match(fText, BoostText), match(fContent, BoostContent))
+	if d, ok := b.Should.(*query.DisjunctionQuery); ok {
+		d.Min = 1
+	}
+	return b
+}

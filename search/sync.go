@@ -1,0 +1,195 @@
+package search
+
+import (
+	"context"
+	"encoding/binary"
+	"os"
+	"time"
+
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
+)
+
+// syncPage is how many changes one Sync batch applies.
+const syncPage = 1000
+
+// Sync applies the store's changes after the last sequence the index
+// applied and returns how many it applied. The documents and the new
+// sequence go into one Bleve batch, so a crash leaves the index at a
+// consistent earlier sequence and the next Sync catches up. Records that
+// were deleted, or are gone by the time Sync reads them, leave the index.
+func (x *Index) Sync(ctx context.Context, store graph.Store) (int, error) {
+	x.syncMu.Lock()
+	defer x.syncMu.Unlock()
+	n := 0
+	for {
+		if err := ctxErr(ctx, "search.Sync"); err != nil {
+			return n, err
+		}
+		changes, err := store.Changes(ctx, x.Seq(), syncPage)
+		if err != nil {
+			return n, err
+		}
+		if len(changes) == 0 {
+			return n, nil
+		}
+		if err := x.apply(ctx, store, changes); err != nil {
+			return n, err
+		}
+		n += len(changes)
+		if len(changes) < syncPage {
+			return n, nil
+		}
+	}
+}
+
+// apply indexes one page of changes in one batch with its last sequence.
+func (x *Index) apply(ctx context.Context, store graph.Store, changes []graph.Change) error {
+	b := x.bi.NewBatch()
+	byScope := map[entity.Scope][]graph.Change{}
+	var scopes []entity.Scope
+	for _, c := range changes {
+		if _, ok := byScope[c.Scope]; !ok {
+			scopes = append(scopes, c.Scope)
+		}
+		byScope[c.Scope] = append(byScope[c.Scope], c)
+	}
+	for _, scope := range scopes {
+		err := store.View(ctx, scope, func(tx graph.Tx) error {
+			for _, c := range byScope[scope] {
+				if err := indexChange(b, tx, c); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	last := changes[len(changes)-1].Seq
+	var v [8]byte
+	binary.BigEndian.PutUint64(v[:], last)
+	b.SetInternal(seqKey, v[:])
+	if err := x.bi.Batch(b); err != nil {
+		return entity.Wrap(entity.EINTERNAL, "search.Sync", err)
+	}
+	x.seqMu.Lock()
+	x.seq = last
+	x.seqMu.Unlock()
+	return nil
+}
+
+type batch interface {
+	Index(id string, data any) error
+	Delete(id string)
+}
+
+func indexChange(b batch, tx graph.Tx, c graph.Change) error {
+	var typ string
+	switch c.Kind {
+	case graph.KindFact:
+		typ = TypeFact
+	case graph.KindEntity:
+		typ = TypeEntity
+	case graph.KindEpisode:
+		typ = TypeEpisode
+	default:
+		return nil // tombstones are not searchable
+	}
+	id := docID(typ, c.Scope, c.ID)
+	if c.Deleted {
+		b.Delete(id)
+		return nil
+	}
+	var doc map[string]any
+	var err error
+	switch typ {
+	case TypeFact:
+		var f entity.Fact
+		if f, err = tx.Fact(c.ID); err == nil {
+			doc = factDoc(&f)
+		}
+	case TypeEntity:
+		var e entity.Entity
+		if e, err = tx.Entity(c.ID); err == nil {
+			doc = entityDoc(&e)
+		}
+	case TypeEpisode:
+		var e entity.Episode
+		if e, err = tx.Episode(c.ID); err == nil {
+			doc = episodeDoc(&e)
+		}
+	}
+	switch {
+	case entity.ErrorCode(err) == entity.ENOTFOUND:
+		b.Delete(id)
+		return nil
+	case err != nil:
+		return err
+	}
+	return b.Index(id, doc)
+}
+
+// Notify wakes Follow to sync now; it never blocks. Hook it to the memory
+// service's Changed callback for read-your-writes within milliseconds.
+func (x *Index) Notify() {
+	select {
+	case x.notify <- struct{}{}:
+	default:
+	}
+}
+
+// Follow keeps the index in sync with store until ctx ends: it syncs at
+// once, then whenever Notify is called and at least every interval (which
+// also picks up writes of other processes, e.g. other replicas sharing a
+// Neo4j store). Errors are passed to onErr (when set) and retried at the
+// next tick.
+func (x *Index) Follow(ctx context.Context, store graph.Store, interval time.Duration, onErr func(error)) {
+	if interval <= 0 {
+		interval = time.Second
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if _, err := x.Sync(ctx, store); err != nil && ctx.Err() == nil && onErr != nil {
+			onErr(err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-x.notify:
+		case <-t.C:
+		}
+	}
+}
+
+// Rebuild makes a fresh index of store in dir, replacing the one there
+// only once the new one is complete: it is built in a sibling folder and
+// renamed into place, so an interrupted rebuild leaves the old index
+// usable. No other process may have dir open.
+func Rebuild(ctx context.Context, dir string, store graph.Store) (*Index, error) {
+	tmp := dir + ".rebuild"
+	if err := os.RemoveAll(tmp); err != nil {
+		return nil, entity.Wrap(entity.EINTERNAL, "search.Rebuild", err)
+	}
+	x, err := Open(tmp)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := x.Sync(ctx, store); err != nil {
+		x.Close()
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	if err := x.Close(); err != nil {
+		return nil, err
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, entity.Wrap(entity.EINTERNAL, "search.Rebuild", err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return nil, entity.Wrap(entity.EINTERNAL, "search.Rebuild", err)
+	}
+	return Open(dir)
+}
