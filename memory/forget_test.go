@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
+	"github.com/graphmem/graphmem/ontology"
 	"github.com/graphmem/graphmem/temporal"
 )
 
@@ -146,5 +148,38 @@ func TestPurge_PredecessorStaysEnded(t *testing.T) {
 	mustAdd(t, svc, memory.FactInput{Subject: "production database", Predicate: "port", Value: "5432", ValidFrom: in[0].ValidFrom})
 	if cur, _, _ = svc.Facts(ctx, scope, memory.FactQuery{Subject: "production database"}); len(cur) != 0 {
 		t.Fatalf("after a later write: %v", values(cur))
+	}
+}
+
+func TestSweep_DecayAndTTL(t *testing.T) {
+	svc, c := MustOpenService(t)
+	r := mustAdd(t, svc,
+		memory.FactInput{Subject: "me", Predicate: "mentioned", Value: "the weather", Importance: 2},
+		memory.FactInput{Subject: "me", Predicate: "constraint", Value: "never deploy on Fridays", Importance: 9},
+	)
+	c.t = c.t.Add(200 * 24 * time.Hour)
+	n, err := svc.Sweep(ctx, memory.DefaultDecay)
+	if err != nil || n != 1 {
+		t.Fatalf("swept %d %v", n, err)
+	}
+	d, err := svc.Fact(ctx, scope, r[0].FactID)
+	if err != nil || d.Fact.ArchivedAt == nil || d.Fact.Recallable(c.t) {
+		t.Fatalf("cold fact not archived: %+v %v", d.Fact, err)
+	}
+	if d, _ := svc.Fact(ctx, scope, r[1].FactID); d.Fact.ArchivedAt != nil {
+		t.Fatal("an important fact was archived")
+	}
+	// TTL from the ontology: facts leave recall when they expire.
+	svc.Ontology, err = ontology.Parse([]byte("predicates:\n  - {name: mood, cardinality: one, ttl: 1d}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := mustAdd(t, svc, memory.FactInput{Subject: "me", Predicate: "mood", Value: "tired"})
+	d, _ = svc.Fact(ctx, scope, m[0].FactID)
+	if d.Fact.ExpiresAt == nil || !d.Fact.Recallable(c.t) || d.Fact.Recallable(c.t.Add(25*time.Hour)) {
+		t.Fatalf("ttl: %+v", d.Fact)
+	}
+	if d.Fact.Status(c.t.Add(25*time.Hour)) != entity.StatusExpired {
+		t.Fatalf("status %s", d.Fact.Status(c.t.Add(25*time.Hour)))
 	}
 }

@@ -97,7 +97,9 @@ func visible(f *entity.Fact, q FactQuery, now time.Time) (entity.Fact, bool) {
 		return entity.Fact{}, false
 	}
 	v := f.AsKnownAt(q.KnownAt)
-	if !q.IncludeHistory && !v.ValidAt(q.AsOf) {
+	// Current listings leave out what left recall (TTL expiry, archiving);
+	// history keeps it.
+	if !q.IncludeHistory && (!v.ValidAt(q.AsOf) || !v.Recallable(now)) {
 		return entity.Fact{}, false
 	}
 	return v, true
