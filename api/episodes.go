@@ -1,0 +1,167 @@
+package api
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/memory"
+)
+
+// episodeRequest is the body of POST /v1/episodes.
+type episodeRequest struct {
+	Content        string         `json:"content" validate:"required" doc:"at most 256 KiB"`
+	Kind           string         `json:"kind,omitempty" validate:"omitempty,oneof=message text json"`
+	Speaker        string         `json:"speaker,omitempty" validate:"max=256"`
+	Role           string         `json:"role,omitempty" validate:"omitempty,oneof=user assistant system tool"`
+	ReferenceTime  string         `json:"reference_time,omitempty" validate:"omitempty,rfc3339" doc:"when it happened (default now); relative dates are resolved against it"`
+	SourceKind     string         `json:"source_kind,omitempty" validate:"omitempty,oneof=user_explicit user_implicit agent_inferred tool import"`
+	IdempotencyKey string         `json:"idempotency_key,omitempty" validate:"max=256" doc:"a repeat returns the episode stored first"`
+	Metadata       map[string]any `json:"metadata,omitempty" validate:"max=64"`
+}
+
+// EpisodeAccepted answers POST /v1/episodes and its retry. With wait=true it
+// also carries the facts the episode produced.
+type EpisodeAccepted struct {
+	EpisodeID string   `json:"episode_id"`
+	Status    string   `json:"status"`
+	Error     string   `json:"error,omitempty"`
+	FactIDs   []string `json:"fact_ids,omitempty"`
+	Facts     []Fact   `json:"facts,omitempty"`
+}
+
+// maxWaitFacts bounds the facts returned inline by a waited episode.
+const maxWaitFacts = 200
+
+func (s *Server) registerEpisodeRoutes() {
+	g := s.v1
+	g.POST("/episodes", s.postEpisode)
+	g.GET("/episodes", s.listEpisodes)
+	g.GET("/episodes/:id", s.getEpisode)
+	g.POST("/episodes/:id/retry", s.retryEpisode)
+	s.Document(
+		Endpoint{Method: "POST", Path: "/v1/episodes", Tag: "episodes",
+			Summary: "Store an episode durably and queue it for extraction (202); a repeated idempotency_key answers 200 with the first episode.",
+			Query:   []Param{{Name: "wait", Type: "boolean", Description: "wait for extraction and return the facts produced"}},
+			Body:    episodeRequest{}, Status: http.StatusAccepted, Response: EpisodeAccepted{},
+			Errors: []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusServiceUnavailable}},
+		Endpoint{Method: "GET", Path: "/v1/episodes", Tag: "episodes", Summary: "List episodes, optionally of one status.",
+			Query: []Param{
+				{Name: "status", Type: "string", Enum: []string{entity.EpisodeQueued, entity.EpisodeProcessing, entity.EpisodeDone, entity.EpisodeFailed}},
+				{Name: "limit", Type: "integer"},
+				{Name: "cursor", Type: "string"},
+			},
+			Response: EpisodeList{}, Errors: []int{http.StatusBadRequest}},
+		Endpoint{Method: "GET", Path: "/v1/episodes/:id", Tag: "episodes", Summary: "One episode with its status, error and the facts derived from it.",
+			Response: Episode{}, Errors: []int{http.StatusNotFound}},
+		Endpoint{Method: "POST", Path: "/v1/episodes/:id/retry", Tag: "episodes", Summary: "Queue a failed episode for extraction again.",
+			Status: http.StatusAccepted, Response: EpisodeAccepted{}, Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity}},
+	)
+}
+
+func (s *Server) postEpisode(c *gin.Context) {
+	q := newQuery(c, "wait")
+	wait := q.bool("wait")
+	if err := q.err(); err != nil {
+		Error(c, err)
+		return
+	}
+	var req episodeRequest
+	if err := s.DecodeJSON(c, &req); err != nil {
+		Error(c, err)
+		return
+	}
+	in := memory.EpisodeInput{
+		Content: req.Content, Kind: req.Kind, Speaker: req.Speaker, Role: req.Role,
+		SourceKind: entity.SourceKind(req.SourceKind), IdempotencyKey: req.IdempotencyKey, Metadata: req.Metadata,
+	}
+	if t, err := parseTime(req.ReferenceTime); err == nil {
+		t = t.UTC()
+		in.ReferenceTime = &t
+	}
+	ctx, scope := c.Request.Context(), Scope(c)
+	ep, created, err := s.svc.AddEpisode(ctx, scope, in)
+	if err != nil {
+		Error(c, err)
+		return
+	}
+	status := http.StatusAccepted
+	if !created {
+		status = http.StatusOK
+	}
+	out := EpisodeAccepted{EpisodeID: ep.ID, Status: ep.Status, Error: ep.Error}
+	if wait {
+		wctx, cancel := context.WithTimeout(ctx, s.opts.WaitTimeout)
+		ep, err = s.svc.WaitEpisode(wctx, scope, ep.ID)
+		cancel()
+		if err != nil {
+			Error(c, err)
+			return
+		}
+		out = EpisodeAccepted{EpisodeID: ep.ID, Status: ep.Status, Error: ep.Error, FactIDs: ep.FactIDs}
+		if ep.Status == entity.EpisodeDone || ep.Status == entity.EpisodeFailed {
+			status = http.StatusOK
+			now := s.now()
+			for _, id := range ep.FactIDs[:min(len(ep.FactIDs), maxWaitFacts)] {
+				d, err := s.svc.Fact(ctx, scope, id)
+				if entity.ErrorCode(err) == entity.ENOTFOUND {
+					continue // forgotten since
+				} else if err != nil {
+					Error(c, err)
+					return
+				}
+				out.Facts = append(out.Facts, NewFact(d.Fact, now))
+			}
+		}
+	}
+	c.JSON(status, out)
+}
+
+func (s *Server) listEpisodes(c *gin.Context) {
+	q := newQuery(c, "status", "limit", "cursor")
+	status := q.enum("status", entity.EpisodeQueued, entity.EpisodeProcessing, entity.EpisodeDone, entity.EpisodeFailed)
+	limit := q.limit()
+	cursor := q.str("cursor", maxParamLen)
+	if err := q.err(); err != nil {
+		Error(c, err)
+		return
+	}
+	eps, next, err := s.svc.Episodes(c.Request.Context(), Scope(c), status, cursor, limit)
+	if err != nil {
+		Error(c, err)
+		return
+	}
+	out := EpisodeList{Items: make([]Episode, len(eps)), NextCursor: optional(next)}
+	for i, e := range eps {
+		out.Items[i] = NewEpisode(e)
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+func (s *Server) getEpisode(c *gin.Context) {
+	if err := newQuery(c).err(); err != nil {
+		Error(c, err)
+		return
+	}
+	ep, err := s.svc.Episode(c.Request.Context(), Scope(c), c.Param("id"))
+	if err != nil {
+		Error(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, NewEpisode(ep))
+}
+
+func (s *Server) retryEpisode(c *gin.Context) {
+	if err := newQuery(c).err(); err != nil {
+		Error(c, err)
+		return
+	}
+	ep, err := s.svc.RetryEpisode(c.Request.Context(), Scope(c), c.Param("id"))
+	if err != nil {
+		Error(c, err)
+		return
+	}
+	c.JSON(http.StatusAccepted, EpisodeAccepted{EpisodeID: ep.ID, Status: ep.Status})
+}

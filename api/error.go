@@ -1,0 +1,85 @@
+package api
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/graphmem/graphmem/entity"
+)
+
+// statuses maps each application error code to its HTTP status: the one
+// place where the two meet.
+var statuses = map[entity.Code]int{
+	entity.EINVALID:         http.StatusBadRequest,
+	entity.EUNAUTHENTICATED: http.StatusUnauthorized,
+	entity.EPERMISSION:      http.StatusForbidden,
+	entity.ENOTFOUND:        http.StatusNotFound,
+	entity.ECONFLICT:        http.StatusConflict,
+	entity.ETOOLARGE:        http.StatusRequestEntityTooLarge,
+	entity.EUNPROCESSABLE:   http.StatusUnprocessableEntity,
+	entity.ERATELIMIT:       http.StatusTooManyRequests,
+	entity.EUNAVAILABLE:     http.StatusServiceUnavailable,
+	entity.EINTERNAL:        http.StatusInternalServerError,
+}
+
+// Status returns the HTTP status of err's code.
+func Status(err error) int {
+	if s, ok := statuses[entity.ErrorCode(err)]; ok {
+		return s
+	}
+	return http.StatusInternalServerError
+}
+
+// ErrorBody is the one error shape of DESIGN §6.
+type ErrorBody struct {
+	Error ErrorDetail `json:"error"`
+}
+
+// ErrorDetail is the content of ErrorBody. Fields names offending input by
+// JSON path ("facts[0].predicate") or query parameter.
+type ErrorDetail struct {
+	Code    entity.Code       `json:"code"`
+	Message string            `json:"message"`
+	Fields  map[string]string `json:"fields,omitempty"`
+}
+
+// retryAfter is the delay suggested to clients when a dependency is down.
+const retryAfter = "1"
+
+// Error renders err in the one error shape with its status and aborts the
+// request. Internal errors are logged with the request id and shown only as
+// "internal error"; their cause never reaches the client.
+func Error(c *gin.Context, err error) {
+	status := Status(err)
+	body := ErrorBody{Error: ErrorDetail{Code: entity.ErrorCode(err), Message: entity.ErrorMessage(err)}}
+	var e *entity.Error
+	if errors.As(err, &e) && e.Code != entity.EINTERNAL {
+		body.Error.Fields = e.Fields
+	}
+	if body.Error.Code == "" {
+		body.Error.Code = entity.EINTERNAL
+	}
+	switch {
+	case status >= 500:
+		logger(c).LogAttrs(c.Request.Context(), slog.LevelError, "request failed",
+			slog.String("error", err.Error()), slog.Int("status", status))
+	default:
+		// Kept for the request log line: what went wrong, in one word.
+		c.Set(ctxErrorCode, string(body.Error.Code))
+	}
+	if status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests {
+		c.Header("Retry-After", retryAfter)
+	}
+	if status == http.StatusUnauthorized {
+		c.Header("WWW-Authenticate", `Bearer realm="graphmem"`)
+	}
+	c.AbortWithStatusJSON(status, body)
+}
+
+// invalid returns an EINVALID error for one field.
+func invalid(field, msg string) error {
+	return &entity.Error{Code: entity.EINVALID, Message: "invalid request", Fields: map[string]string{field: msg}}
+}

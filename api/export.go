@@ -1,0 +1,111 @@
+package api
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/memory"
+)
+
+// NDJSON is the media type of JSON Lines.
+const NDJSON = "application/x-ndjson"
+
+func (s *Server) registerExportRoutes() {
+	g := s.v1
+	g.GET("/export", s.export)
+	g.POST("/import", s.importScope)
+	s.Document(
+		Endpoint{Method: "GET", Path: "/v1/export", Tag: "export",
+			Summary:  "Everything in the scope as JSON Lines (tombstones, entities, episodes, facts with both time axes), for a lossless round trip.",
+			Response: memory.Record{}, ResponseType: NDJSON},
+		Endpoint{Method: "POST", Path: "/v1/import", Tag: "export",
+			Summary: "Load an export into the scope, keeping ids and times; tombstoned facts stay out.",
+			Body:    memory.Record{}, BodyType: NDJSON, Response: memory.ImportResult{},
+			Errors: []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusServiceUnavailable}},
+	)
+}
+
+// countingWriter knows whether the answer has started.
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (cw *countingWriter) Write(p []byte) (int, error) {
+	n, err := cw.w.Write(p)
+	cw.n += int64(n)
+	return n, err
+}
+
+func (s *Server) export(c *gin.Context) {
+	if err := newQuery(c).err(); err != nil {
+		Error(c, err)
+		return
+	}
+	c.Header("Content-Type", NDJSON)
+	c.Header("Content-Disposition", `attachment; filename="graphmem-export.jsonl"`)
+	cw := &countingWriter{w: c.Writer}
+	err := s.svc.Export(c.Request.Context(), Scope(c), cw)
+	if err == nil {
+		c.Status(http.StatusOK)
+		return
+	}
+	if cw.n == 0 {
+		c.Header("Content-Type", "")
+		Error(c, err)
+		return
+	}
+	// Part of the export is already on the wire: the only honest signal
+	// left is to cut the connection, so the client sees a truncated body
+	// rather than a complete-looking file.
+	logger(c).Error("export failed mid-stream", "error", err, "bytes", cw.n)
+	panic(http.ErrAbortHandler)
+}
+
+// limitedReader reports whether a read went past the limit, since the
+// import decoder turns errors into messages.
+type limitedReader struct {
+	r        io.Reader
+	exceeded bool
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		l.exceeded = true
+	}
+	return n, err
+}
+
+func (s *Server) importScope(c *gin.Context) {
+	if err := newQuery(c).err(); err != nil {
+		Error(c, err)
+		return
+	}
+	if ct := c.GetHeader("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || !(mt == NDJSON || mt == "application/jsonl" || mt == "application/json" || strings.HasSuffix(mt, "+json")) {
+			Error(c, invalid("Content-Type", "must be "+NDJSON))
+			return
+		}
+	}
+	lr := &limitedReader{r: http.MaxBytesReader(c.Writer, c.Request.Body, s.opts.MaxImportBytes)}
+	res, err := s.svc.Import(c.Request.Context(), Scope(c), lr)
+	if lr.exceeded {
+		err = &entity.Error{Code: entity.ETOOLARGE, Message: fmt.Sprintf(
+			"import exceeds %d bytes; %d facts were imported before the limit", s.opts.MaxImportBytes, res.Facts)}
+	}
+	if err != nil {
+		Error(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, res)
+}

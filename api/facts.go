@@ -1,0 +1,267 @@
+package api
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/memory"
+)
+
+// factInput is one fact of POST /v1/facts. Times are strings so a bad one
+// is reported by its JSON path; limits mirror the memory service's.
+type factInput struct {
+	Subject     string         `json:"subject" validate:"required,max=256"`
+	SubjectType string         `json:"subject_type,omitempty" validate:"max=64"`
+	Predicate   string         `json:"predicate" validate:"required,max=64"`
+	Object      string         `json:"object,omitempty" validate:"max=256" doc:"an entity name; exactly one of object and value"`
+	ObjectType  string         `json:"object_type,omitempty" validate:"max=64"`
+	Value       string         `json:"value,omitempty" validate:"max=2000" doc:"a literal; exactly one of object and value"`
+	Text        string         `json:"text,omitempty" validate:"max=4000"`
+	ValidFrom   string         `json:"valid_from,omitempty" validate:"omitempty,rfc3339" doc:"default: now"`
+	ValidTo     string         `json:"valid_to,omitempty" validate:"omitempty,rfc3339" doc:"after valid_from; alone, it ends the matching fact"`
+	SourceKind  string         `json:"source_kind,omitempty" validate:"omitempty,oneof=user_explicit user_implicit agent_inferred tool import"`
+	EpisodeID   string         `json:"episode_id,omitempty" validate:"max=128"`
+	Confidence  *float64       `json:"confidence,omitempty" validate:"omitempty,gte=0,lte=1"`
+	Importance  int            `json:"importance,omitempty" validate:"omitempty,min=1,max=10"`
+	Attributes  map[string]any `json:"attributes,omitempty" validate:"max=64" doc:"e.g. reason, alternatives"`
+	Cardinality string         `json:"cardinality,omitempty" validate:"omitempty,oneof=one many" doc:"a hint for predicates the ontology does not define"`
+}
+
+// factsRequest is the body of POST /v1/facts.
+type factsRequest struct {
+	Facts []factInput `json:"facts" validate:"required,min=1,max=1000"`
+}
+
+// rawFactsRequest is decoded first, so each fact can then be decoded on its
+// own and its errors named facts[i].field.
+type rawFactsRequest struct {
+	Facts []json.RawMessage `json:"facts" validate:"required,min=1,max=1000"`
+}
+
+// FactResult says what became of one fact of a POST /v1/facts batch.
+type FactResult struct {
+	FactID     string   `json:"fact_id,omitempty" doc:"absent when blocked_by_tombstone"`
+	Action     string   `json:"action" doc:"created, corroborated, superseded_previous, historical, ended or blocked_by_tombstone"`
+	Superseded []string `json:"superseded" doc:"ids of the facts this one ended"`
+	Warning    string   `json:"warning,omitempty"`
+}
+
+// FactsResponse answers POST /v1/facts, one result per fact, in order.
+type FactsResponse struct {
+	Results []FactResult `json:"results"`
+}
+
+func (s *Server) registerFactRoutes() {
+	g := s.v1
+	g.POST("/facts", s.postFacts)
+	g.GET("/facts", s.listFacts)
+	g.GET("/facts/:id", s.getFact)
+	g.DELETE("/facts/:id", s.deleteFact)
+
+	bad := []int{http.StatusBadRequest}
+	s.Document(
+		Endpoint{Method: "POST", Path: "/v1/facts", Tag: "facts",
+			Summary: "Add structured facts; the temporal rules decide what each one does.",
+			Body:    factsRequest{}, Response: FactsResponse{},
+			Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusRequestEntityTooLarge, http.StatusServiceUnavailable}},
+		Endpoint{Method: "GET", Path: "/v1/facts", Tag: "facts", Summary: "List facts valid at as_of, as known at known_at.",
+			Query: []Param{
+				{Name: "subject", Type: "string", Description: "entity name (exact or alias)"},
+				{Name: "predicate", Type: "string"},
+				{Name: "object", Type: "string", Description: "entity name or literal value"},
+				{Name: "as_of", Type: "date-time", Description: "valid time (default now)"},
+				{Name: "known_at", Type: "date-time", Description: "transaction time (default now)"},
+				{Name: "include_history", Type: "boolean", Description: "every fact regardless of as_of"},
+				{Name: "limit", Type: "integer"},
+				{Name: "cursor", Type: "string"},
+			},
+			Response: FactList{}, Errors: bad},
+		Endpoint{Method: "GET", Path: "/v1/facts/:id", Tag: "facts", Summary: "One fact with its provenance episodes and supersession chain.",
+			Response: FactDetail{}, Errors: []int{http.StatusNotFound}},
+		Endpoint{Method: "DELETE", Path: "/v1/facts/:id", Tag: "facts", Summary: "Retract a fact: it was never true (queries known before still see it).",
+			Query:    []Param{{Name: "mode", Type: "string", Enum: []string{"retract", "forget"}, Description: "retract (default); forget is not available yet"}},
+			Response: Fact{}, Errors: []int{http.StatusBadRequest, http.StatusNotFound}},
+	)
+}
+
+func (s *Server) postFacts(c *gin.Context) {
+	in, err := s.decodeFacts(c)
+	if err != nil {
+		Error(c, err)
+		return
+	}
+	res, err := s.svc.AddFacts(c.Request.Context(), Scope(c), in)
+	if err != nil {
+		Error(c, err)
+		return
+	}
+	out := FactsResponse{Results: make([]FactResult, len(res))}
+	for i, r := range res {
+		out.Results[i] = FactResult{FactID: r.FactID, Action: r.Action, Superseded: nonNil(r.Superseded), Warning: r.Warning}
+		s.metrics.facts.WithLabelValues(r.Action).Inc()
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// decodeFacts decodes and validates a POST /v1/facts body: shape first
+// (JSON types, unknown fields, tags), then the domain rules, every problem
+// named by its JSON path.
+func (s *Server) decodeFacts(c *gin.Context) ([]memory.FactInput, error) {
+	dec, err := s.jsonBody(c)
+	if err != nil {
+		return nil, err
+	}
+	return decodeFactsBody(dec, s.opts.MaxBodyBytes)
+}
+
+func decodeFactsBody(dec *json.Decoder, limit int64) ([]memory.FactInput, error) {
+	var raw rawFactsRequest
+	if err := decodeOne(dec, &raw); err != nil {
+		return nil, decodeError(err, "", limit)
+	}
+	fe := entity.FieldErrors{}
+	if err := validate.Struct(&raw); err != nil {
+		shapeErrors(err, "", fe)
+		return nil, fe.Err()
+	}
+	in := make([]factInput, len(raw.Facts))
+	bad := map[string]bool{}
+	for i, r := range raw.Facts {
+		p := fmt.Sprintf("facts[%d].", i)
+		d := json.NewDecoder(bytes.NewReader(r))
+		d.DisallowUnknownFields()
+		if err := d.Decode(&in[i]); err != nil {
+			mergeErr(fe, decodeError(err, p, limit), p)
+			bad[p] = true
+			continue
+		}
+		if err := validate.Struct(&in[i]); err != nil {
+			shapeErrors(err, p, fe)
+		}
+	}
+	out := make([]memory.FactInput, len(in))
+	for i := range in {
+		out[i] = in[i].toMemory()
+	}
+	// Domain rules (exactly one of object and value, valid_to after
+	// valid_from…) for every fact that decoded: one that did not is only
+	// partly read, and would draw spurious complaints.
+	var de *entity.Error
+	if err := memory.ValidateFacts(out); errors.As(err, &de) {
+		for f, msg := range de.Fields {
+			p, _, _ := strings.Cut(f, "].")
+			if !bad[p+"]."] {
+				fe.Add(f, msg)
+			}
+		}
+	} else if err != nil {
+		return nil, err
+	}
+	if err := fe.Err(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// mergeErr adds err's fields to fe, or its message under the field prefix.
+func mergeErr(fe entity.FieldErrors, err error, prefix string) {
+	var e *entity.Error
+	if errors.As(err, &e) && len(e.Fields) > 0 {
+		for k, v := range e.Fields {
+			fe.Add(k, v)
+		}
+		return
+	}
+	fe.Add(strings.TrimSuffix(prefix, "."), entity.ErrorMessage(err))
+}
+
+func (f *factInput) toMemory() memory.FactInput {
+	out := memory.FactInput{
+		Subject: f.Subject, SubjectType: f.SubjectType, Predicate: f.Predicate, Object: f.Object,
+		ObjectType: f.ObjectType, Value: f.Value, Text: f.Text, SourceKind: entity.SourceKind(f.SourceKind),
+		EpisodeID: f.EpisodeID, Confidence: f.Confidence, Importance: f.Importance,
+		Attributes: f.Attributes, Cardinality: f.Cardinality,
+	}
+	if t, err := parseTime(f.ValidFrom); err == nil {
+		out.ValidFrom = &t
+	}
+	if t, err := parseTime(f.ValidTo); err == nil {
+		out.ValidTo = &t
+	}
+	return out
+}
+
+// parseFactQuery reads the filters of GET /v1/facts.
+func parseFactQuery(c *gin.Context) (memory.FactQuery, error) {
+	q := newQuery(c, "subject", "predicate", "object", "as_of", "known_at", "include_history", "limit", "cursor")
+	fq := memory.FactQuery{
+		Subject:        q.str("subject", memory.MaxNameLen),
+		Predicate:      q.str("predicate", memory.MaxPredLen),
+		Object:         q.str("object", memory.MaxValueLen),
+		AsOf:           q.time("as_of"),
+		KnownAt:        q.time("known_at"),
+		IncludeHistory: q.bool("include_history"),
+		Limit:          q.limit(),
+		Cursor:         q.str("cursor", maxParamLen),
+	}
+	return fq, q.err()
+}
+
+func (s *Server) listFacts(c *gin.Context) {
+	fq, err := parseFactQuery(c)
+	if err != nil {
+		Error(c, err)
+		return
+	}
+	fs, next, err := s.svc.Facts(c.Request.Context(), Scope(c), fq)
+	if err != nil {
+		Error(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, FactList{Items: NewFacts(fs, s.now()), NextCursor: optional(next)})
+}
+
+func (s *Server) getFact(c *gin.Context) {
+	if err := newQuery(c).err(); err != nil {
+		Error(c, err)
+		return
+	}
+	d, err := s.svc.Fact(c.Request.Context(), Scope(c), c.Param("id"))
+	if err != nil {
+		Error(c, err)
+		return
+	}
+	now := s.now()
+	out := FactDetail{Fact: NewFact(d.Fact, now), Chain: NewFacts(d.Chain, now), Episodes: make([]Episode, len(d.Episodes))}
+	for i, e := range d.Episodes {
+		out.Episodes[i] = NewEpisode(e)
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+func (s *Server) deleteFact(c *gin.Context) {
+	q := newQuery(c, "mode")
+	mode := q.enum("mode", "retract", "forget")
+	if err := q.err(); err != nil {
+		Error(c, err)
+		return
+	}
+	switch mode {
+	case "", "retract":
+		f, err := s.svc.Retract(c.Request.Context(), Scope(c), c.Param("id"))
+		if err != nil {
+			Error(c, err)
+			return
+		}
+		c.JSON(http.StatusOK, NewFact(f, s.now()))
+	default:
+		Error(c, invalid("mode", "unsupported mode: "+mode))
+	}
+}

@@ -1,0 +1,128 @@
+package api
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
+)
+
+// metrics are the server's Prometheus collectors.
+type metrics struct {
+	requests *prometheus.CounterVec
+	latency  *prometheus.HistogramVec
+	inflight prometheus.Gauge
+	facts    *prometheus.CounterVec
+}
+
+// latencyBuckets span the sub-millisecond reads of the embedded store to
+// multi-second imports and waits.
+var latencyBuckets = []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10}
+
+func newMetrics(reg prometheus.Registerer) *metrics {
+	return &metrics{
+		requests: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "graphmem_http_requests_total",
+			Help: "HTTP requests answered, by method, route and status.",
+		}, []string{"method", "route", "status"})),
+		latency: register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "graphmem_http_request_duration_seconds",
+			Help:    "Time to answer an HTTP request, by method and route.",
+			Buckets: latencyBuckets,
+		}, []string{"method", "route"})),
+		inflight: register(reg, prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "graphmem_http_requests_in_flight",
+			Help: "HTTP requests being answered.",
+		})),
+		facts: register(reg, prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "graphmem_facts_ingested_total",
+			Help: "Structured facts ingested over HTTP, by outcome (created, corroborated, superseded_previous, historical, blocked_by_tombstone...).",
+		}, []string{"action"})),
+	}
+}
+
+// register registers c, or returns the equal collector already registered
+// (two servers may share a registry, e.g. in tests).
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
+	if err := reg.Register(c); err != nil {
+		var are prometheus.AlreadyRegisteredError
+		if errors.As(err, &are) {
+			if old, ok := are.ExistingCollector.(C); ok {
+				return old
+			}
+		}
+		panic(err)
+	}
+	return c
+}
+
+// InstrumentStore returns s with the latency of every store operation
+// recorded in graphmem_store_duration_seconds{op, outcome} on reg.
+//
+// The wrapper hides optional interfaces s may implement; code looking for
+// one should first call Unwrap on a store that has it.
+func InstrumentStore(reg prometheus.Registerer, s graph.Store) graph.Store {
+	h := register(reg, prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "graphmem_store_duration_seconds",
+		Help:    "Time spent in store operations (transactions include the work done inside them), by operation and outcome.",
+		Buckets: latencyBuckets,
+	}, []string{"op", "outcome"}))
+	return &instrumentedStore{Store: s, h: h}
+}
+
+type instrumentedStore struct {
+	graph.Store
+	h *prometheus.HistogramVec
+}
+
+var _ graph.Store = (*instrumentedStore)(nil)
+
+// Unwrap returns the store being measured.
+func (s *instrumentedStore) Unwrap() graph.Store { return s.Store }
+
+func (s *instrumentedStore) observe(op string, start time.Time, err error) {
+	outcome := "ok"
+	if err != nil {
+		outcome = string(entity.ErrorCode(err))
+	}
+	s.h.WithLabelValues(op, outcome).Observe(time.Since(start).Seconds())
+}
+
+func (s *instrumentedStore) View(ctx context.Context, scope entity.Scope, fn func(graph.Tx) error) error {
+	start := time.Now()
+	err := s.Store.View(ctx, scope, fn)
+	s.observe("view", start, err)
+	return err
+}
+
+func (s *instrumentedStore) Update(ctx context.Context, scope entity.Scope, fn func(graph.Tx) error) error {
+	start := time.Now()
+	err := s.Store.Update(ctx, scope, fn)
+	s.observe("update", start, err)
+	return err
+}
+
+func (s *instrumentedStore) Changes(ctx context.Context, after uint64, limit int) ([]graph.Change, error) {
+	start := time.Now()
+	cs, err := s.Store.Changes(ctx, after, limit)
+	s.observe("changes", start, err)
+	return cs, err
+}
+
+func (s *instrumentedStore) DueEpisodes(ctx context.Context, now time.Time, limit int) ([]graph.EpisodeRef, error) {
+	start := time.Now()
+	eps, err := s.Store.DueEpisodes(ctx, now, limit)
+	s.observe("due_episodes", start, err)
+	return eps, err
+}
+
+func (s *instrumentedStore) Ping(ctx context.Context) error {
+	start := time.Now()
+	err := s.Store.Ping(ctx)
+	s.observe("ping", start, err)
+	return err
+}

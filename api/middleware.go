@@ -1,0 +1,191 @@
+package api
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/graphmem/graphmem/entity"
+)
+
+// Headers graphmem reads or writes.
+const (
+	// RequestIDHeader carries the request id: the client's if it sent a
+	// well-formed one, else a generated one; echoed in every answer.
+	RequestIDHeader = "X-Request-Id"
+	// ScopeHeader picks one of the scopes the caller's key may use.
+	ScopeHeader = "X-Graphmem-Scope"
+)
+
+// Keys of values kept in the gin context.
+const (
+	ctxScope     = "graphmem.scope"
+	ctxLogger    = "graphmem.logger"
+	ctxErrorCode = "graphmem.error_code"
+)
+
+type requestIDKey struct{}
+
+// RequestID returns the id of the request ctx belongs to, or "".
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// Scope returns the scope the request was authenticated for. It is set by
+// the authentication middleware of the /v1 group and is the only source of
+// a request's scope.
+func Scope(c *gin.Context) entity.Scope { return c.GetString(ctxScope) }
+
+func logger(c *gin.Context) *slog.Logger {
+	if l, ok := c.Get(ctxLogger); ok {
+		return l.(*slog.Logger)
+	}
+	return slog.Default()
+}
+
+// observe gives the request an id, then logs and measures it once it is
+// answered.
+func (s *Server) observe(c *gin.Context) {
+	start := time.Now()
+	id := c.GetHeader(RequestIDHeader)
+	if !wellFormedID(id) {
+		id = newRequestID()
+	}
+	c.Header(RequestIDHeader, id)
+	l := s.log.With(slog.String("request_id", id))
+	c.Set(ctxLogger, l)
+	c.Request = c.Request.WithContext(context.WithValue(c.Request.Context(), requestIDKey{}, id))
+	s.metrics.inflight.Inc()
+	defer s.metrics.inflight.Dec()
+
+	c.Next()
+
+	elapsed := time.Since(start)
+	route := c.FullPath()
+	if route == "" {
+		route = "unmatched"
+	}
+	status := c.Writer.Status()
+	s.metrics.requests.WithLabelValues(c.Request.Method, route, strconv.Itoa(status)).Inc()
+	s.metrics.latency.WithLabelValues(c.Request.Method, route).Observe(elapsed.Seconds())
+	attrs := []slog.Attr{
+		slog.String("method", c.Request.Method),
+		slog.String("route", route),
+		slog.Int("status", status),
+		slog.Float64("ms", float64(elapsed.Microseconds())/1000),
+		slog.Int("bytes", c.Writer.Size()),
+	}
+	if sc := Scope(c); sc != "" {
+		attrs = append(attrs, slog.String("scope", sc))
+	}
+	if code := c.GetString(ctxErrorCode); code != "" {
+		attrs = append(attrs, slog.String("error", code))
+	}
+	level := slog.LevelInfo
+	if route == "/healthz" || route == "/readyz" || route == "/metrics" {
+		level = slog.LevelDebug
+	}
+	l.LogAttrs(c.Request.Context(), level, "request", attrs...)
+}
+
+func wellFormedID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.' || r == ':') {
+			return false
+		}
+	}
+	return true
+}
+
+func newRequestID() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// recover turns a panic — always a bug — into a logged 500 in the one error
+// shape. http.ErrAbortHandler is let through: it is how a handler that has
+// already started a streamed answer signals a truncated body.
+func (s *Server) recover(c *gin.Context) {
+	defer func() {
+		v := recover()
+		if v == nil {
+			return
+		}
+		if err, ok := v.(error); ok && errors.Is(err, http.ErrAbortHandler) {
+			panic(v)
+		}
+		logger(c).LogAttrs(c.Request.Context(), slog.LevelError, "panic",
+			slog.String("panic", fmt.Sprint(v)), slog.String("stack", string(debug.Stack())))
+		if c.Writer.Written() {
+			c.Abort()
+			panic(http.ErrAbortHandler)
+		}
+		Error(c, &entity.Error{Code: entity.EINTERNAL, Message: fmt.Sprint(v)})
+	}()
+	c.Next()
+}
+
+// authenticate derives the request's scope from its credentials: an API key
+// names the scopes it may use and X-Graphmem-Scope picks one (default the
+// key's first). In development mode the header, or "default", is used.
+func (s *Server) authenticate(c *gin.Context) {
+	requested := c.GetHeader(ScopeHeader)
+	if s.DevelopmentMode() {
+		scope := requested
+		if scope == "" {
+			scope = entity.DefaultScope
+		}
+		if !entity.ValidScope(scope) {
+			Error(c, invalid(ScopeHeader, "not a valid scope name"))
+			return
+		}
+		c.Set(ctxScope, scope)
+		c.Next()
+		return
+	}
+	key, ok := bearer(c.GetHeader("Authorization"))
+	var scopes []string
+	if ok {
+		scopes, ok = s.keys[sha256.Sum256([]byte(key))]
+	}
+	if !ok || len(scopes) == 0 {
+		Error(c, entity.Errorf(entity.EUNAUTHENTICATED, "a valid API key is required (Authorization: Bearer <key>)"))
+		return
+	}
+	scope := scopes[0]
+	if requested != "" {
+		if !slices.Contains(scopes, requested) {
+			Error(c, entity.Errorf(entity.EPERMISSION, "this API key may not use scope %q", requested))
+			return
+		}
+		scope = requested
+	}
+	c.Set(ctxScope, scope)
+	c.Next()
+}
+
+func bearer(h string) (string, bool) {
+	const p = "bearer "
+	if len(h) <= len(p) || !strings.EqualFold(h[:len(p)], p) {
+		return "", false
+	}
+	k := strings.TrimSpace(h[len(p):])
+	return k, k != ""
+}

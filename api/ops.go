@@ -1,0 +1,60 @@
+package api
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/graphmem/graphmem/entity"
+)
+
+// Health is the answer of /healthz and /readyz.
+type Health struct {
+	Status string `json:"status"`
+}
+
+// readyTimeout bounds a readiness check, so a hung store answers 503
+// rather than hanging the probe.
+const readyTimeout = 2 * time.Second
+
+func (s *Server) registerOpsRoutes() {
+	e := s.engine
+	e.GET("/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, Health{Status: "ok"}) })
+	e.GET("/readyz", s.ready)
+	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{Registry: s.reg})))
+	e.GET("/openapi.json", s.serveOpenAPI(&openAPIJSON{}))
+	s.Document(
+		Endpoint{Method: "GET", Path: "/healthz", Summary: "Liveness: the process answers.", Tag: "operations", Public: true, Response: Health{}},
+		Endpoint{Method: "GET", Path: "/readyz", Summary: "Readiness: the store answers.", Tag: "operations", Public: true, Response: Health{},
+			Errors: []int{http.StatusServiceUnavailable}},
+		Endpoint{Method: "GET", Path: "/metrics", Summary: "Prometheus metrics.", Tag: "operations", Public: true,
+			Response: "", ResponseType: "text/plain"},
+		Endpoint{Method: "GET", Path: "/openapi.json", Summary: "This OpenAPI 3.1 document.", Tag: "operations", Public: true,
+			Response: map[string]any{}},
+	)
+}
+
+func (s *Server) ready(c *gin.Context) {
+	ctx, cancel := context.WithTimeout(c.Request.Context(), readyTimeout)
+	defer cancel()
+	check := s.opts.Ready
+	if check == nil {
+		if s.svc == nil || s.svc.Store == nil {
+			Error(c, entity.Errorf(entity.EUNAVAILABLE, "no store"))
+			return
+		}
+		check = s.svc.Store.Ping
+	}
+	if err := check(ctx); err != nil {
+		if entity.ErrorCode(err) != entity.EUNAVAILABLE {
+			logger(c).Error("readiness check failed", "error", err)
+			err = entity.Errorf(entity.EUNAVAILABLE, "not ready")
+		}
+		Error(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, Health{Status: "ready"})
+}

@@ -1,0 +1,133 @@
+package api
+
+import (
+	"context"
+	"crypto/sha256"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/memory"
+)
+
+// Defaults for Options left zero.
+const (
+	DefaultMaxBodyBytes   = 4 << 20
+	DefaultMaxImportBytes = 1 << 30
+	DefaultWaitTimeout    = 60 * time.Second
+)
+
+// Options configure a Server.
+type Options struct {
+	// Service answers every /v1 request.
+	Service *memory.Service
+	// Keys maps each API key to the scopes it may use, the first being the
+	// default. Empty means development mode: no authentication, scope
+	// "default" or the one named by the X-Graphmem-Scope header.
+	Keys map[string][]string
+	// Logger receives one line per request and every internal error;
+	// slog.Default() when nil.
+	Logger *slog.Logger
+	// Registry receives the HTTP and ingestion metrics and is served at
+	// /metrics; a new registry when nil.
+	Registry *prometheus.Registry
+	// MaxBodyBytes bounds JSON request bodies (DefaultMaxBodyBytes when 0);
+	// MaxImportBytes bounds POST /v1/import (DefaultMaxImportBytes when 0).
+	MaxBodyBytes   int64
+	MaxImportBytes int64
+	// WaitTimeout bounds POST /v1/episodes?wait=true; past it the episode is
+	// answered as it stands (DefaultWaitTimeout when 0).
+	WaitTimeout time.Duration
+	// Ready reports whether the server can serve (GET /readyz); the store's
+	// Ping when nil.
+	Ready func(ctx context.Context) error
+	// Now is the clock used to derive fact statuses; time.Now when nil.
+	Now func() time.Time
+}
+
+// Server is graphmem's HTTP API.
+type Server struct {
+	svc     *memory.Service
+	keys    map[[sha256.Size]byte][]string
+	log     *slog.Logger
+	reg     *prometheus.Registry
+	metrics *metrics
+	opts    Options
+
+	engine *gin.Engine
+	v1     *gin.RouterGroup
+	docs   []Endpoint
+}
+
+func init() { gin.SetMode(gin.ReleaseMode) }
+
+// New returns a Server with every route of this package registered.
+func New(o Options) *Server {
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Registry == nil {
+		o.Registry = prometheus.NewRegistry()
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if o.MaxImportBytes <= 0 {
+		o.MaxImportBytes = DefaultMaxImportBytes
+	}
+	if o.WaitTimeout <= 0 {
+		o.WaitTimeout = DefaultWaitTimeout
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	s := &Server{svc: o.Service, log: o.Logger, reg: o.Registry, opts: o, keys: map[[sha256.Size]byte][]string{}}
+	for k, scopes := range o.Keys {
+		s.keys[sha256.Sum256([]byte(k))] = scopes
+	}
+	s.metrics = newMetrics(o.Registry)
+
+	e := gin.New()
+	// Predictable routing: no redirects a client has to follow, and 404 in
+	// the one error shape for anything unknown.
+	e.RedirectTrailingSlash = false
+	e.RedirectFixedPath = false
+	e.HandleMethodNotAllowed = false
+	e.ContextWithFallback = true
+	e.Use(s.observe, s.recover)
+	e.NoRoute(func(c *gin.Context) {
+		Error(c, entity.Errorf(entity.ENOTFOUND, "no route %s %s", c.Request.Method, c.Request.URL.Path))
+	})
+	s.engine = e
+	s.v1 = e.Group("/v1", s.authenticate)
+
+	s.registerOpsRoutes()
+	s.registerFactRoutes()
+	s.registerEntityRoutes()
+	s.registerEpisodeRoutes()
+	s.registerExportRoutes()
+	return s
+}
+
+// Handler returns the HTTP handler serving every route.
+func (s *Server) Handler() http.Handler { return s.engine }
+
+// Group returns the authenticated /v1 route group: handlers registered on
+// it find the request's scope with Scope(c). Every route added must also be
+// described with Document.
+func (s *Server) Group() *gin.RouterGroup { return s.v1 }
+
+// Service returns the memory service the server calls.
+func (s *Server) Service() *memory.Service { return s.svc }
+
+// Registry returns the metrics registry served at /metrics.
+func (s *Server) Registry() *prometheus.Registry { return s.reg }
+
+// DevelopmentMode reports whether the server runs without API keys.
+func (s *Server) DevelopmentMode() bool { return len(s.keys) == 0 }
+
+func (s *Server) now() time.Time { return s.opts.Now().UTC() }

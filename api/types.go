@@ -1,0 +1,183 @@
+package api
+
+import (
+	"time"
+
+	"github.com/graphmem/graphmem/entity"
+)
+
+// Fact is a fact as the API shows it (DESIGN §6): subject and object are
+// entity names, open intervals are null, and status is derived at the time
+// of the request. Claims and revisions stay internal (export has them).
+type Fact struct {
+	ID           string            `json:"id"`
+	Scope        string            `json:"scope"`
+	Subject      string            `json:"subject"`
+	SubjectID    string            `json:"subject_id"`
+	Predicate    string            `json:"predicate"`
+	Object       string            `json:"object,omitempty"`
+	ObjectID     string            `json:"object_id,omitempty"`
+	Value        string            `json:"value,omitempty"`
+	Text         string            `json:"text"`
+	ValidFrom    *time.Time        `json:"valid_from" doc:"null: since an unknown time"`
+	ValidTo      *time.Time        `json:"valid_to" doc:"null: still true"`
+	RecordedAt   time.Time         `json:"recorded_at"`
+	ExpiredAt    *time.Time        `json:"expired_at" doc:"when it was retracted; null if it never was"`
+	Status       string            `json:"status" doc:"current, superseded, ended, retracted, expired, archived or future"`
+	Supersedes   *string           `json:"supersedes"`
+	SupersededBy *string           `json:"superseded_by"`
+	EpisodeIDs   []string          `json:"episode_ids"`
+	SourceKind   entity.SourceKind `json:"source_kind"`
+	Confidence   float64           `json:"confidence"`
+	Importance   int               `json:"importance"`
+	Attributes   map[string]any    `json:"attributes"`
+	ExpiresAt    *time.Time        `json:"expires_at,omitempty" doc:"TTL: when it leaves recall"`
+}
+
+// FactList is a page of facts.
+type FactList struct {
+	Items      []Fact  `json:"items"`
+	NextCursor *string `json:"next_cursor" doc:"pass as cursor for the next page; null on the last"`
+}
+
+// FactDetail is one fact with its supersession chain (ordered by valid
+// time) and the episodes it came from.
+type FactDetail struct {
+	Fact     Fact      `json:"fact"`
+	Chain    []Fact    `json:"chain"`
+	Episodes []Episode `json:"episodes"`
+}
+
+// Entity is an entity as the API shows it.
+type Entity struct {
+	ID         string         `json:"id"`
+	Scope      string         `json:"scope"`
+	Name       string         `json:"name"`
+	Type       string         `json:"type"`
+	Aliases    []string       `json:"aliases"`
+	Summary    string         `json:"summary"`
+	Attributes map[string]any `json:"attributes"`
+	CreatedAt  time.Time      `json:"created_at"`
+	UpdatedAt  time.Time      `json:"updated_at"`
+}
+
+// EntityMatch is an entity found by name.
+type EntityMatch struct {
+	Entity Entity  `json:"entity"`
+	Match  string  `json:"match" doc:"exact, alias or fuzzy"`
+	Score  float64 `json:"score"`
+}
+
+// EntityMatchList is a page of entity matches.
+type EntityMatchList struct {
+	Items      []EntityMatch `json:"items"`
+	NextCursor *string       `json:"next_cursor"`
+}
+
+// EntityDetail is an entity with the facts about it valid now.
+type EntityDetail struct {
+	Entity Entity `json:"entity"`
+	Facts  []Fact `json:"facts"`
+}
+
+// Episode is an episode as the API shows it.
+type Episode struct {
+	ID             string            `json:"id"`
+	Scope          string            `json:"scope"`
+	Kind           string            `json:"kind"`
+	Content        string            `json:"content"`
+	Speaker        string            `json:"speaker"`
+	Role           string            `json:"role"`
+	ReferenceTime  time.Time         `json:"reference_time"`
+	RecordedAt     time.Time         `json:"recorded_at"`
+	SourceKind     entity.SourceKind `json:"source_kind"`
+	Status         string            `json:"status" doc:"queued, processing, done or failed"`
+	Error          string            `json:"error,omitempty"`
+	Attempts       int               `json:"attempts"`
+	NextAttemptAt  *time.Time        `json:"next_attempt_at,omitempty"`
+	Metadata       map[string]any    `json:"metadata"`
+	IdempotencyKey string            `json:"idempotency_key,omitempty"`
+	FactIDs        []string          `json:"fact_ids"`
+}
+
+// EpisodeList is a page of episodes.
+type EpisodeList struct {
+	Items      []Episode `json:"items"`
+	NextCursor *string   `json:"next_cursor"`
+}
+
+// NewFact returns f as the API shows it, its status derived at now.
+func NewFact(f entity.Fact, now time.Time) Fact {
+	out := Fact{
+		ID: f.ID, Scope: f.Scope, Subject: f.Subject, SubjectID: f.SubjectID, Predicate: f.Predicate,
+		Object: f.Object, ObjectID: f.ObjectID, Value: f.Value, Text: f.Text,
+		ValidTo: utc(f.ValidTo), RecordedAt: f.RecordedAt.UTC(), ExpiredAt: utc(f.ExpiredAt),
+		Status: f.Status(now), Supersedes: optional(f.Supersedes), SupersededBy: optional(f.SupersededBy),
+		EpisodeIDs: nonNil(f.EpisodeIDs), SourceKind: f.SourceKind, Confidence: f.Confidence,
+		Importance: f.Importance, Attributes: f.Attributes, ExpiresAt: utc(f.ExpiresAt),
+	}
+	if !f.ValidFrom.IsZero() {
+		out.ValidFrom = utc(&f.ValidFrom)
+	}
+	if out.Attributes == nil {
+		out.Attributes = map[string]any{}
+	}
+	return out
+}
+
+// NewFacts converts a list with NewFact.
+func NewFacts(fs []entity.Fact, now time.Time) []Fact {
+	out := make([]Fact, len(fs))
+	for i := range fs {
+		out[i] = NewFact(fs[i], now)
+	}
+	return out
+}
+
+// NewEntity returns e as the API shows it.
+func NewEntity(e entity.Entity) Entity {
+	out := Entity{
+		ID: e.ID, Scope: e.Scope, Name: e.Name, Type: e.Type, Aliases: nonNil(e.Aliases), Summary: e.Summary,
+		Attributes: e.Attributes, CreatedAt: e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC(),
+	}
+	if out.Attributes == nil {
+		out.Attributes = map[string]any{}
+	}
+	return out
+}
+
+// NewEpisode returns e as the API shows it.
+func NewEpisode(e entity.Episode) Episode {
+	out := Episode{
+		ID: e.ID, Scope: e.Scope, Kind: e.Kind, Content: e.Content, Speaker: e.Speaker, Role: e.Role,
+		ReferenceTime: e.ReferenceTime.UTC(), RecordedAt: e.RecordedAt.UTC(), SourceKind: e.SourceKind,
+		Status: e.Status, Error: e.Error, Attempts: e.Attempts, NextAttemptAt: utc(e.NextAttemptAt),
+		Metadata: e.Metadata, IdempotencyKey: e.IdempotencyKey, FactIDs: nonNil(e.FactIDs),
+	}
+	if out.Metadata == nil {
+		out.Metadata = map[string]any{}
+	}
+	return out
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

@@ -1,0 +1,433 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/graphmem/graphmem/api"
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/memory"
+	"github.com/graphmem/graphmem/ontology"
+)
+
+// clientFlags are the flags every read-only client command shares.
+type clientFlags struct {
+	resolve func() (Config, error)
+	scope   *string
+	json    *bool
+	fs      *flag.FlagSet
+}
+
+func newClientFlags(name, usage string) *clientFlags {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: graphmem "+usage)
+		fmt.Fprintln(fs.Output(), "\nTalks to the server at GRAPHMEM_URL with GRAPHMEM_API_KEY; with --data (or --store) it reads the store directly instead.")
+		fs.PrintDefaults()
+	}
+	return &clientFlags{
+		fs:      fs,
+		resolve: configFlags(fs),
+		scope:   fs.String("scope", "", "scope to read (default: the key's first scope, or \"default\" offline)"),
+		json:    fs.Bool("json", false, "print JSON instead of a table"),
+	}
+}
+
+// parse parses flags placed before or after positional arguments and
+// returns the positional ones.
+func (cf *clientFlags) parse(args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := cf.fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = cf.fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// offline reports whether the command should read the store directly.
+func (cf *clientFlags) offline() bool {
+	off := false
+	cf.fs.Visit(func(f *flag.Flag) { off = off || f.Name == "data" || f.Name == "store" })
+	return off
+}
+
+// reader answers the client commands, from a server or from a data folder.
+type reader interface {
+	facts(ctx context.Context, q memory.FactQuery) (api.FactList, error)
+	findEntities(ctx context.Context, name string) ([]api.EntityMatch, error)
+	timeline(ctx context.Context, id, predicate string, knownAt time.Time) (api.FactList, error)
+	close() error
+}
+
+func (cf *clientFlags) reader(ctx context.Context) (reader, error) {
+	cfg, err := cf.resolve()
+	if err != nil {
+		return nil, err
+	}
+	if cf.offline() {
+		store, err := openStore(ctx, cfg)
+		if err != nil {
+			return nil, err
+		}
+		onto, err := ontology.Load(cfg.Ontology)
+		if err != nil {
+			store.Close()
+			return nil, err
+		}
+		scope := *cf.scope
+		if scope == "" {
+			scope = entity.DefaultScope
+		}
+		return &localReader{svc: memory.New(store, onto), scope: scope}, nil
+	}
+	c := newAPIClient(cfg)
+	if *cf.scope != "" {
+		c.http.Transport = scopeTransport{scope: *cf.scope, next: http.DefaultTransport}
+	}
+	return &remoteReader{c: c}, nil
+}
+
+// scopeTransport adds the scope header to every request.
+type scopeTransport struct {
+	scope string
+	next  http.RoundTripper
+}
+
+func (t scopeTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set(api.ScopeHeader, t.scope)
+	return t.next.RoundTrip(r)
+}
+
+type remoteReader struct{ c *apiClient }
+
+func (r *remoteReader) facts(ctx context.Context, q memory.FactQuery) (api.FactList, error) {
+	v := url.Values{}
+	set := func(k, s string) {
+		if s != "" {
+			v.Set(k, s)
+		}
+	}
+	set("subject", q.Subject)
+	set("predicate", q.Predicate)
+	set("object", q.Object)
+	set("as_of", rfc3339(q.AsOf))
+	set("known_at", rfc3339(q.KnownAt))
+	if q.IncludeHistory {
+		v.Set("include_history", "true")
+	}
+	var out api.FactList
+	want := q.Limit
+	for {
+		v.Set("limit", strconv.Itoa(min(want-len(out.Items), memory.MaxLimit)))
+		var page api.FactList
+		if err := r.c.do(ctx, "GET", "/v1/facts?"+v.Encode(), nil, &page); err != nil {
+			return out, err
+		}
+		out.Items = append(out.Items, page.Items...)
+		out.NextCursor = page.NextCursor
+		if page.NextCursor == nil || len(out.Items) >= want {
+			return out, nil
+		}
+		v.Set("cursor", *page.NextCursor)
+	}
+}
+
+func (r *remoteReader) findEntities(ctx context.Context, name string) ([]api.EntityMatch, error) {
+	var out api.EntityMatchList
+	err := r.c.do(ctx, "GET", "/v1/entities?"+url.Values{"name": {name}}.Encode(), nil, &out)
+	return out.Items, err
+}
+
+func (r *remoteReader) timeline(ctx context.Context, id, predicate string, knownAt time.Time) (api.FactList, error) {
+	v := url.Values{}
+	if predicate != "" {
+		v.Set("predicate", predicate)
+	}
+	if !knownAt.IsZero() {
+		v.Set("known_at", rfc3339(knownAt))
+	}
+	var out api.FactList
+	err := r.c.do(ctx, "GET", "/v1/entities/"+url.PathEscape(id)+"/timeline?"+v.Encode(), nil, &out)
+	return out, err
+}
+
+func (r *remoteReader) close() error { return nil }
+
+type localReader struct {
+	svc   *memory.Service
+	scope entity.Scope
+}
+
+func (r *localReader) facts(ctx context.Context, q memory.FactQuery) (api.FactList, error) {
+	var out api.FactList
+	want := q.Limit
+	for {
+		q.Limit = min(want-len(out.Items), memory.MaxLimit)
+		fs, next, err := r.svc.Facts(ctx, r.scope, q)
+		if err != nil {
+			return out, err
+		}
+		out.Items = append(out.Items, api.NewFacts(fs, time.Now())...)
+		out.NextCursor = nil
+		if next != "" {
+			out.NextCursor = &next
+		}
+		if next == "" || len(out.Items) >= want {
+			return out, nil
+		}
+		q.Cursor = next
+	}
+}
+
+func (r *localReader) findEntities(ctx context.Context, name string) ([]api.EntityMatch, error) {
+	ms, err := r.svc.FindEntities(ctx, r.scope, name, 0)
+	out := make([]api.EntityMatch, len(ms))
+	for i, m := range ms {
+		out[i] = api.EntityMatch{Entity: api.NewEntity(m.Entity), Match: string(m.Match), Score: m.Score}
+	}
+	return out, err
+}
+
+func (r *localReader) timeline(ctx context.Context, id, predicate string, knownAt time.Time) (api.FactList, error) {
+	fs, err := r.svc.Timeline(ctx, r.scope, id, predicate, knownAt)
+	return api.FactList{Items: api.NewFacts(fs, time.Now())}, err
+}
+
+func (r *localReader) close() error { return r.svc.Store.Close() }
+
+// runFacts is `graphmem facts`: list facts with the filters of GET
+// /v1/facts.
+func runFacts(ctx context.Context, args []string) error {
+	cf := newClientFlags("facts", "facts [--subject S] [--predicate P] [--object O] [--as-of T] [--known-at T] [--history] [--limit N] [--json]")
+	subject := cf.fs.String("subject", "", "subject entity name")
+	predicate := cf.fs.String("predicate", "", "predicate")
+	object := cf.fs.String("object", "", "object entity name or literal value")
+	asOf := cf.fs.String("as-of", "", "valid time: RFC 3339 or YYYY-MM-DD (default now)")
+	knownAt := cf.fs.String("known-at", "", "transaction time: what graphmem believed then (default now)")
+	history := cf.fs.Bool("history", false, "include superseded and ended facts")
+	limit := cf.fs.Int("limit", 100, "most facts to print")
+	pos, err := cf.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return fmt.Errorf("facts takes no arguments, got %q", pos)
+	}
+	if *limit < 1 {
+		return fmt.Errorf("--limit must be positive")
+	}
+	q := memory.FactQuery{Subject: *subject, Predicate: *predicate, Object: *object, IncludeHistory: *history, Limit: *limit}
+	if q.AsOf, err = parseWhen("--as-of", *asOf); err != nil {
+		return err
+	}
+	if q.KnownAt, err = parseWhen("--known-at", *knownAt); err != nil {
+		return err
+	}
+	r, err := cf.reader(ctx)
+	if err != nil {
+		return err
+	}
+	defer r.close()
+	list, err := r.facts(ctx, q)
+	if err != nil {
+		return err
+	}
+	if *cf.json {
+		return printJSON(os.Stdout, list)
+	}
+	printFacts(os.Stdout, list.Items, false)
+	return nil
+}
+
+// runTimeline is `graphmem timeline`: every fact of an entity over time.
+func runTimeline(ctx context.Context, args []string) error {
+	cf := newClientFlags("timeline", "timeline ENTITY_NAME_OR_ID [--predicate P] [--known-at T] [--json]")
+	predicate := cf.fs.String("predicate", "", "only this predicate")
+	knownAt := cf.fs.String("known-at", "", "transaction time: what graphmem believed then (default now)")
+	pos, err := cf.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		cf.fs.Usage()
+		return fmt.Errorf("timeline needs one entity name or id")
+	}
+	k, err := parseWhen("--known-at", *knownAt)
+	if err != nil {
+		return err
+	}
+	r, err := cf.reader(ctx)
+	if err != nil {
+		return err
+	}
+	defer r.close()
+	ents, err := resolveEntity(ctx, r, pos[0])
+	if err != nil {
+		return err
+	}
+	var out []timelineOut
+	for _, e := range ents {
+		list, err := r.timeline(ctx, e.ID, *predicate, k)
+		if err != nil {
+			return err
+		}
+		out = append(out, timelineOut{Entity: e, Items: list.Items})
+	}
+	if *cf.json {
+		return printJSON(os.Stdout, out)
+	}
+	for i, t := range out {
+		if i > 0 {
+			fmt.Println()
+		}
+		fmt.Printf("%s (%s)\n", t.Entity.Name, t.Entity.ID)
+		printFacts(os.Stdout, t.Items, true)
+	}
+	return nil
+}
+
+type timelineOut struct {
+	Entity api.Entity `json:"entity"`
+	Items  []api.Fact `json:"items"`
+}
+
+// resolveEntity finds the entity an argument names: an id, else the
+// entities whose name or alias it is. Fuzzy matches are only suggested.
+func resolveEntity(ctx context.Context, r reader, arg string) ([]api.Entity, error) {
+	if _, err := uuid.Parse(arg); err == nil {
+		// Ids are looked up through the timeline itself; the entity's name
+		// comes from its facts.
+		list, err := r.timeline(ctx, arg, "", time.Time{})
+		if err == nil {
+			e := api.Entity{ID: arg, Name: arg}
+			for _, f := range list.Items {
+				if f.SubjectID == arg {
+					e.Name = f.Subject
+					break
+				}
+				if f.ObjectID == arg {
+					e.Name = f.Object
+				}
+			}
+			return []api.Entity{e}, nil
+		}
+	}
+	ms, err := r.findEntities(ctx, arg)
+	if err != nil {
+		return nil, err
+	}
+	var exact, fuzzy []api.Entity
+	for _, m := range ms {
+		if m.Match == string(entity.MatchFuzzy) {
+			fuzzy = append(fuzzy, m.Entity)
+		} else {
+			exact = append(exact, m.Entity)
+		}
+	}
+	if len(exact) > 0 {
+		return exact, nil
+	}
+	if len(fuzzy) == 0 {
+		return nil, fmt.Errorf("no entity named %q", arg)
+	}
+	names := make([]string, 0, 5)
+	for _, e := range fuzzy[:min(5, len(fuzzy))] {
+		names = append(names, strconv.Quote(e.Name))
+	}
+	return nil, fmt.Errorf("no entity named %q; did you mean %s?", arg, strings.Join(names, ", "))
+}
+
+// parseWhen reads a time flag: RFC 3339, or a date meaning midnight UTC.
+func parseWhen(flagName, s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t.UTC(), nil
+	}
+	if t, err := time.Parse(time.DateOnly, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("%s: %q is neither an RFC 3339 time nor a YYYY-MM-DD date", flagName, s)
+}
+
+func rfc3339(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// printFacts prints facts as a table; a timeline leads with the interval.
+func printFacts(w io.Writer, fs []api.Fact, timeline bool) {
+	if len(fs) == 0 {
+		fmt.Fprintln(w, "no facts")
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	if timeline {
+		fmt.Fprintln(tw, "VALID FROM\tVALID TO\tSTATUS\tSUBJECT\tPREDICATE\tOBJECT\tSOURCE\tID")
+	} else {
+		fmt.Fprintln(tw, "SUBJECT\tPREDICATE\tOBJECT\tVALID FROM\tVALID TO\tSTATUS\tSOURCE\tID")
+	}
+	for _, f := range fs {
+		obj := f.Object
+		if obj == "" {
+			obj = f.Value
+		}
+		from, to := when(f.ValidFrom, "?"), when(f.ValidTo, "-")
+		cells := []string{cell(f.Subject), cell(f.Predicate), cell(obj), from, to, f.Status, string(f.SourceKind), f.ID}
+		if timeline {
+			cells = []string{from, to, f.Status, cell(f.Subject), cell(f.Predicate), cell(obj), string(f.SourceKind), f.ID}
+		}
+		fmt.Fprintln(tw, strings.Join(cells, "\t"))
+	}
+	tw.Flush()
+}
+
+// when formats a table time: the date alone at midnight UTC, else to the
+// minute.
+func when(t *time.Time, none string) string {
+	if t == nil {
+		return none
+	}
+	u := t.UTC()
+	if u.Equal(u.Truncate(24 * time.Hour)) {
+		return u.Format(time.DateOnly)
+	}
+	return u.Format("2006-01-02 15:04Z")
+}
+
+// cell keeps a table cell on one line and reasonably short.
+func cell(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 48 {
+		s = string(r[:47]) + "…"
+	}
+	return s
+}

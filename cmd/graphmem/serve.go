@@ -1,0 +1,273 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/graphmem/graphmem/api"
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
+	"github.com/graphmem/graphmem/memory"
+	"github.com/graphmem/graphmem/ontology"
+)
+
+// Main is the server program: it wires the store, the memory service and
+// the HTTP API from a Config. Tests run it in-process on 127.0.0.1:0.
+type Main struct {
+	Config Config
+	// Logger receives structured logs; JSON on stderr when nil.
+	Logger *slog.Logger
+
+	// Setup hooks run in Run once the service and the API exist and before
+	// the server listens: the place to attach the search index, an
+	// extractor (Service.Extract), more routes (API.Group, API.Document) or
+	// background tasks. A failing hook stops Run.
+	Setup []func(ctx context.Context, m *Main) error
+	// Background tasks start when the server listens and are cancelled by
+	// Close, after in-flight requests have finished and before the store
+	// closes. Close waits for them to return.
+	Background []func(ctx context.Context)
+	// Closers run in Close after the background tasks, before the store
+	// closes (e.g. the search index).
+	Closers []func() error
+
+	// Set by Run.
+	Store    graph.Store
+	Service  *memory.Service
+	Registry *prometheus.Registry
+	API      *api.Server
+
+	ln        net.Listener
+	srv       *http.Server
+	serveErr  chan error
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// NewMain returns a Main with the default configuration of DESIGN §7
+// (flags and environment are not read: runServe does that).
+func NewMain() *Main {
+	return &Main{Config: Config{
+		Addr: "127.0.0.1:8080", Data: "./graphmem-data", Store: "embedded",
+		MaxBodyBytes: api.DefaultMaxBodyBytes, ShutdownWait: 10 * time.Second,
+	}}
+}
+
+// Run opens the store, builds the service and the API and starts serving.
+// It returns once the server listens; Close stops it. In development mode
+// (no API keys) it refuses to listen on anything but a loopback address.
+func (m *Main) Run(ctx context.Context) (err error) {
+	if m.Logger == nil {
+		m.Logger = slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
+	cfg := m.Config
+	keys, err := parseAPIKeys(cfg.APIKeys)
+	if err != nil {
+		return err
+	}
+	if len(keys) == 0 {
+		if !loopback(cfg.Addr) {
+			return fmt.Errorf("no API keys are configured (development mode), so graphmem listens only on a loopback address, not %q: "+
+				"use --addr 127.0.0.1:8080, or set GRAPHMEM_API_KEYS (key=scopeA,scopeB;key2=scopeC)", cfg.Addr)
+		}
+		m.Logger.Warn("development mode: no API keys configured; every request is accepted, in scope \"default\" or the X-Graphmem-Scope header")
+	}
+	onto, err := ontology.Load(cfg.Ontology)
+	if err != nil {
+		return err
+	}
+
+	store, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			m.Close()
+		}
+	}()
+	m.Registry = prometheus.NewRegistry()
+	m.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	m.Store = api.InstrumentStore(m.Registry, store)
+	m.Service = memory.New(m.Store, onto)
+	m.API = api.New(api.Options{
+		Service: m.Service, Keys: keys, Logger: m.Logger, Registry: m.Registry, MaxBodyBytes: cfg.MaxBodyBytes,
+	})
+	for _, setup := range m.Setup {
+		if err := setup(ctx, m); err != nil {
+			return err
+		}
+	}
+	if m.Service.Extract != nil {
+		workers := max(cfg.Workers, 1)
+		m.Background = append(m.Background, func(ctx context.Context) { m.Service.RunWorkers(ctx, workers, m.Logger) })
+	}
+
+	m.ln, err = net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	m.srv = &http.Server{
+		Handler:           m.API.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(m.Logger.Handler(), slog.LevelWarn),
+	}
+	m.serveErr = make(chan error, 1)
+	go func() { m.serveErr <- m.srv.Serve(m.ln) }()
+
+	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	m.cancel = cancel
+	for _, task := range m.Background {
+		m.wg.Add(1)
+		go func() {
+			defer m.wg.Done()
+			task(bg)
+		}()
+	}
+	m.Logger.Info("listening", "addr", m.Addr(), "store", cfg.Store, "data", cfg.Data, "development_mode", len(keys) == 0)
+	return nil
+}
+
+// Addr returns the address the server listens on ("" before Run).
+func (m *Main) Addr() string {
+	if m.ln == nil {
+		return ""
+	}
+	return m.ln.Addr().String()
+}
+
+// Err reports a server that stopped on its own (nil channel before Run).
+func (m *Main) Err() <-chan error { return m.serveErr }
+
+// Close stops the server gracefully: it stops accepting connections,
+// lets in-flight requests finish (up to Config.ShutdownWait), stops the
+// background tasks and closes the store. Calling it again is harmless.
+func (m *Main) Close() error {
+	m.closeOnce.Do(func() {
+		var errs []error
+		if m.srv != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), max(m.Config.ShutdownWait, time.Second))
+			if err := m.srv.Shutdown(ctx); err != nil {
+				errs = append(errs, fmt.Errorf("shutdown: %w", err))
+				m.srv.Close()
+			}
+			cancel()
+		}
+		if m.cancel != nil {
+			m.cancel()
+		}
+		m.wg.Wait()
+		for i := len(m.Closers) - 1; i >= 0; i-- {
+			if err := m.Closers[i](); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		if m.Store != nil {
+			if err := m.Store.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("store: %w", err))
+			}
+		}
+		m.closeErr = errors.Join(errs...)
+	})
+	return m.closeErr
+}
+
+// runServe is `graphmem serve`: run until SIGINT or SIGTERM, then shut
+// down gracefully.
+func runServe(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: graphmem serve [flags]")
+		fs.PrintDefaults()
+	}
+	resolve := configFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("serve takes no arguments, got %q", fs.Args())
+	}
+	cfg, err := resolve()
+	if err != nil {
+		return err
+	}
+	m := NewMain()
+	m.Config = cfg
+	if err := m.Run(ctx); err != nil {
+		return err
+	}
+	// One plain line a script (or the crash test) can read the port from.
+	fmt.Fprintf(os.Stdout, "graphmem: listening on http://%s\n", m.Addr())
+	var serveErr error
+	select {
+	case <-ctx.Done():
+		m.Logger.Info("shutting down")
+	case serveErr = <-m.Err():
+	}
+	return errors.Join(serveErr, m.Close())
+}
+
+// parseAPIKeys reads "key1=scopeA,scopeB;key2=scopeC": each key and the
+// scopes it may use, the first being its default.
+func parseAPIKeys(s string) (map[string][]string, error) {
+	keys := map[string][]string{}
+	for i, part := range strings.Split(s, ";") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		key, list, ok := strings.Cut(part, "=")
+		key = strings.TrimSpace(key)
+		if !ok || key == "" {
+			return nil, fmt.Errorf("api keys: entry %d is not key=scope[,scope…]", i+1)
+		}
+		if _, dup := keys[key]; dup {
+			return nil, fmt.Errorf("api keys: entry %d repeats a key", i+1)
+		}
+		var scopes []string
+		for _, sc := range strings.Split(list, ",") {
+			sc = strings.TrimSpace(sc)
+			if sc == "" {
+				continue
+			}
+			if !entity.ValidScope(sc) {
+				return nil, fmt.Errorf("api keys: entry %d: %q is not a valid scope name", i+1, sc)
+			}
+			scopes = append(scopes, sc)
+		}
+		if len(scopes) == 0 {
+			return nil, fmt.Errorf("api keys: entry %d has no scope", i+1)
+		}
+		keys[key] = scopes
+	}
+	return keys, nil
+}
+
+// loopback reports whether addr (host:port) names only a loopback
+// interface.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
