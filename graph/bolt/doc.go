@@ -1,0 +1,27 @@
+// Package bolt is graphmem's embedded store: a graph.Store in one bbolt file,
+// with no server to run. It is the default store.
+//
+// Layout. Every record lives in the bucket of its kind under the key
+// scope 0x00 id, so a transaction bound to a scope only ever reads keys that
+// start with that scope; scope names cannot contain 0x00, which makes the
+// prefix unambiguous. Secondary indexes are buckets of keys whose values are
+// empty (or a short pointer), maintained in the same write transaction as
+// the record: when a record is rewritten or deleted, the index keys of the
+// previous version are computed from the stored bytes and removed, so no
+// index ever points at a stale version.
+//
+// Change sequence. Each stored value starts with the 8-byte sequence number
+// of the write that produced it, drawn from one store-wide counter inside
+// the write transaction. The bucket "seq" maps each live sequence number to
+// (kind, scope, id, deleted); rewriting a record removes its previous entry,
+// so Changes lists every record once, at its latest write. Deletions leave
+// an entry too (in "gone"), so consumers of the feed learn about them.
+//
+// Records are encoded with a small hand-written binary codec (see codec.go)
+// rather than JSON: the bulk-ingest path encodes and decodes every fact it
+// touches, and the codec is several times faster. Free-form attribute maps
+// are stored as JSON inside the record.
+//
+// Durability: bbolt fsyncs on every commit, so an Update that returned nil
+// survives a crash of the process (kill -9) or the machine.
+package bolt

@@ -1,0 +1,241 @@
+package bolt
+
+import (
+	"bytes"
+	"encoding/binary"
+	"time"
+	"unicode/utf8"
+
+	"github.com/graphmem/graphmem/entity"
+)
+
+// Buckets. Data buckets hold records under scope 0x00 id; index buckets
+// hold keys (values empty unless noted).
+const (
+	bEntity    = iota // scope 0 id → entity
+	bFact             // scope 0 id → fact
+	bEpisode          // scope 0 id → episode
+	bTombstone        // scope 0 fingerprint → tombstone
+	bMeta             // scope 0 key → raw value (no sequence number)
+
+	bName      // scope 0 name-key 0 entity id — EntitiesByKey, EntitiesByPrefix
+	bChain     // scope 0 subject 0 predicate 0 fact id — Chains, Facts(subject+predicate)
+	bAdj       // scope 0 entity 0 fact id — FactsOf, Facts(subject)
+	bObject    // scope 0 ('e' object id | 'v' value-key) 0 fact id — Facts(object, value)
+	bPredicate // scope 0 predicate 0 fact id — Facts(predicate)
+	bEpKey     // scope 0 idempotency key → episode id
+	bEpStatus  // scope 0 status 0 episode id
+	bDue       // reference time (12 bytes) scope 0 id → next attempt (12 bytes or empty)
+
+	bSeq  // sequence (8 bytes) → kind, deleted, scope 0 id
+	bGone // kind scope 0 id → sequence of the deletion still listed in bSeq
+	bInfo // store-level settings (schema version)
+
+	numBuckets
+)
+
+var bucketNames = [numBuckets][]byte{
+	bEntity: []byte("entity"), bFact: []byte("fact"), bEpisode: []byte("episode"),
+	bTombstone: []byte("tombstone"), bMeta: []byte("meta"),
+	bName: []byte("ix_name"), bChain: []byte("ix_chain"), bAdj: []byte("ix_adj"),
+	bObject: []byte("ix_object"), bPredicate: []byte("ix_predicate"),
+	bEpKey: []byte("ix_episode_key"), bEpStatus: []byte("ix_episode_status"), bDue: []byte("ix_due"),
+	bSeq: []byte("seq"), bGone: []byte("gone"), bInfo: []byte("info"),
+}
+
+// dataBuckets are the buckets whose keys start with a scope.
+var dataBuckets = []int{bEntity, bFact, bEpisode, bTombstone, bMeta}
+
+// Change kinds as stored in bSeq and bGone.
+const (
+	kEntity    byte = 'n'
+	kFact      byte = 'f'
+	kEpisode   byte = 'e'
+	kTombstone byte = 't'
+)
+
+func kindName(k byte) string {
+	switch k {
+	case kEntity:
+		return "entity"
+	case kFact:
+		return "fact"
+	case kEpisode:
+		return "episode"
+	case kTombstone:
+		return "tombstone"
+	}
+	return ""
+}
+
+const sep = 0x00
+
+// Bounds on the strings that go into keys. bbolt keys are at most 32 KiB;
+// a chain key holds a scope, a subject id, a predicate and a fact id.
+const (
+	maxIDLen = 1024
+	// maxKeyPart is where names and literal values are cut in index keys;
+	// lookups through a cut key re-check the full record.
+	maxKeyPart = 512
+)
+
+// truncKey cuts s to at most maxKeyPart bytes on a rune boundary.
+func truncKey(s string) string {
+	if len(s) <= maxKeyPart {
+		return s
+	}
+	n := maxKeyPart
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// join builds a key from parts separated by 0x00.
+func join(parts ...string) []byte {
+	n := len(parts) - 1
+	for _, p := range parts {
+		n += len(p)
+	}
+	b := make([]byte, 0, n)
+	for i, p := range parts {
+		if i > 0 {
+			b = append(b, sep)
+		}
+		b = append(b, p...)
+	}
+	return b
+}
+
+// splitScope splits a data key into scope and id.
+func splitScope(k []byte) (string, string, bool) {
+	i := bytes.IndexByte(k, sep)
+	if i < 0 {
+		return "", "", false
+	}
+	return string(k[:i]), string(k[i+1:]), true
+}
+
+func be64(v uint64) []byte { return binary.BigEndian.AppendUint64(make([]byte, 0, 8), v) }
+
+// sortTime encodes t in 12 bytes that sort like the instants they encode.
+func sortTime(b []byte, t time.Time) []byte {
+	b = binary.BigEndian.AppendUint64(b, uint64(t.Unix())^(1<<63))
+	return binary.BigEndian.AppendUint32(b, uint32(t.Nanosecond()))
+}
+
+func readSortTime(b []byte) time.Time {
+	sec := int64(binary.BigEndian.Uint64(b) ^ (1 << 63))
+	return time.Unix(sec, int64(binary.BigEndian.Uint32(b[8:]))).UTC()
+}
+
+// ixEntry is one secondary-index entry of a record.
+type ixEntry struct {
+	bucket int
+	key    []byte
+	val    []byte
+}
+
+func (e ixEntry) equal(o ixEntry) bool {
+	return e.bucket == o.bucket && bytes.Equal(e.key, o.key) && bytes.Equal(e.val, o.val)
+}
+
+// objectKey is the object part of a bObject key, "" if the fact has no
+// indexed object (an unresolved object name).
+func objectKey(h *factHead) string {
+	switch {
+	case h.ObjectID != "":
+		return "e" + h.ObjectID
+	case h.Value != "":
+		return "v" + truncKey(entity.Normalize(h.Value))
+	}
+	return ""
+}
+
+func factIndex(scope, id string, h *factHead) []ixEntry {
+	ix := make([]ixEntry, 0, 5)
+	ix = append(ix,
+		ixEntry{bucket: bChain, key: join(scope, h.SubjectID, h.Predicate, id)},
+		ixEntry{bucket: bAdj, key: join(scope, h.SubjectID, id)},
+		ixEntry{bucket: bPredicate, key: join(scope, h.Predicate, id)},
+	)
+	if h.ObjectID != "" && h.ObjectID != h.SubjectID {
+		ix = append(ix, ixEntry{bucket: bAdj, key: join(scope, h.ObjectID, id)})
+	}
+	if ok := objectKey(h); ok != "" {
+		ix = append(ix, ixEntry{bucket: bObject, key: join(scope, ok, id)})
+	}
+	return ix
+}
+
+// nameKeys are the distinct non-empty index keys of an entity's names.
+func nameKeys(h *entityHead) []string {
+	e := entity.Entity{Name: h.Name, Aliases: h.Aliases}
+	keys := e.Keys()
+	out := keys[:0]
+	for _, k := range keys {
+		if k == "" {
+			continue
+		}
+		k = truncKey(k)
+		dup := false
+		for _, o := range out {
+			dup = dup || o == k
+		}
+		if !dup {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+func entityIndex(scope, id string, h *entityHead) []ixEntry {
+	keys := nameKeys(h)
+	ix := make([]ixEntry, 0, len(keys))
+	for _, k := range keys {
+		ix = append(ix, ixEntry{bucket: bName, key: join(scope, k, id)})
+	}
+	return ix
+}
+
+// due reports whether an episode with this status waits for processing.
+func dueStatus(status string) bool {
+	return status == entity.EpisodeQueued || status == entity.EpisodeProcessing
+}
+
+func episodeIndex(scope, id string, h *episodeHead) []ixEntry {
+	ix := make([]ixEntry, 0, 3)
+	ix = append(ix, ixEntry{bucket: bEpStatus, key: join(scope, h.Status, id)})
+	if h.IdempotencyKey != "" {
+		ix = append(ix, ixEntry{bucket: bEpKey, key: join(scope, h.IdempotencyKey), val: []byte(id)})
+	}
+	if dueStatus(h.Status) {
+		k := sortTime(make([]byte, 0, 12+len(scope)+1+len(id)), h.ReferenceTime)
+		k = append(k, scope...)
+		k = append(k, sep)
+		k = append(k, id...)
+		var v []byte
+		if h.NextAttemptAt != nil {
+			v = sortTime(nil, *h.NextAttemptAt)
+		}
+		ix = append(ix, ixEntry{bucket: bDue, key: k, val: v})
+	}
+	return ix
+}
+
+// changeValue is a bSeq value.
+func changeValue(kind byte, deleted bool, dataKey []byte) []byte {
+	v := make([]byte, 0, 2+len(dataKey))
+	v = append(v, kind)
+	if deleted {
+		v = append(v, 1)
+	} else {
+		v = append(v, 0)
+	}
+	return append(v, dataKey...)
+}
+
+// goneKey is a bGone key.
+func goneKey(kind byte, dataKey []byte) []byte {
+	return append([]byte{kind}, dataKey...)
+}

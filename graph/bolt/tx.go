@@ -1,0 +1,833 @@
+package bolt
+
+import (
+	"bytes"
+	"encoding/base64"
+	"fmt"
+	"strings"
+
+	"go.etcd.io/bbolt"
+
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
+)
+
+// tx is a graph.Tx over one bbolt transaction and one scope.
+type tx struct {
+	btx     *bbolt.Tx
+	scope   string
+	buckets [numBuckets]*bbolt.Bucket
+	done    bool
+}
+
+var _ graph.Tx = (*tx)(nil)
+
+func newTx(btx *bbolt.Tx, scope string) *tx { return &tx{btx: btx, scope: scope} }
+
+// end makes later use of t fail cleanly instead of touching unmapped pages.
+func (t *tx) end() { t.done = true }
+
+func (t *tx) bucket(i int) *bbolt.Bucket {
+	if t.buckets[i] == nil {
+		b := t.btx.Bucket(bucketNames[i])
+		if t.btx.Writable() {
+			switch i {
+			case bSeq, bEntity, bFact, bEpisode:
+				// Keys arrive mostly in ascending order (sequence numbers,
+				// time-ordered ids): fill pages before splitting.
+				b.FillPercent = 0.9
+			}
+		}
+		t.buckets[i] = b
+	}
+	return t.buckets[i]
+}
+
+func (t *tx) check(op string) error {
+	if t.done {
+		return entity.Errorf(entity.EINTERNAL, "%s: transaction used after it ended", op)
+	}
+	return nil
+}
+
+// key returns scope 0x00 id.
+func (t *tx) key(id string) []byte { return join(t.scope, id) }
+
+// prefix returns scope 0x00 parts... 0x00: the prefix of every key under parts.
+func (t *tx) prefix(parts ...string) []byte {
+	return append(join(append([]string{t.scope}, parts...)...), sep)
+}
+
+func invalid(op, format string, args ...any) error {
+	return &entity.Error{Code: entity.EINVALID, Op: op, Message: fmt.Sprintf(format, args...)}
+}
+
+// checkPart rejects strings that cannot be part of a key.
+func checkPart(op, what, s string, required bool) error {
+	switch {
+	case s == "" && required:
+		return invalid(op, "%s is required", what)
+	case len(s) > maxIDLen:
+		return invalid(op, "%s is longer than %d bytes", what, maxIDLen)
+	case strings.IndexByte(s, sep) >= 0:
+		return invalid(op, "%s contains a NUL byte", what)
+	}
+	return nil
+}
+
+// checkScope fills an empty scope with the transaction's and rejects any
+// other: a transaction never writes outside its scope.
+func (t *tx) checkScope(op string, s *entity.Scope) error {
+	switch *s {
+	case "":
+		*s = t.scope
+	case t.scope:
+	default:
+		return invalid(op, "record of scope %q written in scope %q", *s, t.scope)
+	}
+	return nil
+}
+
+// Cursors are the last id of the previous page, base64 so callers treat
+// them as opaque.
+func encodeCursor(id string) string { return base64.RawURLEncoding.EncodeToString([]byte(id)) }
+
+func decodeCursor(op, c string) (string, error) {
+	if c == "" {
+		return "", nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil || len(b) == 0 {
+		return "", invalid(op, "invalid cursor")
+	}
+	return string(b), nil
+}
+
+// scan walks the keys prefix+id of bucket in id order, starting after the
+// id in cursor, and returns up to limit (<= 0: no limit) records that get
+// accepts. The cursor it returns is non-empty only if another accepted
+// record follows, so a cursor never leads to an empty page.
+func scan[T any](t *tx, op string, bucket int, prefix []byte, cursor string, limit int, get func(id string, v []byte) (T, bool, error)) ([]T, string, error) {
+	after, err := decodeCursor(op, cursor)
+	if err != nil {
+		return nil, "", err
+	}
+	c := t.bucket(bucket).Cursor()
+	var k, v []byte
+	if after != "" {
+		seek := append(bytes.Clone(prefix), after...)
+		k, v = c.Seek(seek)
+		if bytes.Equal(k, seek) {
+			k, v = c.Next()
+		}
+	} else {
+		k, v = c.Seek(prefix)
+	}
+	var out []T
+	var lastID string
+	for ; k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		id := string(k[len(prefix):])
+		r, ok, err := get(id, v)
+		if err != nil {
+			return nil, "", err
+		}
+		if !ok {
+			continue
+		}
+		if limit > 0 && len(out) == limit {
+			return out, encodeCursor(lastID), nil
+		}
+		out = append(out, r)
+		lastID = id
+	}
+	return out, "", nil
+}
+
+// writeSeq gives the record at dataKey a new sequence number and records
+// the change, removing the entry of its previous write (old is the stored
+// value being replaced, nil for a new record) so Changes lists it once.
+func (t *tx) writeSeq(kind byte, dataKey, old []byte, deleted bool) (uint64, error) {
+	seqB := t.bucket(bSeq)
+	gone := t.bucket(bGone)
+	gk := goneKey(kind, dataKey)
+	switch {
+	case old != nil:
+		if err := seqB.Delete(be64(seqOf(old))); err != nil {
+			return 0, err
+		}
+	default:
+		if g := gone.Get(gk); g != nil {
+			if err := seqB.Delete(g); err != nil {
+				return 0, err
+			}
+			if !deleted {
+				if err := gone.Delete(gk); err != nil {
+					return 0, err
+				}
+			}
+		}
+	}
+	seq, err := seqB.NextSequence()
+	if err != nil {
+		return 0, err
+	}
+	if err := seqB.Put(be64(seq), changeValue(kind, deleted, dataKey)); err != nil {
+		return 0, err
+	}
+	if deleted {
+		if err := gone.Put(gk, be64(seq)); err != nil {
+			return 0, err
+		}
+	}
+	return seq, nil
+}
+
+// reindex replaces the index entries old with now, touching only those
+// that differ.
+func (t *tx) reindex(old, now []ixEntry) error {
+	for _, o := range old {
+		keep := false
+		for _, n := range now {
+			if o.equal(n) {
+				keep = true
+				break
+			}
+		}
+		if !keep {
+			if err := t.bucket(o.bucket).Delete(o.key); err != nil {
+				return err
+			}
+		}
+	}
+	for _, n := range now {
+		had := false
+		for _, o := range old {
+			if o.equal(n) {
+				had = true
+				break
+			}
+		}
+		if !had {
+			if err := t.bucket(n.bucket).Put(n.key, n.val); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (t *tx) wrap(op string, err error) error { return translate(op, err) }
+
+// ---- entities ----
+
+func (t *tx) getEntity(op, id string) (entity.Entity, error) {
+	v := t.bucket(bEntity).Get(t.key(id))
+	if v == nil {
+		return entity.Entity{}, &entity.Error{Code: entity.ENOTFOUND, Op: op, Message: fmt.Sprintf("entity %q not found", id)}
+	}
+	e, err := decodeEntity(t.scope, id, v)
+	return e, t.wrap(op, err)
+}
+
+func (t *tx) Entity(id string) (entity.Entity, error) {
+	const op = "bolt.Entity"
+	if err := t.check(op); err != nil {
+		return entity.Entity{}, err
+	}
+	return t.getEntity(op, id)
+}
+
+func (t *tx) EntitiesByKey(keys []string) (map[string][]entity.Entity, error) {
+	const op = "bolt.EntitiesByKey"
+	if err := t.check(op); err != nil {
+		return nil, err
+	}
+	out := make(map[string][]entity.Entity, len(keys))
+	for _, key := range keys {
+		if _, done := out[key]; done {
+			continue
+		}
+		norm := entity.Normalize(key)
+		if norm == "" {
+			continue
+		}
+		found, _, err := scan(t, op, bName, t.prefix(truncKey(norm)), "", 0, func(id string, _ []byte) (entity.Entity, bool, error) {
+			e, err := t.getEntity(op, id)
+			if err != nil {
+				return e, false, indexBroken(op, "ix_name", id, err)
+			}
+			// A key cut to maxKeyPart may be shared by longer names.
+			return e, len(norm) <= maxKeyPart || hasKey(&e, norm), nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(found) > 0 {
+			out[key] = found
+		}
+	}
+	return out, nil
+}
+
+func hasKey(e *entity.Entity, key string) bool {
+	for _, k := range e.Keys() {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
+func hasKeyPrefix(e *entity.Entity, prefix string) bool {
+	for _, k := range e.Keys() {
+		if strings.HasPrefix(k, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// indexBroken reports an index entry without its record (err nil or
+// ENOTFOUND from reading it): a bug or a damaged file, never the caller's
+// fault. Use it only where the record is known to be missing or err says
+// so.
+func indexBroken(op, index, id string, err error) error {
+	if err == nil || entity.ErrorCode(err) == entity.ENOTFOUND {
+		return &entity.Error{Code: entity.EINTERNAL, Op: op, Message: fmt.Sprintf("%s points at missing record %q", index, id)}
+	}
+	return err
+}
+
+func (t *tx) EntitiesByPrefix(prefix string, limit int) ([]entity.Entity, error) {
+	const op = "bolt.EntitiesByPrefix"
+	if err := t.check(op); err != nil {
+		return nil, err
+	}
+	p := append(t.key(""), truncKey(prefix)...)
+	seen := map[string]bool{}
+	var out []entity.Entity
+	c := t.bucket(bName).Cursor()
+	for k, _ := c.Seek(p); k != nil && bytes.HasPrefix(k, p); k, _ = c.Next() {
+		if limit > 0 && len(out) >= limit {
+			break
+		}
+		i := bytes.LastIndexByte(k, sep)
+		id := string(k[i+1:])
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		e, err := t.getEntity(op, id)
+		if err != nil {
+			return nil, indexBroken(op, "ix_name", id, err)
+		}
+		if len(prefix) <= maxKeyPart || hasKeyPrefix(&e, prefix) {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+func (t *tx) Entities(cursor string, limit int) ([]entity.Entity, string, error) {
+	const op = "bolt.Entities"
+	if err := t.check(op); err != nil {
+		return nil, "", err
+	}
+	return scan(t, op, bEntity, t.key(""), cursor, limit, func(id string, v []byte) (entity.Entity, bool, error) {
+		e, err := decodeEntity(t.scope, id, v)
+		return e, true, t.wrap(op, err)
+	})
+}
+
+func (t *tx) PutEntities(es []entity.Entity) error {
+	const op = "bolt.PutEntities"
+	if err := t.check(op); err != nil {
+		return err
+	}
+	b := t.bucket(bEntity)
+	for i := range es {
+		e := es[i]
+		if err := checkPart(op, fmt.Sprintf("entities[%d].id", i), e.ID, true); err != nil {
+			return err
+		}
+		if strings.TrimSpace(e.Name) == "" {
+			return invalid(op, "entities[%d].name is required", i)
+		}
+		if err := t.checkScope(op, &e.Scope); err != nil {
+			return err
+		}
+		k := t.key(e.ID)
+		var oldIx []ixEntry
+		old := b.Get(k)
+		if old != nil {
+			h, _, err := decodeEntityHead(old)
+			if err != nil {
+				return t.wrap(op, err)
+			}
+			oldIx = entityIndex(t.scope, e.ID, &h)
+		}
+		if err := t.reindex(oldIx, entityIndex(t.scope, e.ID, &entityHead{Name: e.Name, Aliases: e.Aliases})); err != nil {
+			return t.wrap(op, err)
+		}
+		seq, err := t.writeSeq(kEntity, k, old, false)
+		if err != nil {
+			return t.wrap(op, err)
+		}
+		v, err := encodeEntity(seq, &e)
+		if err != nil {
+			return invalid(op, "entities[%d].attributes: %v", i, err)
+		}
+		if err := b.Put(k, v); err != nil {
+			return t.wrap(op, err)
+		}
+	}
+	return nil
+}
+
+func (t *tx) DeleteEntity(id string) error {
+	const op = "bolt.DeleteEntity"
+	if err := t.check(op); err != nil {
+		return err
+	}
+	b := t.bucket(bEntity)
+	k := t.key(id)
+	old := b.Get(k)
+	if old == nil {
+		return &entity.Error{Code: entity.ENOTFOUND, Op: op, Message: fmt.Sprintf("entity %q not found", id)}
+	}
+	h, _, err := decodeEntityHead(old)
+	if err != nil {
+		return t.wrap(op, err)
+	}
+	if err := t.reindex(entityIndex(t.scope, id, &h), nil); err != nil {
+		return t.wrap(op, err)
+	}
+	if _, err := t.writeSeq(kEntity, k, old, true); err != nil {
+		return t.wrap(op, err)
+	}
+	return t.wrap(op, b.Delete(k))
+}
+
+// ---- facts ----
+
+func (t *tx) getFact(op, id string) (entity.Fact, error) {
+	v := t.bucket(bFact).Get(t.key(id))
+	if v == nil {
+		return entity.Fact{}, &entity.Error{Code: entity.ENOTFOUND, Op: op, Message: fmt.Sprintf("fact %q not found", id)}
+	}
+	f, err := decodeFact(t.scope, id, v)
+	return f, t.wrap(op, err)
+}
+
+func (t *tx) Fact(id string) (entity.Fact, error) {
+	const op = "bolt.Fact"
+	if err := t.check(op); err != nil {
+		return entity.Fact{}, err
+	}
+	return t.getFact(op, id)
+}
+
+func (t *tx) Chains(keys []graph.ChainKey) (map[graph.ChainKey][]entity.Fact, error) {
+	const op = "bolt.Chains"
+	if err := t.check(op); err != nil {
+		return nil, err
+	}
+	out := make(map[graph.ChainKey][]entity.Fact, len(keys))
+	for _, ck := range keys {
+		if _, done := out[ck]; done || ck.SubjectID == "" {
+			continue
+		}
+		chain, _, err := scan(t, op, bChain, t.prefix(ck.SubjectID, ck.Predicate), "", 0, func(id string, _ []byte) (entity.Fact, bool, error) {
+			f, err := t.getFact(op, id)
+			if err != nil {
+				return f, false, indexBroken(op, "ix_chain", id, err)
+			}
+			return f, true, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(chain) > 0 {
+			out[ck] = chain
+		}
+	}
+	return out, nil
+}
+
+func (t *tx) FactsOf(entityID string, limit int) ([]entity.Fact, error) {
+	const op = "bolt.FactsOf"
+	if err := t.check(op); err != nil {
+		return nil, err
+	}
+	if entityID == "" {
+		return nil, nil
+	}
+	out, _, err := scan(t, op, bAdj, t.prefix(entityID), "", limit, func(id string, _ []byte) (entity.Fact, bool, error) {
+		f, err := t.getFact(op, id)
+		if err != nil {
+			return f, false, indexBroken(op, "ix_adj", id, err)
+		}
+		return f, true, nil
+	})
+	return out, err
+}
+
+// Facts picks the most selective index the filter allows, then checks every
+// candidate against the whole filter (indexes on cut keys and the
+// adjacency index return more than they match).
+func (t *tx) Facts(f graph.FactFilter) ([]entity.Fact, string, error) {
+	const op = "bolt.Facts"
+	if err := t.check(op); err != nil {
+		return nil, "", err
+	}
+	want := factHead{SubjectID: f.SubjectID, Predicate: f.Predicate, ObjectID: f.ObjectID}
+	if f.Value != "" {
+		want.Value = entity.Normalize(f.Value)
+	}
+	var bucket int
+	var prefix []byte
+	switch {
+	case f.SubjectID != "" && f.Predicate != "":
+		bucket, prefix = bChain, t.prefix(f.SubjectID, f.Predicate)
+	case f.ObjectID != "":
+		bucket, prefix = bObject, t.prefix("e"+f.ObjectID)
+	case f.Value != "":
+		bucket, prefix = bObject, t.prefix("v"+truncKey(want.Value))
+	case f.SubjectID != "":
+		bucket, prefix = bAdj, t.prefix(f.SubjectID)
+	case f.Predicate != "":
+		bucket, prefix = bPredicate, t.prefix(f.Predicate)
+	default:
+		bucket, prefix = bFact, t.key("")
+	}
+	facts := t.bucket(bFact)
+	return scan(t, op, bucket, prefix, f.Cursor, f.Limit, func(id string, v []byte) (entity.Fact, bool, error) {
+		if bucket != bFact {
+			if v = facts.Get(t.key(id)); v == nil {
+				return entity.Fact{}, false, indexBroken(op, string(bucketNames[bucket]), id, nil)
+			}
+		}
+		h, _, err := decodeFactHead(v)
+		if err != nil || !matches(&h, &want, f.Value != "") {
+			return entity.Fact{}, false, t.wrap(op, err)
+		}
+		fact, err := decodeFact(t.scope, id, v)
+		return fact, true, t.wrap(op, err)
+	})
+}
+
+func matches(h, want *factHead, byValue bool) bool {
+	switch {
+	case want.SubjectID != "" && h.SubjectID != want.SubjectID,
+		want.Predicate != "" && h.Predicate != want.Predicate,
+		want.ObjectID != "" && h.ObjectID != want.ObjectID:
+		return false
+	case byValue:
+		return h.ObjectID == "" && entity.Normalize(h.Value) == want.Value
+	}
+	return true
+}
+
+func (t *tx) checkFact(op string, i int, f *entity.Fact) error {
+	if err := checkPart(op, fmt.Sprintf("facts[%d].id", i), f.ID, true); err != nil {
+		return err
+	}
+	if err := checkPart(op, fmt.Sprintf("facts[%d].subject_id", i), f.SubjectID, true); err != nil {
+		return err
+	}
+	if err := checkPart(op, fmt.Sprintf("facts[%d].predicate", i), f.Predicate, true); err != nil {
+		return err
+	}
+	if err := checkPart(op, fmt.Sprintf("facts[%d].object_id", i), f.ObjectID, false); err != nil {
+		return err
+	}
+	if err := f.Validate(); err != nil {
+		if e, ok := err.(*entity.Error); ok {
+			fields := make(map[string]string, len(e.Fields))
+			for k, v := range e.Fields {
+				fields[fmt.Sprintf("facts[%d].%s", i, k)] = v
+			}
+			return &entity.Error{Code: e.Code, Op: op, Message: e.Message, Fields: fields}
+		}
+		return err
+	}
+	return t.checkScope(op, &f.Scope)
+}
+
+func (t *tx) PutFacts(fs []entity.Fact) error {
+	const op = "bolt.PutFacts"
+	if err := t.check(op); err != nil {
+		return err
+	}
+	b := t.bucket(bFact)
+	for i := range fs {
+		f := fs[i]
+		if err := t.checkFact(op, i, &f); err != nil {
+			return err
+		}
+		k := t.key(f.ID)
+		var oldIx []ixEntry
+		old := b.Get(k)
+		if old != nil {
+			h, _, err := decodeFactHead(old)
+			if err != nil {
+				return t.wrap(op, err)
+			}
+			oldIx = factIndex(t.scope, f.ID, &h)
+		}
+		h := factHead{SubjectID: f.SubjectID, Predicate: f.Predicate, ObjectID: f.ObjectID, Value: f.Value}
+		if err := t.reindex(oldIx, factIndex(t.scope, f.ID, &h)); err != nil {
+			return t.wrap(op, err)
+		}
+		seq, err := t.writeSeq(kFact, k, old, false)
+		if err != nil {
+			return t.wrap(op, err)
+		}
+		v, err := encodeFact(seq, &f)
+		if err != nil {
+			return invalid(op, "facts[%d].attributes: %v", i, err)
+		}
+		if err := b.Put(k, v); err != nil {
+			return t.wrap(op, err)
+		}
+	}
+	return nil
+}
+
+func (t *tx) DeleteFact(id string) error {
+	const op = "bolt.DeleteFact"
+	if err := t.check(op); err != nil {
+		return err
+	}
+	b := t.bucket(bFact)
+	k := t.key(id)
+	old := b.Get(k)
+	if old == nil {
+		return &entity.Error{Code: entity.ENOTFOUND, Op: op, Message: fmt.Sprintf("fact %q not found", id)}
+	}
+	h, _, err := decodeFactHead(old)
+	if err != nil {
+		return t.wrap(op, err)
+	}
+	if err := t.reindex(factIndex(t.scope, id, &h), nil); err != nil {
+		return t.wrap(op, err)
+	}
+	if _, err := t.writeSeq(kFact, k, old, true); err != nil {
+		return t.wrap(op, err)
+	}
+	return t.wrap(op, b.Delete(k))
+}
+
+// ---- episodes ----
+
+func (t *tx) getEpisode(op, id string) (entity.Episode, error) {
+	v := t.bucket(bEpisode).Get(t.key(id))
+	if v == nil {
+		return entity.Episode{}, &entity.Error{Code: entity.ENOTFOUND, Op: op, Message: fmt.Sprintf("episode %q not found", id)}
+	}
+	e, err := decodeEpisode(t.scope, id, v)
+	return e, t.wrap(op, err)
+}
+
+func (t *tx) Episode(id string) (entity.Episode, error) {
+	const op = "bolt.Episode"
+	if err := t.check(op); err != nil {
+		return entity.Episode{}, err
+	}
+	return t.getEpisode(op, id)
+}
+
+func (t *tx) EpisodeByKey(key string) (entity.Episode, error) {
+	const op = "bolt.EpisodeByKey"
+	if err := t.check(op); err != nil {
+		return entity.Episode{}, err
+	}
+	if key != "" {
+		if id := t.bucket(bEpKey).Get(t.key(key)); id != nil {
+			e, err := t.getEpisode(op, string(id))
+			if err != nil {
+				return e, indexBroken(op, "ix_episode_key", string(id), err)
+			}
+			return e, nil
+		}
+	}
+	return entity.Episode{}, &entity.Error{Code: entity.ENOTFOUND, Op: op, Message: "no episode with that idempotency key"}
+}
+
+func (t *tx) Episodes(status string, cursor string, limit int) ([]entity.Episode, string, error) {
+	const op = "bolt.Episodes"
+	if err := t.check(op); err != nil {
+		return nil, "", err
+	}
+	get := func(id string, v []byte) (entity.Episode, bool, error) {
+		e, err := decodeEpisode(t.scope, id, v)
+		return e, true, t.wrap(op, err)
+	}
+	if status == "" {
+		return scan(t, op, bEpisode, t.key(""), cursor, limit, get)
+	}
+	eps := t.bucket(bEpisode)
+	return scan(t, op, bEpStatus, t.prefix(status), cursor, limit, func(id string, _ []byte) (entity.Episode, bool, error) {
+		v := eps.Get(t.key(id))
+		if v == nil {
+			return entity.Episode{}, false, indexBroken(op, "ix_episode_status", id, nil)
+		}
+		return get(id, v)
+	})
+}
+
+func (t *tx) PutEpisode(e entity.Episode) error {
+	const op = "bolt.PutEpisode"
+	if err := t.check(op); err != nil {
+		return err
+	}
+	if err := checkPart(op, "id", e.ID, true); err != nil {
+		return err
+	}
+	if err := checkPart(op, "status", e.Status, true); err != nil {
+		return err
+	}
+	if err := checkPart(op, "idempotency_key", e.IdempotencyKey, false); err != nil {
+		return err
+	}
+	if err := t.checkScope(op, &e.Scope); err != nil {
+		return err
+	}
+	k := t.key(e.ID)
+	if e.IdempotencyKey != "" {
+		if other := t.bucket(bEpKey).Get(t.key(e.IdempotencyKey)); other != nil && string(other) != e.ID {
+			return &entity.Error{Code: entity.ECONFLICT, Op: op, Message: fmt.Sprintf("idempotency key already used by episode %q", other)}
+		}
+	}
+	b := t.bucket(bEpisode)
+	var oldIx []ixEntry
+	old := b.Get(k)
+	if old != nil {
+		h, _, err := decodeEpisodeHead(old)
+		if err != nil {
+			return t.wrap(op, err)
+		}
+		oldIx = episodeIndex(t.scope, e.ID, &h)
+	}
+	h := episodeHead{Status: e.Status, IdempotencyKey: e.IdempotencyKey, ReferenceTime: e.ReferenceTime, NextAttemptAt: e.NextAttemptAt}
+	if err := t.reindex(oldIx, episodeIndex(t.scope, e.ID, &h)); err != nil {
+		return t.wrap(op, err)
+	}
+	seq, err := t.writeSeq(kEpisode, k, old, false)
+	if err != nil {
+		return t.wrap(op, err)
+	}
+	v, err := encodeEpisode(seq, &e)
+	if err != nil {
+		return invalid(op, "metadata: %v", err)
+	}
+	return t.wrap(op, b.Put(k, v))
+}
+
+func (t *tx) DeleteEpisode(id string) error {
+	const op = "bolt.DeleteEpisode"
+	if err := t.check(op); err != nil {
+		return err
+	}
+	b := t.bucket(bEpisode)
+	k := t.key(id)
+	old := b.Get(k)
+	if old == nil {
+		return &entity.Error{Code: entity.ENOTFOUND, Op: op, Message: fmt.Sprintf("episode %q not found", id)}
+	}
+	h, _, err := decodeEpisodeHead(old)
+	if err != nil {
+		return t.wrap(op, err)
+	}
+	if err := t.reindex(episodeIndex(t.scope, id, &h), nil); err != nil {
+		return t.wrap(op, err)
+	}
+	if _, err := t.writeSeq(kEpisode, k, old, true); err != nil {
+		return t.wrap(op, err)
+	}
+	return t.wrap(op, b.Delete(k))
+}
+
+// ---- tombstones ----
+
+func (t *tx) Tombstones(fingerprints []string) (map[string]entity.Tombstone, error) {
+	const op = "bolt.Tombstones"
+	if err := t.check(op); err != nil {
+		return nil, err
+	}
+	out := make(map[string]entity.Tombstone)
+	b := t.bucket(bTombstone)
+	for _, fp := range fingerprints {
+		if fp == "" {
+			continue
+		}
+		if v := b.Get(t.key(fp)); v != nil {
+			ts, err := decodeTombstone(t.scope, fp, v)
+			if err != nil {
+				return nil, t.wrap(op, err)
+			}
+			out[fp] = ts
+		}
+	}
+	return out, nil
+}
+
+func (t *tx) ListTombstones(cursor string, limit int) ([]entity.Tombstone, string, error) {
+	const op = "bolt.ListTombstones"
+	if err := t.check(op); err != nil {
+		return nil, "", err
+	}
+	return scan(t, op, bTombstone, t.key(""), cursor, limit, func(fp string, v []byte) (entity.Tombstone, bool, error) {
+		ts, err := decodeTombstone(t.scope, fp, v)
+		return ts, true, t.wrap(op, err)
+	})
+}
+
+func (t *tx) PutTombstone(ts entity.Tombstone) error {
+	const op = "bolt.PutTombstone"
+	if err := t.check(op); err != nil {
+		return err
+	}
+	if err := checkPart(op, "fingerprint", ts.Fingerprint, true); err != nil {
+		return err
+	}
+	if err := t.checkScope(op, &ts.Scope); err != nil {
+		return err
+	}
+	b := t.bucket(bTombstone)
+	k := t.key(ts.Fingerprint)
+	seq, err := t.writeSeq(kTombstone, k, b.Get(k), false)
+	if err != nil {
+		return t.wrap(op, err)
+	}
+	return t.wrap(op, b.Put(k, encodeTombstone(seq, &ts)))
+}
+
+// ---- meta ----
+
+const metaMarker = 'm'
+
+func (t *tx) Meta(key string) (string, bool, error) {
+	const op = "bolt.Meta"
+	if err := t.check(op); err != nil {
+		return "", false, err
+	}
+	v := t.bucket(bMeta).Get(t.key(key))
+	if len(v) == 0 {
+		return "", false, nil
+	}
+	return string(v[1:]), true, nil
+}
+
+func (t *tx) PutMeta(key, value string) error {
+	const op = "bolt.PutMeta"
+	if err := t.check(op); err != nil {
+		return err
+	}
+	if err := checkPart(op, "key", key, true); err != nil {
+		return err
+	}
+	// A marker byte keeps an empty value distinguishable from no value.
+	v := append(make([]byte, 0, 1+len(value)), metaMarker)
+	return t.wrap(op, t.bucket(bMeta).Put(t.key(key), append(v, value...)))
+}
