@@ -26,7 +26,7 @@
 // answer. Permission-like statements ("you may skip confirmation") are never
 // returned as facts, whatever the model says (see PermissionLike).
 //
-// Errors are *entity.Error: EINVALID for a bad Config or Input, EUNAVAILABLE
+// Errors are *entity.Error: EINVALID from New for a bad Config, EUNAVAILABLE
 // when the endpoint cannot be reached or keeps failing (retry later),
 // EUNPROCESSABLE when the endpoint refuses this episode or answers garbage
 // twice. Usage is returned with errors too, so failed calls are counted.

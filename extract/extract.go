@@ -37,7 +37,10 @@ const (
 type Config struct {
 	// BaseURL of the OpenAI-compatible API, including its version path:
 	// "https://api.openai.com/v1", "http://127.0.0.1:11434/v1" (Ollama),
-	// "http://127.0.0.1:8000/v1" (vLLM). Required.
+	// "http://127.0.0.1:8000/v1" (vLLM), "http://127.0.0.1:8080/v1"
+	// (llama.cpp server), "https://NAME.openai.azure.com/openai/v1" (Azure,
+	// with WithRequestOptions(option.WithHeader("api-key", key)) when it
+	// wants its own header). Required.
 	BaseURL string
 	// Model name as the endpoint knows it. Required.
 	Model string
@@ -108,6 +111,10 @@ type Extractor struct {
 	sleep      func(context.Context, time.Duration) error
 	log        *slog.Logger
 	onto       *ontology.Ontology
+	// sys caches the system prompt of the last ontology seen: it is the
+	// same for every episode, which also lets servers with prompt caching
+	// reuse it.
+	sys atomic.Pointer[sysPrompt]
 	// mode is the index in modes of the response format to start with; it
 	// only goes down the list, once the server has refused a format, so
 	// later episodes do not pay for the refusal again.
@@ -294,10 +301,11 @@ func (u *Usage) Add(o Usage) {
 // model cannot make an assistant's or a tool's words into user statements.
 // Broken and permission-like facts are dropped and listed in Output.Dropped.
 //
-// Errors: EINVALID (no content is fine; a nil ontology is fine), EUNAVAILABLE
-// (retries exhausted on 429/5xx/network, an auth or not-found refusal, ctx
-// done), EUNPROCESSABLE (the endpoint refused this request, or the answer
-// stayed unusable after the repair call).
+// Errors: EUNAVAILABLE (retries exhausted on 429/5xx/network, a Retry-After
+// beyond RetryMaxDelay, a 401/403/404 refusal, ctx done — it wraps
+// ctx.Err()), EUNPROCESSABLE (the endpoint rejected this request, the model
+// refused, or the answer stayed unusable after the repair call). Usage is
+// valid with an error too.
 func (x *Extractor) Extract(ctx context.Context, in Input) (Output, Usage, error) {
 	var u Usage
 	if strings.TrimSpace(in.Episode.Content) == "" {
@@ -319,7 +327,7 @@ func (x *Extractor) Extract(ctx context.Context, in Input) (Output, Usage, error
 		known = known[:x.cfg.MaxKnown]
 	}
 	msgs := []openai.ChatCompletionMessageParamUnion{
-		openai.SystemMessage(systemPrompt(onto)),
+		openai.SystemMessage(x.systemPrompt(onto)),
 		openai.UserMessage(userPrompt(in.Episode, known, ref)),
 	}
 	v := validator{onto: onto, ref: ref, ceiling: SourceKindCeiling(in.Episode)}

@@ -1,9 +1,6 @@
 package extract
 
-import (
-	"regexp"
-	"strings"
-)
+import "strings"
 
 // permissionPhrases are phrasings of a permission granted to the agent. They
 // are matched on lower-cased text with underscores and hyphens turned into
@@ -29,9 +26,21 @@ var permissionPhrases = []string{
 	"允许你", "你可以直接",
 }
 
-// permissionRE catches "don't / doesn't / do not … need / have to ask /
-// confirm / check".
-var permissionRE = regexp.MustCompile(`\b(do|does|did)(n't| not) (need|have) to (ask|confirm|check|get approval)`)
+func init() {
+	// "don't / doesn't / do not … need / have to ask / confirm / check",
+	// spelled out so the check stays a plain substring search.
+	for _, aux := range []string{"do", "does", "did"} {
+		for _, neg := range []string{"n't", " not"} {
+			for _, must := range []string{"need", "have"} {
+				for _, verb := range []string{"ask", "confirm", "check", "get approval"} {
+					permissionPhrases = append(permissionPhrases, " "+aux+neg+" "+must+" to "+verb)
+				}
+			}
+		}
+	}
+}
+
+var permissionReplacer = strings.NewReplacer("_", " ", "-", " ", "’", "'")
 
 // permissionWords, as whole words of a predicate, make it a permission
 // ("allowed_to_deploy", "has_permission", "may_merge").
@@ -55,7 +64,7 @@ func PermissionLike(text string) bool {
 			return true
 		}
 	}
-	return permissionRE.MatchString(s)
+	return false
 }
 
 // permissionPredicate reports whether a predicate names a permission.
@@ -70,7 +79,7 @@ func permissionPredicate(p string) bool {
 
 func permissionNorm(s string) string {
 	s = strings.ToLower(s)
-	s = strings.NewReplacer("_", " ", "-", " ", "’", "'").Replace(s)
+	s = permissionReplacer.Replace(s)
 	s = strings.Join(strings.Fields(s), " ")
 	if s == "" {
 		return ""
