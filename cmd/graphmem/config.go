@@ -1,0 +1,126 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config holds every setting of DESIGN §7. Precedence: flag, then
+// environment variable, then the YAML file given with --config, then the
+// default.
+type Config struct {
+	Addr          string        `yaml:"addr"`
+	Data          string        `yaml:"data"`
+	Store         string        `yaml:"store"`
+	Neo4jURI      string        `yaml:"neo4j_uri"`
+	Neo4jUser     string        `yaml:"neo4j_user"`
+	Neo4jPassword string        `yaml:"neo4j_password"`
+	Neo4jDatabase string        `yaml:"neo4j_database"`
+	APIKeys       string        `yaml:"api_keys"`
+	LLMBaseURL    string        `yaml:"llm_base_url"`
+	LLMModel      string        `yaml:"llm_model"`
+	LLMAPIKey     string        `yaml:"llm_api_key"`
+	EmbedBaseURL  string        `yaml:"embed_base_url"`
+	EmbedModel    string        `yaml:"embed_model"`
+	EmbedAPIKey   string        `yaml:"embed_api_key"`
+	MaxBodyBytes  int64         `yaml:"max_body_bytes"`
+	Ontology      string        `yaml:"ontology"`
+	Workers       int           `yaml:"workers"`
+	URL           string        `yaml:"url"`     // a running server, for client commands
+	APIKey        string        `yaml:"api_key"` // the key client commands send
+	ShutdownWait  time.Duration `yaml:"shutdown_wait"`
+}
+
+// settings lists each setting once: its flag, environment variable,
+// default and where it lives in Config.
+type setting struct {
+	flag, env, def, help string
+	str                  func(*Config) *string
+	num                  func(*Config) *int64
+}
+
+var settings = []setting{
+	{flag: "addr", env: "GRAPHMEM_ADDR", def: "127.0.0.1:8080", help: "listen address", str: func(c *Config) *string { return &c.Addr }},
+	{flag: "data", env: "GRAPHMEM_DATA", def: "./graphmem-data", help: "data folder (embedded store, search index)", str: func(c *Config) *string { return &c.Data }},
+	{flag: "store", env: "GRAPHMEM_STORE", def: "embedded", help: "store: embedded or neo4j", str: func(c *Config) *string { return &c.Store }},
+	{flag: "neo4j-uri", env: "GRAPHMEM_NEO4J_URI", help: "Neo4j Bolt URI", str: func(c *Config) *string { return &c.Neo4jURI }},
+	{flag: "neo4j-user", env: "GRAPHMEM_NEO4J_USER", help: "Neo4j user", str: func(c *Config) *string { return &c.Neo4jUser }},
+	{flag: "neo4j-password", env: "GRAPHMEM_NEO4J_PASSWORD", help: "Neo4j password", str: func(c *Config) *string { return &c.Neo4jPassword }},
+	{flag: "neo4j-database", env: "GRAPHMEM_NEO4J_DATABASE", help: "Neo4j database", str: func(c *Config) *string { return &c.Neo4jDatabase }},
+	{flag: "api-keys", env: "GRAPHMEM_API_KEYS", help: "API keys and their scopes: key1=scopeA,scopeB;key2=scopeC (none: development mode)", str: func(c *Config) *string { return &c.APIKeys }},
+	{flag: "llm-base-url", env: "GRAPHMEM_LLM_BASE_URL", help: "OpenAI-compatible base URL for extraction", str: func(c *Config) *string { return &c.LLMBaseURL }},
+	{flag: "llm-model", env: "GRAPHMEM_LLM_MODEL", help: "extraction model", str: func(c *Config) *string { return &c.LLMModel }},
+	{flag: "llm-api-key", env: "GRAPHMEM_LLM_API_KEY", help: "extraction API key", str: func(c *Config) *string { return &c.LLMAPIKey }},
+	{flag: "embed-base-url", env: "GRAPHMEM_EMBED_BASE_URL", help: "embeddings base URL (optional)", str: func(c *Config) *string { return &c.EmbedBaseURL }},
+	{flag: "embed-model", env: "GRAPHMEM_EMBED_MODEL", help: "embeddings model", str: func(c *Config) *string { return &c.EmbedModel }},
+	{flag: "embed-api-key", env: "GRAPHMEM_EMBED_API_KEY", help: "embeddings API key", str: func(c *Config) *string { return &c.EmbedAPIKey }},
+	{flag: "max-body-bytes", env: "GRAPHMEM_MAX_BODY_BYTES", def: "4194304", help: "request body limit in bytes", num: func(c *Config) *int64 { return &c.MaxBodyBytes }},
+	{flag: "ontology", env: "GRAPHMEM_ONTOLOGY", help: "ontology YAML file (default: built-in)", str: func(c *Config) *string { return &c.Ontology }},
+	{flag: "url", env: "GRAPHMEM_URL", def: "http://127.0.0.1:8080", help: "server URL for client commands", str: func(c *Config) *string { return &c.URL }},
+	{flag: "api-key", env: "GRAPHMEM_API_KEY", help: "API key client commands send", str: func(c *Config) *string { return &c.APIKey }},
+}
+
+// configFlags registers every setting (and --config) on fs and returns a
+// function that resolves the final Config after fs.Parse.
+func configFlags(fs *flag.FlagSet) func() (Config, error) {
+	vals := make([]*string, len(settings))
+	for i, s := range settings {
+		vals[i] = fs.String(s.flag, "", fmt.Sprintf("%s (env %s, default %q)", s.help, s.env, s.def))
+	}
+	path := fs.String("config", os.Getenv("GRAPHMEM_CONFIG"), "YAML config file (env GRAPHMEM_CONFIG)")
+	return func() (Config, error) {
+		var c Config
+		if *path != "" {
+			b, err := os.ReadFile(*path)
+			if err != nil {
+				return c, fmt.Errorf("config: %w", err)
+			}
+			dec := yaml.NewDecoder(strings.NewReader(string(b)))
+			dec.KnownFields(true)
+			if err := dec.Decode(&c); err != nil {
+				return c, fmt.Errorf("config %s: %w", *path, err)
+			}
+		}
+		for i, s := range settings {
+			v := *vals[i]
+			if v == "" {
+				v = os.Getenv(s.env)
+			}
+			if s.str != nil {
+				if v == "" && *s.str(&c) == "" {
+					v = s.def
+				}
+				if v != "" {
+					*s.str(&c) = v
+				}
+				continue
+			}
+			if v == "" && *s.num(&c) == 0 {
+				v = s.def
+			}
+			if v != "" {
+				n, err := strconv.ParseInt(v, 10, 64)
+				if err != nil || n <= 0 {
+					return c, fmt.Errorf("%s: %q is not a positive number", s.flag, v)
+				}
+				*s.num(&c) = n
+			}
+		}
+		if c.Store != "embedded" && c.Store != "neo4j" {
+			return c, fmt.Errorf("store: %q is neither embedded nor neo4j", c.Store)
+		}
+		if c.Store == "neo4j" && c.Neo4jURI == "" {
+			return c, fmt.Errorf("store neo4j needs GRAPHMEM_NEO4J_URI")
+		}
+		if c.ShutdownWait == 0 {
+			c.ShutdownWait = 10 * time.Second
+		}
+		return c, nil
+	}
+}

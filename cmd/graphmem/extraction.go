@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/extract"
+	"github.com/graphmem/graphmem/memory"
+	"github.com/graphmem/graphmem/ontology"
+)
+
+// episodeExtractor adapts extract.Extractor to the episode queue: one model
+// call per episode, answers turned into memory.FactInput, usage reported.
+type episodeExtractor struct {
+	x       *extract.Extractor
+	onto    *ontology.Ontology
+	onUsage func(extract.Usage)
+}
+
+// newEpisodeExtractor returns nil when no extraction model is configured:
+// episodes are then stored and searchable, without facts.
+func newEpisodeExtractor(cfg Config, onto *ontology.Ontology, log *slog.Logger, onUsage func(extract.Usage)) (memory.Extractor, error) {
+	if cfg.LLMBaseURL == "" || cfg.LLMModel == "" {
+		return nil, nil
+	}
+	x, err := extract.New(extract.Config{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey},
+		extract.WithOntology(onto), extract.WithLogger(log))
+	if err != nil {
+		return nil, err
+	}
+	return &episodeExtractor{x: x, onto: onto, onUsage: onUsage}, nil
+}
+
+func (e *episodeExtractor) Extract(ctx context.Context, ep entity.Episode, known []entity.Entity) ([]memory.FactInput, error) {
+	out, usage, err := e.x.Extract(ctx, extract.Input{Episode: ep, Ontology: e.onto, Known: known})
+	if e.onUsage != nil {
+		e.onUsage(usage)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return factInputs(out), nil
+}
+
+// factInputs turns an extraction answer into statements, typing subjects
+// and objects with the entity types the model gave.
+func factInputs(out extract.Output) []memory.FactInput {
+	types := map[string]string{}
+	for _, en := range out.Entities {
+		types[entity.Normalize(en.Name)] = en.Type
+		for _, a := range en.Aliases {
+			if _, ok := types[entity.Normalize(a)]; !ok {
+				types[entity.Normalize(a)] = en.Type
+			}
+		}
+	}
+	fs := make([]memory.FactInput, 0, len(out.Facts))
+	for _, f := range out.Facts {
+		in := memory.FactInput{
+			Subject: f.Subject, SubjectType: types[entity.Normalize(f.Subject)], Predicate: f.Predicate,
+			Object: f.Object, Value: f.Value, Text: f.Text, ValidFrom: f.ValidFrom, ValidTo: f.ValidTo,
+			SourceKind: f.SourceKind, Importance: f.Importance, Attributes: f.Attributes, Cardinality: f.Cardinality,
+		}
+		if f.Object != "" {
+			in.ObjectType = types[entity.Normalize(f.Object)]
+		}
+		fs = append(fs, in)
+	}
+	return fs
+}
