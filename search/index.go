@@ -45,12 +45,15 @@ const (
 	fExpiredAt  = "expired_at"
 	fExpiresAt  = "expires_at"
 	fFlags      = "flags"
+	fTags       = "tags"
 )
 
 // Flags of hidden records.
 const (
 	flagForgotten = "forgotten"
 	flagArchived  = "archived"
+	// TagTime marks episodes whose content places something in time.
+	TagTime = "time"
 )
 
 // Times are indexed as Unix milliseconds (exact in a float64). An open end
@@ -189,7 +192,7 @@ func newMapping() (mapping.IndexMapping, error) {
 	for _, f := range []string{fNames, fText, fContent} {
 		d.AddFieldMappingsAt(f, text())
 	}
-	for _, f := range []string{fType, fID, fSubject, fObject, fSession, fSpeaker, fPredicate} {
+	for _, f := range []string{fType, fID, fSubject, fObject, fSession, fSpeaker, fPredicate, fTags} {
 		d.AddFieldMappingsAt(f, keyword(true))
 	}
 	d.AddFieldMappingsAt(fScope, keyword(false))
@@ -272,6 +275,9 @@ func episodeDoc(e *entity.Episode) map[string]any {
 	}
 	if e.Speaker != "" {
 		d[fSpeaker] = entity.Normalize(e.Speaker)
+	}
+	if MentionsTime(e.Content) {
+		d[fTags] = TagTime
 	}
 	return d
 }

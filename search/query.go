@@ -74,9 +74,11 @@ type Hit struct {
 	SubjectID string `json:"subject_id,omitempty"`
 	ObjectID  string `json:"object_id,omitempty"`
 	Predicate string `json:"predicate,omitempty"`
+	// Tags of an episode (TagTime).
+	Tags []string `json:"tags,omitempty"`
 }
 
-var hitFields = []string{fType, fID, fTime, fSession, fSpeaker, fSubject, fObject, fPredicate}
+var hitFields = []string{fType, fID, fTime, fSession, fSpeaker, fSubject, fObject, fPredicate, fTags}
 
 // Search runs q. Returns EINVALID if q has no scope.
 func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
@@ -118,6 +120,16 @@ func hitOf(scope entity.Scope, d *search.DocumentMatch) Hit {
 	h := Hit{Type: s(fType), ID: s(fID), Scope: scope, Score: d.Score,
 		Session: s(fSession), Speaker: s(fSpeaker),
 		SubjectID: s(fSubject), ObjectID: s(fObject), Predicate: s(fPredicate)}
+	switch v := d.Fields[fTags].(type) {
+	case string:
+		h.Tags = []string{v}
+	case []any:
+		for _, t := range v {
+			if s, ok := t.(string); ok {
+				h.Tags = append(h.Tags, s)
+			}
+		}
+	}
 	if v, ok := d.Fields[fTime].(float64); ok {
 		h.Time = fromMillis(v)
 	}

@@ -1,0 +1,251 @@
+package recall
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
+	"github.com/graphmem/graphmem/ontology"
+	"github.com/graphmem/graphmem/search"
+)
+
+// Engine answers search and context requests over a store and its index.
+// It is safe for concurrent use. Set the exported fields, then use it;
+// Close stops the background writer of hit counts.
+type Engine struct {
+	Store    graph.Store
+	Index    *search.Index
+	Ontology *ontology.Ontology // ontology.Default() when nil
+	Now      func() time.Time   // time.Now when nil
+	// Logger receives failures of the background hit-count writer;
+	// slog.Default() when nil.
+	Logger *slog.Logger
+
+	once    sync.Once
+	touches chan touch
+	done    chan struct{}
+	closed  atomic.Bool
+	dropped atomic.Uint64
+}
+
+// Request limits.
+const (
+	DefaultSearchLimit = 10
+	MaxSearchLimit     = 100
+	DefaultMaxTokens   = 1500
+	MinMaxTokens       = 50
+	MaxMaxTokens       = 32000
+	MaxQueryBytes      = 4000
+	MaxFocus           = 20
+)
+
+// Context modes and formats.
+const (
+	ModeAuto    = "auto"
+	ModeCurrent = "current"
+	ModeHistory = "history"
+
+	FormatText     = "text"
+	FormatMarkdown = "markdown"
+	FormatJSON     = "json"
+)
+
+// SearchRequest is the body of POST /v1/search.
+type SearchRequest struct {
+	Query string `json:"query"`
+	Limit int    `json:"limit,omitempty"`
+	// AsOf is the valid time (zero: now); KnownAt the transaction time
+	// (zero: now).
+	AsOf           time.Time `json:"as_of,omitzero"`
+	KnownAt        time.Time `json:"known_at,omitzero"`
+	IncludeHistory bool      `json:"include_history,omitempty"`
+	// Types restricts hits to "fact", "entity" and/or "episode".
+	Types []string `json:"types,omitempty"`
+}
+
+// SearchHit is one ranked result. Signals are the inputs of its score
+// (see the package documentation for the formula).
+type SearchHit struct {
+	Type    string             `json:"type"`
+	ID      string             `json:"id"`
+	Text    string             `json:"text"`
+	Score   float64            `json:"score"`
+	Signals map[string]float64 `json:"signals"`
+	Fact    *entity.Fact       `json:"fact,omitempty"`
+	Entity  *entity.Entity     `json:"entity,omitempty"`
+	Episode *entity.Episode    `json:"episode,omitempty"`
+}
+
+// SearchResult answers a SearchRequest.
+type SearchResult struct {
+	Hits []SearchHit `json:"hits"`
+}
+
+// ContextRequest is the body of POST /v1/context.
+type ContextRequest struct {
+	Query     string    `json:"query"`
+	AsOf      time.Time `json:"as_of,omitzero"`
+	KnownAt   time.Time `json:"known_at,omitzero"`
+	MaxTokens int       `json:"max_tokens,omitempty"`
+	Mode      string    `json:"mode,omitempty"`
+	Format    string    `json:"format,omitempty"`
+	// Focus names entities the answer is about; they seed the walk as if
+	// the query named them.
+	Focus []string `json:"focus,omitempty"`
+}
+
+func (e *Engine) now() time.Time {
+	if e.Now != nil {
+		return e.Now().UTC()
+	}
+	return time.Now().UTC()
+}
+
+func (e *Engine) ontology() *ontology.Ontology {
+	if e.Ontology == nil {
+		e.Ontology = ontology.Default()
+	}
+	return e.Ontology
+}
+
+func validTypes(ts []string) bool {
+	for _, t := range ts {
+		switch t {
+		case search.TypeFact, search.TypeEntity, search.TypeEpisode:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func validateQuery(fe entity.FieldErrors, q string) {
+	switch {
+	case strings.TrimSpace(q) == "":
+		fe.Add("query", "required")
+	case len(q) > MaxQueryBytes:
+		fe.Add("query", "at most 4000 bytes")
+	case !utf8.ValidString(q):
+		fe.Add("query", "must be valid UTF-8")
+	}
+}
+
+func validateScope(scope entity.Scope) error {
+	if !entity.ValidScope(scope) {
+		return entity.Errorf(entity.EINVALID, "invalid scope %q", scope)
+	}
+	return nil
+}
+
+// Validate checks a search request and fills in defaults.
+func (r *SearchRequest) Validate() error {
+	fe := entity.FieldErrors{}
+	validateQuery(fe, r.Query)
+	switch {
+	case r.Limit == 0:
+		r.Limit = DefaultSearchLimit
+	case r.Limit < 0 || r.Limit > MaxSearchLimit:
+		fe.Add("limit", "must be between 1 and 100")
+	}
+	if !validTypes(r.Types) {
+		fe.Add("types", "each must be fact, entity or episode")
+	}
+	return fe.Err()
+}
+
+// Validate checks a context request and fills in defaults.
+func (r *ContextRequest) Validate() error {
+	fe := entity.FieldErrors{}
+	validateQuery(fe, r.Query)
+	switch {
+	case r.MaxTokens == 0:
+		r.MaxTokens = DefaultMaxTokens
+	case r.MaxTokens < MinMaxTokens || r.MaxTokens > MaxMaxTokens:
+		fe.Add("max_tokens", "must be between 50 and 32000")
+	}
+	switch r.Mode {
+	case "":
+		r.Mode = ModeAuto
+	case ModeAuto, ModeCurrent, ModeHistory:
+	default:
+		fe.Add("mode", "must be auto, current or history")
+	}
+	switch r.Format {
+	case "":
+		r.Format = FormatText
+	case FormatText, FormatMarkdown, FormatJSON:
+	default:
+		fe.Add("format", "must be text, markdown or json")
+	}
+	if len(r.Focus) > MaxFocus {
+		fe.Add("focus", "at most 20 names")
+	}
+	for _, f := range r.Focus {
+		if strings.TrimSpace(f) == "" || len(f) > 256 {
+			fe.Add("focus", "names must be 1 to 256 bytes")
+		}
+	}
+	return fe.Err()
+}
+
+// Search ranks facts, entities and episodes for a query (DESIGN §4 steps
+// 1–3): BM25 seeds, entity linking, a one-hop walk and fused ranking.
+// Returns EINVALID for a bad request.
+func (e *Engine) Search(ctx context.Context, scope entity.Scope, req SearchRequest) (SearchResult, error) {
+	if err := validateScope(scope); err != nil {
+		return SearchResult{}, err
+	}
+	if err := req.Validate(); err != nil {
+		return SearchResult{}, err
+	}
+	now := e.now()
+	p := params{
+		scope: scope, now: now, asOf: orNow(req.AsOf, now), knownAt: req.KnownAt,
+		history: req.IncludeHistory, types: req.Types, limit: req.Limit, hops: 1,
+	}
+	p.a = analyze(req.Query, p.asOf)
+	c, err := e.retrieve(ctx, p)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	items := c.ranked()
+	if len(items) > req.Limit {
+		items = items[:req.Limit]
+	}
+	if err := e.loadEpisodes(ctx, scope, items); err != nil {
+		return SearchResult{}, err
+	}
+	res := SearchResult{Hits: make([]SearchHit, 0, len(items))}
+	var touched []string
+	for _, it := range items {
+		if it.typ == search.TypeEpisode && it.episode == nil {
+			continue // deleted since it was indexed
+		}
+		h := SearchHit{Type: it.typ, ID: it.id, Score: round(it.score), Signals: it.signals}
+		switch it.typ {
+		case search.TypeFact:
+			h.Fact, h.Text = it.fact, factSentence(it.fact)
+			touched = append(touched, it.id)
+		case search.TypeEntity:
+			h.Entity, h.Text = it.entity, entityLine(it.entity)
+		case search.TypeEpisode:
+			h.Episode, h.Text = it.episode, episodeText(it.episode)
+		}
+		res.Hits = append(res.Hits, h)
+	}
+	e.touch(scope, touched)
+	return res, nil
+}
+
+func orNow(t, now time.Time) time.Time {
+	if t.IsZero() {
+		return now
+	}
+	return t.UTC()
+}

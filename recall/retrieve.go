@@ -1,0 +1,435 @@
+package recall
+
+import (
+	"context"
+	"math"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
+	"github.com/graphmem/graphmem/search"
+)
+
+// params is one retrieval.
+type params struct {
+	scope   entity.Scope
+	a       analysis
+	now     time.Time
+	asOf    time.Time
+	knownAt time.Time // zero: now
+	history bool      // keep facts not valid at asOf
+	types   []string
+	limit   int
+	hops    int      // depth of the walk
+	focus   []string // entity names that seed the walk
+}
+
+func (p *params) wants(typ string) bool { return len(p.types) == 0 || slices.Contains(p.types, typ) }
+
+// Weights of the fused score; see the package documentation.
+const (
+	candidatesMin = 100 // BM25 candidates fetched, at least
+	candidatesPer = 10  // … and this many per requested result
+
+	graphLinked   = 0.6  // a fact touching an entity the query names
+	graphHop2     = 0.25 // a fact one entity further
+	graphFromHits = 0.5  // seeds found through fact hits weigh half
+	linkedEntity  = 0.8  // an entity the query names
+
+	fanOut     = 20 // facts kept per entity and hop
+	fanOutScan = 60 // facts read per entity, before the status filter
+	maxSeeds   = 12 // entities a hop expands
+)
+
+// item is one ranked candidate.
+type item struct {
+	typ     string
+	id      string
+	score   float64
+	signals map[string]float64
+
+	fact    *entity.Fact
+	entity  *entity.Entity
+	episode *entity.Episode
+	hit     search.Hit
+}
+
+// candidates is everything one retrieval found.
+type candidates struct {
+	p        params
+	facts    map[string]*item
+	entities map[string]*item
+	episodes map[string]*item
+	linked   map[string]entity.MatchKind // entity id → how the query named it
+	order    []*item
+}
+
+func (c *candidates) ranked() []*item {
+	if c.order != nil {
+		return c.order
+	}
+	all := make([]*item, 0, len(c.facts)+len(c.entities)+len(c.episodes))
+	for _, m := range []map[string]*item{c.facts, c.entities, c.episodes} {
+		for _, it := range m {
+			if it.score > 0 && c.p.wants(it.typ) {
+				all = append(all, it)
+			}
+		}
+	}
+	sort.Slice(all, func(i, j int) bool {
+		if all[i].score != all[j].score {
+			return all[i].score > all[j].score
+		}
+		return all[i].id < all[j].id
+	})
+	c.order = all
+	return all
+}
+
+// visible returns f as seen by the request: as known at knownAt, and only
+// if it is recallable and (outside history mode) valid at asOf.
+func (p *params) visible(f entity.Fact) (entity.Fact, bool) {
+	if !p.knownAt.IsZero() {
+		if !f.KnownAt(p.knownAt) {
+			return f, false
+		}
+		f = f.AsKnownAt(p.knownAt)
+	}
+	if !f.Recallable(p.now) {
+		return f, false
+	}
+	if !p.history && !f.ValidAt(p.asOf) {
+		return f, false
+	}
+	return f, true
+}
+
+// retrieve runs the BM25 search, links entities, walks the graph and
+// scores every candidate.
+func (e *Engine) retrieve(ctx context.Context, p params) (*candidates, error) {
+	c := &candidates{p: p, facts: map[string]*item{}, entities: map[string]*item{}, episodes: map[string]*item{},
+		linked: map[string]entity.MatchKind{}}
+	n := max(candidatesMin, p.limit*candidatesPer)
+	// Facts are always searched: they seed the walk even when only
+	// entities or episodes are wanted.
+	var types []string
+	if len(p.types) > 0 {
+		types = append(slices.Clone(p.types), search.TypeFact, search.TypeEntity)
+	}
+	hits, err := e.Index.Search(ctx, search.Query{
+		Scope: p.scope, Text: p.a.text, Limit: n, AsOf: p.asOf, KnownAt: p.knownAt, Now: p.now,
+		IncludeHistory: p.history, Types: types,
+	})
+	if err != nil {
+		return nil, err
+	}
+	var factHits, entityHits []search.Hit
+	var episodeHits []search.Hit
+	for _, h := range hits {
+		switch h.Type {
+		case search.TypeFact:
+			factHits = append(factHits, h)
+		case search.TypeEntity:
+			entityHits = append(entityHits, h)
+		case search.TypeEpisode:
+			episodeHits = append(episodeHits, h)
+		}
+	}
+	// scale is what one unit of graph weight is worth: the best BM25
+	// score of the query, so graph-only facts rank among textual matches.
+	scale := 1.0
+	if len(hits) > 0 {
+		scale = max(scale, hits[0].Score)
+	}
+	err = e.Store.View(ctx, p.scope, func(tx graph.Tx) error {
+		if err := c.loadFactHits(tx, factHits); err != nil {
+			return err
+		}
+		if err := c.loadEntityHits(tx, entityHits); err != nil {
+			return err
+		}
+		if err := c.link(tx); err != nil {
+			return err
+		}
+		return c.walk(tx, scale)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if p.wants(search.TypeEpisode) && len(episodeHits) > 0 {
+		if err := e.rankEpisodes(ctx, c, episodeHits); err != nil {
+			return nil, err
+		}
+	}
+	c.scoreFacts(scale, e)
+	c.scoreEntities(scale)
+	return c, nil
+}
+
+func (c *candidates) loadFactHits(tx graph.Tx, hits []search.Hit) error {
+	for i, h := range hits {
+		f, err := tx.Fact(h.ID)
+		if entity.ErrorCode(err) == entity.ENOTFOUND {
+			continue // deleted since it was indexed
+		} else if err != nil {
+			return err
+		}
+		f, ok := c.p.visible(f)
+		if !ok {
+			continue
+		}
+		c.facts[f.ID] = &item{typ: search.TypeFact, id: f.ID, fact: &f, hit: h,
+			signals: map[string]float64{"bm25": round(h.Score), "bm25_rank": float64(i + 1)}}
+	}
+	return nil
+}
+
+func (c *candidates) loadEntityHits(tx graph.Tx, hits []search.Hit) error {
+	for i, h := range hits {
+		en, err := tx.Entity(h.ID)
+		if entity.ErrorCode(err) == entity.ENOTFOUND {
+			continue
+		} else if err != nil {
+			return err
+		}
+		c.entities[en.ID] = &item{typ: search.TypeEntity, id: en.ID, entity: &en, hit: h,
+			signals: map[string]float64{"bm25": round(h.Score), "bm25_rank": float64(i + 1)}}
+	}
+	return nil
+}
+
+// link finds the entities the query (and the focus list) names: exact
+// and alias matches of its n-grams, then fuzzy matches of long n-grams
+// (entity.Resolve decides, so people are never matched fuzzily).
+func (c *candidates) link(tx graph.Tx) error {
+	grams := c.p.a.grams
+	for _, f := range c.p.focus {
+		grams = append(grams, entity.Normalize(f))
+	}
+	if len(grams) == 0 {
+		return nil
+	}
+	byKey, err := tx.EntitiesByKey(grams)
+	if err != nil {
+		return err
+	}
+	matched := map[string]bool{}
+	for _, g := range grams {
+		for _, en := range byKey[g] {
+			m := entity.Resolve(g, "", []entity.Entity{en})
+			if m.Kind == entity.MatchNone {
+				continue
+			}
+			c.addLinked(en, m.Kind)
+			matched[g] = true
+		}
+	}
+	// Fuzzy: only n-grams long enough and not already matched; one prefix
+	// scan per first letter.
+	byPrefix := map[string][]entity.Entity{}
+	for _, g := range grams {
+		if matched[g] || len([]rune(g)) < entity.FuzzyMinRunes {
+			continue
+		}
+		pre := entity.FuzzyPrefix(g)
+		cands, ok := byPrefix[pre]
+		if !ok {
+			if cands, err = tx.EntitiesByPrefix(pre, 50); err != nil {
+				return err
+			}
+			byPrefix[pre] = cands
+		}
+		if m := entity.Resolve(g, "", cands); m.Kind == entity.MatchFuzzy {
+			c.addLinked(*m.Entity, m.Kind)
+		}
+	}
+	return nil
+}
+
+func (c *candidates) addLinked(en entity.Entity, kind entity.MatchKind) {
+	if old, ok := c.linked[en.ID]; ok && old != entity.MatchFuzzy {
+		return
+	}
+	c.linked[en.ID] = kind
+	it, ok := c.entities[en.ID]
+	if !ok {
+		it = &item{typ: search.TypeEntity, id: en.ID, entity: &en, signals: map[string]float64{}}
+		c.entities[en.ID] = it
+	}
+	it.signals["linked"] = linkWeight(kind)
+}
+
+func linkWeight(k entity.MatchKind) float64 {
+	switch k {
+	case entity.MatchExact, entity.MatchAlias:
+		return 1
+	case entity.MatchFuzzy:
+		return 0.75
+	}
+	return 0
+}
+
+// walk explores the graph breadth-first from the seed entities — those
+// the query names, then the endpoints of the best fact hits — over facts
+// visible to the request, up to p.hops hops with a fan-out cap per entity.
+func (c *candidates) walk(tx graph.Tx, scale float64) error {
+	type seed struct {
+		id     string
+		weight float64
+	}
+	var frontier []seed
+	seen := map[string]bool{}
+	for id, k := range c.linked {
+		frontier = append(frontier, seed{id, linkWeight(k)})
+		seen[id] = true
+	}
+	sort.Slice(frontier, func(i, j int) bool {
+		if frontier[i].weight != frontier[j].weight {
+			return frontier[i].weight > frontier[j].weight
+		}
+		return frontier[i].id < frontier[j].id
+	})
+	// Endpoints of the best fact hits, in BM25 order.
+	var byRank []*item
+	for _, it := range c.facts {
+		byRank = append(byRank, it)
+	}
+	sort.Slice(byRank, func(i, j int) bool { return byRank[i].hit.Score > byRank[j].hit.Score })
+	for _, it := range byRank {
+		if len(frontier) >= maxSeeds {
+			break
+		}
+		for _, id := range []string{it.fact.SubjectID, it.fact.ObjectID} {
+			if id != "" && !seen[id] && len(frontier) < maxSeeds {
+				seen[id] = true
+				frontier = append(frontier, seed{id, graphFromHits})
+			}
+		}
+	}
+	if len(frontier) > maxSeeds {
+		frontier = frontier[:maxSeeds]
+	}
+	for hop := 1; hop <= c.p.hops && len(frontier) > 0; hop++ {
+		w := graphLinked
+		if hop > 1 {
+			w = graphHop2
+		}
+		var next []seed
+		for _, s := range frontier {
+			fs, err := tx.FactsOf(s.id, fanOutScan)
+			if err != nil {
+				return err
+			}
+			var kept []entity.Fact
+			for _, f := range fs {
+				if f, ok := c.p.visible(f); ok {
+					kept = append(kept, f)
+				}
+			}
+			// Keep the most important, then the most recent.
+			sort.SliceStable(kept, func(i, j int) bool {
+				if kept[i].Importance != kept[j].Importance {
+					return kept[i].Importance > kept[j].Importance
+				}
+				return kept[i].ValidFrom.After(kept[j].ValidFrom)
+			})
+			if len(kept) > fanOut {
+				kept = kept[:fanOut]
+			}
+			for i := range kept {
+				f := kept[i]
+				g := w * s.weight
+				it, ok := c.facts[f.ID]
+				if !ok {
+					it = &item{typ: search.TypeFact, id: f.ID, fact: &f, signals: map[string]float64{}}
+					c.facts[f.ID] = it
+				}
+				if g > it.signals["graph"] {
+					it.signals["graph"] = g
+					it.signals["graph_distance"] = float64(hop)
+				}
+				for _, id := range []string{f.SubjectID, f.ObjectID} {
+					if id != "" && !seen[id] && len(next) < maxSeeds {
+						seen[id] = true
+						next = append(next, seed{id, s.weight})
+					}
+				}
+			}
+		}
+		frontier = next
+	}
+	return nil
+}
+
+// scoreFacts computes the fused score of every fact candidate:
+//
+//	(bm25 + scale·graph) · quality
+//
+// where quality combines confidence, importance, recency of valid_from and
+// how often recall returned the fact.
+func (c *candidates) scoreFacts(scale float64, e *Engine) {
+	for _, it := range c.facts {
+		f := it.fact
+		rel := it.hit.Score + scale*it.signals["graph"]
+		if it.signals["graph"] == 0 {
+			delete(it.signals, "graph")
+		}
+		// A fact whose subject or object the query names is more likely
+		// what is asked about than one that merely shares words.
+		if _, ok := c.linked[f.SubjectID]; ok {
+			rel *= 1.2
+		} else if _, ok := c.linked[f.ObjectID]; ok && f.ObjectID != "" {
+			rel *= 1.1
+		}
+		q := quality(f, c.p.asOf)
+		if !f.ValidAt(c.p.asOf) {
+			q *= 0.85 // history ranks below the version valid then
+		}
+		if c.p.a.intent.Why && e.ontology().IsDecision(f.Predicate) {
+			q *= 1.5
+		}
+		it.score = rel * q
+		it.signals["importance"] = float64(f.Importance)
+		it.signals["confidence"] = round(f.Confidence)
+		it.signals["hits"] = float64(f.Hits)
+		it.signals["recency"] = round(recency(f, c.p.asOf))
+	}
+}
+
+// quality is the query-independent factor of a fact's score, in about
+// [0.4, 1.6]: (0.5 + 0.5·confidence) · (0.8 + 0.04·importance) ·
+// (1 + 0.1·ln(1 + hits)) · recency.
+func quality(f *entity.Fact, asOf time.Time) float64 {
+	conf := f.Confidence
+	if conf == 0 {
+		conf = 0.8
+	}
+	imp := f.Importance
+	if imp == 0 {
+		imp = 5
+	}
+	return (0.5 + 0.5*conf) * (0.8 + 0.04*float64(imp)) * (1 + 0.1*math.Log1p(float64(f.Hits))) * recency(f, asOf)
+}
+
+// recency is 1 + 0.25·2^(−age/180 days), age measured from valid_from to
+// as_of: recent facts get up to a quarter more.
+func recency(f *entity.Fact, asOf time.Time) float64 {
+	if f.ValidFrom.IsZero() {
+		return 1
+	}
+	age := asOf.Sub(f.ValidFrom).Hours() / 24
+	if age < 0 {
+		age = 0
+	}
+	return 1 + 0.25*math.Exp2(-age/180)
+}
+
+func (c *candidates) scoreEntities(scale float64) {
+	for _, it := range c.entities {
+		it.score = it.hit.Score + scale*linkedEntity*it.signals["linked"]
+	}
+}
+
+func round(v float64) float64 { return math.Round(v*1e4) / 1e4 }
