@@ -107,7 +107,7 @@ func (s *Store) Check() error {
 		if err != nil {
 			return err
 		}
-		for _, b := range []int{bName, bChain, bAdj, bObject, bPredicate, bEpKey, bEpStatus, bDue, bSeq} {
+		for _, b := range []int{bName, bChain, bObject, bPredicate, bEpKey, bEpStatus, bDue, bSeq} {
 			seen := 0
 			err := btx.Bucket(bucketNames[b]).ForEach(func(k, v []byte) error {
 				wv, ok := want[b][string(k)]

@@ -19,9 +19,8 @@ const (
 	bMeta             // scope 0 key → raw value (no sequence number)
 
 	bName      // scope 0 name-key 0 entity id — EntitiesByKey, EntitiesByPrefix
-	bChain     // scope 0 subject 0 predicate 0 fact id — Chains, Facts(subject+predicate)
-	bAdj       // scope 0 entity 0 fact id — FactsOf, Facts(subject)
-	bObject    // scope 0 ('e' object id | 'v' value-key) 0 fact id — Facts(object, value)
+	bChain     // scope 0 subject 0 predicate 0 fact id — Chains, FactsOf, Facts(subject)
+	bObject    // scope 0 ('e' object id | 'v' value-key) 0 fact id — FactsOf, Facts(object, value)
 	bPredicate // scope 0 predicate 0 fact id — Facts(predicate)
 	bEpKey     // scope 0 idempotency key → episode id
 	bEpStatus  // scope 0 status 0 episode id
@@ -37,7 +36,7 @@ const (
 var bucketNames = [numBuckets][]byte{
 	bEntity: []byte("entity"), bFact: []byte("fact"), bEpisode: []byte("episode"),
 	bTombstone: []byte("tombstone"), bMeta: []byte("meta"),
-	bName: []byte("ix_name"), bChain: []byte("ix_chain"), bAdj: []byte("ix_adj"),
+	bName: []byte("ix_name"), bChain: []byte("ix_chain"),
 	bObject: []byte("ix_object"), bPredicate: []byte("ix_predicate"),
 	bEpKey: []byte("ix_episode_key"), bEpStatus: []byte("ix_episode_status"), bDue: []byte("ix_due"),
 	bSeq: []byte("seq"), bGone: []byte("gone"), bInfo: []byte("info"),
@@ -152,16 +151,16 @@ func objectKey(h *factHead) string {
 	return ""
 }
 
+// factIndex lists a fact's index entries. There is deliberately no
+// separate adjacency index: the chain index already groups a subject's
+// facts and the object index an object's, and every index whose keys land
+// on random pages costs about one 4 KiB page write per fact in a batch.
 func factIndex(scope, id string, h *factHead) []ixEntry {
-	ix := make([]ixEntry, 0, 5)
+	ix := make([]ixEntry, 0, 3)
 	ix = append(ix,
 		ixEntry{bucket: bChain, key: join(scope, h.SubjectID, h.Predicate, id)},
-		ixEntry{bucket: bAdj, key: join(scope, h.SubjectID, id)},
 		ixEntry{bucket: bPredicate, key: join(scope, h.Predicate, id)},
 	)
-	if h.ObjectID != "" && h.ObjectID != h.SubjectID {
-		ix = append(ix, ixEntry{bucket: bAdj, key: join(scope, h.ObjectID, id)})
-	}
 	if ok := objectKey(h); ok != "" {
 		ix = append(ix, ixEntry{bucket: bObject, key: join(scope, ok, id)})
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"slices"
 	"strings"
 
 	"go.etcd.io/bbolt"
@@ -462,14 +463,73 @@ func (t *tx) FactsOf(entityID string, limit int) ([]entity.Fact, error) {
 	if entityID == "" {
 		return nil, nil
 	}
-	out, _, err := scan(t, op, bAdj, t.prefix(entityID), "", limit, func(id string, _ []byte) (entity.Fact, bool, error) {
+	ids := t.subjectFactIDs(entityID)
+	ids = append(ids, t.keySuffixes(bObject, t.prefix("e"+entityID))...)
+	slices.Sort(ids)
+	ids = slices.Compact(ids) // a fact about itself is found twice
+	out, _, err := pageIDs(op, ids, "", limit, func(id string) (entity.Fact, bool, error) {
 		f, err := t.getFact(op, id)
 		if err != nil {
-			return f, false, indexBroken(op, "ix_adj", id, err)
+			return f, false, indexBroken(op, "fact index", id, err)
 		}
 		return f, true, nil
 	})
 	return out, err
+}
+
+// subjectFactIDs returns the ids of the facts of a subject, in id order,
+// from the keys of its chains.
+func (t *tx) subjectFactIDs(subjectID string) []string {
+	prefix := t.prefix(subjectID)
+	var ids []string
+	c := t.bucket(bChain).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		ids = append(ids, string(k[bytes.LastIndexByte(k, sep)+1:]))
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// keySuffixes returns what follows prefix in every key of bucket under it.
+func (t *tx) keySuffixes(bucket int, prefix []byte) []string {
+	var out []string
+	c := t.bucket(bucket).Cursor()
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		out = append(out, string(k[len(prefix):]))
+	}
+	return out
+}
+
+// pageIDs is scan over a sorted list of ids instead of index keys.
+func pageIDs[T any](op string, ids []string, cursor string, limit int, get func(id string) (T, bool, error)) ([]T, string, error) {
+	after, err := decodeCursor(op, cursor)
+	if err != nil {
+		return nil, "", err
+	}
+	if after != "" {
+		i, found := slices.BinarySearch(ids, after)
+		if found {
+			i++
+		}
+		ids = ids[i:]
+	}
+	var out []T
+	var lastID string
+	for _, id := range ids {
+		r, ok, err := get(id)
+		if err != nil {
+			return nil, "", err
+		}
+		if !ok {
+			continue
+		}
+		if limit > 0 && len(out) == limit {
+			return out, encodeCursor(lastID), nil
+		}
+		out = append(out, r)
+		lastID = id
+	}
+	return out, "", nil
 }
 
 // Facts picks the most selective index the filter allows, then checks every
@@ -494,7 +554,14 @@ func (t *tx) Facts(f graph.FactFilter) ([]entity.Fact, string, error) {
 	case f.Value != "":
 		bucket, prefix = bObject, t.prefix("v"+truncKey(want.Value))
 	case f.SubjectID != "":
-		bucket, prefix = bAdj, t.prefix(f.SubjectID)
+		// The subject's chains hold its facts, ordered by predicate first.
+		return pageIDs(op, t.subjectFactIDs(f.SubjectID), f.Cursor, f.Limit, func(id string) (entity.Fact, bool, error) {
+			v := t.bucket(bFact).Get(t.key(id))
+			if v == nil {
+				return entity.Fact{}, false, indexBroken(op, "ix_chain", id, nil)
+			}
+			return t.matchFact(op, id, v, &want, f.Value != "")
+		})
 	case f.Predicate != "":
 		bucket, prefix = bPredicate, t.prefix(f.Predicate)
 	default:
@@ -507,13 +574,19 @@ func (t *tx) Facts(f graph.FactFilter) ([]entity.Fact, string, error) {
 				return entity.Fact{}, false, indexBroken(op, string(bucketNames[bucket]), id, nil)
 			}
 		}
-		h, _, err := decodeFactHead(v)
-		if err != nil || !matches(&h, &want, f.Value != "") {
-			return entity.Fact{}, false, t.wrap(op, err)
-		}
-		fact, err := decodeFact(t.scope, id, v)
-		return fact, true, t.wrap(op, err)
+		return t.matchFact(op, id, v, &want, f.Value != "")
 	})
+}
+
+// matchFact decodes the stored fact v if it matches the filter, reading
+// only its indexed fields when it does not.
+func (t *tx) matchFact(op, id string, v []byte, want *factHead, byValue bool) (entity.Fact, bool, error) {
+	h, _, err := decodeFactHead(v)
+	if err != nil || !matches(&h, want, byValue) {
+		return entity.Fact{}, false, t.wrap(op, err)
+	}
+	fact, err := decodeFact(t.scope, id, v)
+	return fact, true, t.wrap(op, err)
 }
 
 func matches(h, want *factHead, byValue bool) bool {
