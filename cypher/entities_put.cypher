@@ -5,11 +5,15 @@
 // $scope: the transaction's scope; $rows: [{props, keys}], props holding
 // every stored property (id included) and keys the entity's name keys.
 //
-// Sequence numbers: the counter is read and raised in one SET, which takes
-// its write lock until commit. Writers are therefore serialised on it, and
-// the sequence order of committed writes is their commit order: a reader of
-// Changes can never see seq n+1 committed while n is still to come.
+// Sequence numbers: the counter is locked first — a SET of a constant takes
+// its write lock without reading it — and only then read and raised; read
+// before the lock, two writers could draw the same numbers. The lock is held
+// until commit, so writers are serialised on it and the sequence order of
+// committed writes is their commit order: a reader of Changes can never see
+// seq n+1 committed while n is still to come.
 MATCH (c:Counter {name: 'changes'})
+SET c.locked = true
+WITH c
 SET c.value = c.value + size($rows)
 WITH c.value - size($rows) AS base
 MERGE (:Scope {name: $scope})

@@ -3,6 +3,8 @@
 // no row when the entity does not exist (and takes no sequence number).
 MATCH (e:Entity {scope: $scope, id: $id})
 MATCH (c:Counter {name: 'changes'})
+SET c.locked = true
+WITH *
 SET c.value = c.value + 1
 WITH e, c.value AS seq
 OPTIONAL MATCH (e)-[:NAMED]->(n:Name)

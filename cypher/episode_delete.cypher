@@ -2,6 +2,8 @@
 // when the episode does not exist.
 MATCH (e:Episode {scope: $scope, id: $id})
 MATCH (c:Counter {name: 'changes'})
+SET c.locked = true
+WITH *
 SET c.value = c.value + 1
 WITH e, c.value AS seq
 DETACH DELETE e

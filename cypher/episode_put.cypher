@@ -9,6 +9,8 @@ CALL {
   WITH conflicts
   WITH conflicts WHERE size(conflicts) = 0
   MATCH (c:Counter {name: 'changes'})
+  SET c.locked = true
+  WITH *
   SET c.value = c.value + 1
   WITH c.value AS seq
   MERGE (:Scope {name: $scope})

@@ -2,6 +2,8 @@
 // Returns no row when the fact does not exist.
 MATCH (f:Fact {scope: $scope, id: $id})
 MATCH (c:Counter {name: 'changes'})
+SET c.locked = true
+WITH *
 SET c.value = c.value + 1
 WITH f, c.value AS seq
 DETACH DELETE f

@@ -9,6 +9,8 @@
 // are rebuilt only for a new fact or one whose subject or object changed,
 // so rewriting a chain (the common case) touches properties only.
 MATCH (c:Counter {name: 'changes'})
+SET c.locked = true
+WITH c
 SET c.value = c.value + size($rows)
 WITH c.value - size($rows) AS base
 MERGE (:Scope {name: $scope})

@@ -1,5 +1,7 @@
 // Create or replace one tombstone; $props holds every stored property.
 MATCH (c:Counter {name: 'changes'})
+SET c.locked = true
+WITH *
 SET c.value = c.value + 1
 WITH c.value AS seq
 MERGE (:Scope {name: $scope})

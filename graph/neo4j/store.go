@@ -209,11 +209,13 @@ func (s *Store) run(ctx context.Context, op string, scope entity.Scope, write bo
 }
 
 // Changes lists changes after the sequence number after; see graph.Store.
-// A limit ≤ 0 lists all of them.
+// A limit ≤ 0 lists all of them. It runs as a write transaction that holds
+// the counter's lock while it reads (see changes.cypher), so the feed never
+// shows part of a commit.
 func (s *Store) Changes(ctx context.Context, after uint64, limit int) ([]graph.Change, error) {
 	const op = "neo4j.Changes"
 	var out []graph.Change
-	err := s.read(ctx, op, func(t *tx) error {
+	err := s.transact(ctx, op, true, func(t *tx) error {
 		out = out[:0]
 		recs, err := t.query(stmtChanges, map[string]any{"after": int64(after), "limit": cypherLimit(limit)})
 		if err != nil {
@@ -238,7 +240,7 @@ func (s *Store) Changes(ctx context.Context, after uint64, limit int) ([]graph.C
 func (s *Store) DueEpisodes(ctx context.Context, now time.Time, limit int) ([]graph.EpisodeRef, error) {
 	const op = "neo4j.DueEpisodes"
 	var out []graph.EpisodeRef
-	err := s.read(ctx, op, func(t *tx) error {
+	err := s.transact(ctx, op, false, func(t *tx) error {
 		out = out[:0]
 		recs, err := t.query(stmtEpisodesDue, map[string]any{"now": now.UTC(), "limit": cypherLimit(limit)})
 		if err != nil {
@@ -255,7 +257,7 @@ func (s *Store) DueEpisodes(ctx context.Context, now time.Time, limit int) ([]gr
 // Scopes lists the scopes that hold a record.
 func (s *Store) Scopes(ctx context.Context) ([]entity.Scope, error) {
 	var out []entity.Scope
-	err := s.read(ctx, "neo4j.Scopes", func(t *tx) error {
+	err := s.transact(ctx, "neo4j.Scopes", false, func(t *tx) error {
 		out = out[:0]
 		recs, err := t.query(stmtScopes, nil)
 		if err != nil {
@@ -269,9 +271,9 @@ func (s *Store) Scopes(ctx context.Context) ([]entity.Scope, error) {
 	return out, err
 }
 
-// read runs a store-level read (not bound to a scope) in a managed read
-// transaction.
-func (s *Store) read(ctx context.Context, op string, fn func(*tx) error) error {
+// transact runs a store-level statement (not bound to a scope) in a managed
+// transaction, a write one if write.
+func (s *Store) transact(ctx context.Context, op string, write bool, fn func(*tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return translate(op, err)
 	}
@@ -279,9 +281,13 @@ func (s *Store) read(ctx context.Context, op string, fn func(*tx) error) error {
 		return err
 	}
 	defer s.leave()
-	sess := s.session(ctx, neo.AccessModeRead)
+	mode, execute := neo.AccessModeRead, neo.SessionWithContext.ExecuteRead
+	if write {
+		mode, execute = neo.AccessModeWrite, neo.SessionWithContext.ExecuteWrite
+	}
+	sess := s.session(ctx, mode)
 	defer sess.Close(ctx)
-	_, err := sess.ExecuteRead(ctx, func(mtx neo.ManagedTransaction) (any, error) {
+	_, err := execute(sess, ctx, func(mtx neo.ManagedTransaction) (any, error) {
 		t := &tx{ctx: ctx, run: mtx}
 		return nil, t.forDriver(fn(t))
 	})

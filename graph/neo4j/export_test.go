@@ -1,0 +1,34 @@
+package neo4j
+
+import (
+	"context"
+
+	neo "github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/graphmem/graphmem/cypher"
+	"github.com/graphmem/graphmem/entity"
+)
+
+// BareCreate writes fs with bench_bare_create.cypher, encoded exactly as
+// PutFacts encodes them: the baseline of BenchmarkPutFacts.
+func (s *Store) BareCreate(ctx context.Context, fs []entity.Fact) error {
+	rows := make([]map[string]any, len(fs))
+	for i := range fs {
+		p, err := factProps(&fs[i])
+		if err != nil {
+			return err
+		}
+		rows[i] = map[string]any{"props": p}
+	}
+	stmt := cypher.MustRead("bench_bare_create.cypher")
+	sess := s.session(ctx, neo.AccessModeWrite)
+	defer sess.Close(ctx)
+	_, err := sess.ExecuteWrite(ctx, func(tx neo.ManagedTransaction) (any, error) {
+		res, err := tx.Run(ctx, stmt, map[string]any{"rows": rows})
+		if err != nil {
+			return nil, err
+		}
+		return res.Consume(ctx)
+	})
+	return translate("neo4j.BareCreate", err)
+}

@@ -1,0 +1,392 @@
+package neo4j_test
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
+	"github.com/graphmem/graphmem/graph/neo4j"
+)
+
+var t0 = time.Date(2024, 3, 1, 9, 30, 15, 123456789, time.UTC)
+
+func ptr(t time.Time) *time.Time { return &t }
+
+// requireAllSet fails if any exported field of the struct v is its zero
+// value, so a field added to a domain type later cannot be forgotten by the
+// adapter's codec without a test noticing.
+func requireAllSet(t *testing.T, v any, except ...string) {
+	t.Helper()
+	rv := reflect.ValueOf(v)
+	for i := range rv.NumField() {
+		f := rv.Type().Field(i)
+		if f.IsExported() && rv.Field(i).IsZero() && !slices.Contains(except, f.Name) {
+			t.Fatalf("test data: %s.%s is not set; set it so its round trip is checked", rv.Type().Name(), f.Name)
+		}
+	}
+}
+
+func jsonOf(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func TestRoundTripEveryField(t *testing.T) {
+	s := mustOpenClosing(t)
+	local := time.FixedZone("UTC+8", 8*3600)
+	e := entity.Entity{
+		ID: "e1", Scope: "s1", Name: "Alice", Type: "person", Aliases: []string{"Ali", "爱丽丝"},
+		Summary: "an engineer", Attributes: map[string]any{"level": 3.0, "tags": []any{"a"}, "n": map[string]any{"ok": true}},
+		CreatedAt: t0.In(local), UpdatedAt: t0.Add(time.Second), ForgottenAt: ptr(t0.Add(time.Minute)), Seq: 1,
+	}
+	requireAllSet(t, e)
+	f := entity.Fact{
+		ID: "f1", Scope: "s1", SubjectID: "e1", Subject: "Alice", Predicate: "works_at", ObjectID: "e2", Object: "Acme",
+		Value: "", Text: "Alice works at Acme", ValidFrom: t0, ValidTo: ptr(t0.Add(time.Hour)),
+		RecordedAt: t0.In(local), ExpiredAt: ptr(t0.Add(2 * time.Hour)), Supersedes: "f0", SupersededBy: "f2",
+		EpisodeIDs: []string{"ep1", "ep2"}, SourceKind: entity.UserExplicit, Confidence: 0.75, Importance: 7,
+		Attributes: map[string]any{"reason": "cheaper", "alternatives": []any{"yarn", "npm"}},
+		Hits: 12, LastAccessedAt: ptr(t0.Add(3 * time.Hour)), ExpiresAt: ptr(t0.Add(4 * time.Hour)),
+		ForgottenAt: ptr(t0.Add(5 * time.Hour)), ArchivedAt: ptr(t0.Add(6 * time.Hour)),
+		Claims: []entity.Claim{
+			{From: t0.In(local), To: ptr(t0.Add(time.Hour)), EpisodeID: "ep1", SourceKind: entity.Tool, Confidence: 0.5, RecordedAt: t0},
+			{From: t0, End: true, EpisodeID: "ep2", SourceKind: entity.UserExplicit, Confidence: 1, RecordedAt: t0},
+		},
+		Revisions: []entity.Revision{{Until: t0, ValidFrom: t0.Add(-time.Hour), ValidTo: ptr(t0), Supersedes: "f0", SupersededBy: "f9"}},
+		UpdatedAt: t0.Add(time.Minute), Seq: 3,
+	}
+	requireAllSet(t, f, "Value")
+	lit := f
+	lit.ID, lit.ObjectID, lit.Object, lit.Value = "f3", "", "", "８０８０ Port"
+	ep := entity.Episode{
+		ID: "ep1", Scope: "s1", Kind: entity.KindMessage, Content: "I work at Acme", Speaker: "alice", Role: entity.RoleUser,
+		ReferenceTime: t0, RecordedAt: t0.Add(time.Second), SourceKind: entity.UserExplicit, Status: entity.EpisodeFailed,
+		Error: "model timed out", Attempts: 3, NextAttemptAt: ptr(t0.Add(time.Minute)), Metadata: map[string]any{"channel": "chat"},
+		IdempotencyKey: "k1", FactIDs: []string{"f1"}, Seq: 5,
+	}
+	requireAllSet(t, ep)
+	ts := entity.Tombstone{Scope: "s1", Fingerprint: "abc123", At: t0, Reason: "user asked", FactIDs: []string{"f1"}}
+	requireAllSet(t, ts)
+
+	err := s.Update(ctx, "s1", func(tx graph.Tx) error {
+		if err := tx.PutEntities([]entity.Entity{e, {ID: "e2", Name: "Acme"}}); err != nil {
+			return err
+		}
+		if err := tx.PutFacts([]entity.Fact{f, lit}); err != nil {
+			return err
+		}
+		if err := tx.PutEpisode(ep); err != nil {
+			return err
+		}
+		return tx.PutTombstone(ts)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	utc := func(tp *time.Time) *time.Time {
+		if tp == nil {
+			return nil
+		}
+		u := tp.UTC()
+		return &u
+	}
+	e.CreatedAt = e.CreatedAt.UTC()
+	f.RecordedAt = f.RecordedAt.UTC()
+	f.Claims[0].From = f.Claims[0].From.UTC()
+	lit.RecordedAt, lit.Claims = f.RecordedAt, f.Claims
+	lit.Seq = 4
+	_ = utc
+	err = s.View(ctx, "s1", func(tx graph.Tx) error {
+		gotE, err := tx.Entity("e1")
+		if err != nil {
+			return err
+		}
+		if !reflect.DeepEqual(gotE, e) {
+			t.Errorf("entity:\n got %s\nwant %s", jsonOf(gotE), jsonOf(e))
+		}
+		for _, want := range []entity.Fact{f, lit} {
+			got, err := tx.Fact(want.ID)
+			if err != nil {
+				return err
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("fact %s:\n got %s\nwant %s", want.ID, jsonOf(got), jsonOf(want))
+			}
+		}
+		byValue, _, err := tx.Facts(graph.FactFilter{Value: "8080 port"})
+		if err != nil {
+			return err
+		}
+		if len(byValue) != 1 || byValue[0].ID != "f3" {
+			t.Errorf("Facts by normalised value: got %d facts", len(byValue))
+		}
+		gotEp, err := tx.Episode("ep1")
+		if err != nil {
+			return err
+		}
+		if !reflect.DeepEqual(gotEp, ep) {
+			t.Errorf("episode:\n got %s\nwant %s", jsonOf(gotEp), jsonOf(ep))
+		}
+		gotTs, err := tx.Tombstones([]string{"abc123", "nope"})
+		if err != nil {
+			return err
+		}
+		if len(gotTs) != 1 || !reflect.DeepEqual(gotTs["abc123"], ts) {
+			t.Errorf("tombstones: got %s, want %s", jsonOf(gotTs), jsonOf(ts))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A change feed consumer sees every record once at its latest write,
+// deletions included, and a record re-created after a delete only as
+// written.
+func TestChanges(t *testing.T) {
+	s := mustOpenClosing(t)
+	fact := func(id string) entity.Fact {
+		return entity.Fact{ID: id, SubjectID: "e1", Predicate: "likes", Value: id, ValidFrom: t0}
+	}
+	steps := []func(graph.Tx) error{
+		func(tx graph.Tx) error { return tx.PutEntities([]entity.Entity{{ID: "e1", Name: "A"}, {ID: "e2", Name: "B"}}) },
+		func(tx graph.Tx) error { return tx.PutFacts([]entity.Fact{fact("f1"), fact("f2"), fact("f3")}) },
+		func(tx graph.Tx) error { return tx.PutFacts([]entity.Fact{fact("f1")}) }, // rewrite
+		func(tx graph.Tx) error { return tx.DeleteFact("f2") },
+		func(tx graph.Tx) error { return tx.DeleteEntity("e2") },
+		func(tx graph.Tx) error { return tx.PutEntities([]entity.Entity{{ID: "e2", Name: "B again"}}) }, // re-create
+		func(tx graph.Tx) error { return tx.PutTombstone(entity.Tombstone{Fingerprint: "fp", At: t0}) },
+	}
+	for i, step := range steps {
+		if err := s.Update(ctx, "s1", step); err != nil {
+			t.Fatalf("step %d: %v", i, err)
+		}
+	}
+	got, err := s.Changes(ctx, 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type ch struct {
+		Kind, ID string
+		Deleted  bool
+	}
+	var order []ch
+	for i, c := range got {
+		if i > 0 && c.Seq <= got[i-1].Seq {
+			t.Errorf("Changes not in increasing seq order: %v", got)
+		}
+		if c.Scope != "s1" {
+			t.Errorf("change %+v: scope %q", c, c.Scope)
+		}
+		order = append(order, ch{c.Kind, c.ID, c.Deleted})
+	}
+	want := []ch{
+		{graph.KindEntity, "e1", false},
+		{graph.KindFact, "f3", false},
+		{graph.KindFact, "f1", false},
+		{graph.KindFact, "f2", true},
+		{graph.KindEntity, "e2", false},
+		{graph.KindTombstone, "fp", false},
+	}
+	if !reflect.DeepEqual(order, want) {
+		t.Errorf("Changes:\n got %v\nwant %v", order, want)
+	}
+	// Paging by the last seq seen gives the same feed.
+	var paged []graph.Change
+	for after := uint64(0); ; {
+		page, err := s.Changes(ctx, after, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(page) == 0 {
+			break
+		}
+		paged = append(paged, page...)
+		after = page[len(page)-1].Seq
+	}
+	if !reflect.DeepEqual(paged, got) {
+		t.Errorf("paged Changes %v, want %v", paged, got)
+	}
+	// The seq a record carries is the one Changes lists it at.
+	err = s.View(ctx, "s1", func(tx graph.Tx) error {
+		f1, err := tx.Fact("f1")
+		if err != nil {
+			return err
+		}
+		if f1.Seq != got[2].Seq {
+			t.Errorf("f1.Seq = %d, Changes lists it at %d", f1.Seq, got[2].Seq)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Concurrent writers while a reader tails the change feed: the counter's
+// lock makes sequence order commit order, so the tailer, which only ever
+// asks for changes after the last seq it saw, still sees every record.
+func TestChangesTailUnderConcurrentWrites(t *testing.T) {
+	s := mustOpenClosing(t)
+	const writers, rounds, batch = 4, 15, 20
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for r := range rounds {
+				fs := make([]entity.Fact, batch)
+				for i := range fs {
+					id := fmt.Sprintf("w%d-r%02d-%02d", w, r, i)
+					fs[i] = entity.Fact{ID: id, SubjectID: fmt.Sprintf("e%d", i%5), Predicate: "likes", Value: id, ValidFrom: t0}
+				}
+				if err := s.Update(ctx, fmt.Sprintf("scope-%d", w%2), func(tx graph.Tx) error { return tx.PutFacts(fs) }); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+
+	seen := map[string]uint64{}
+	var after uint64
+	tail := func() {
+		for {
+			page, err := s.Changes(ctx, after, 50)
+			if err != nil {
+				t.Fatalf("Changes: %v", err)
+			}
+			if len(page) == 0 {
+				return
+			}
+			if testing.Verbose() {
+				t.Logf("after %d: %d changes %d..%d", after, len(page), page[0].Seq, page[len(page)-1].Seq)
+			}
+			for _, c := range page {
+				if c.Seq <= after {
+					t.Fatalf("change %+v at or before %d", c, after)
+				}
+				if _, dup := seen[c.ID]; dup {
+					t.Errorf("record %s listed twice", c.ID)
+				}
+				seen[c.ID] = c.Seq
+				after = c.Seq
+			}
+		}
+	}
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		default:
+			tail()
+		}
+	}
+	tail()
+	close(errs)
+	for err := range errs {
+		t.Fatalf("writer: %v", err)
+	}
+	if len(seen) != writers*rounds*batch {
+		all, err := s.Changes(ctx, 0, 0)
+		t.Errorf("tailer saw %d records, want %d (the whole feed has %d, %v)", len(seen), writers*rounds*batch, len(all), err)
+	}
+}
+
+func TestUpdateRollsBack(t *testing.T) {
+	s := mustOpenClosing(t)
+	put := func(tx graph.Tx) error { return tx.PutEntities([]entity.Entity{{ID: "e1", Name: "A"}}) }
+	boom := errors.New("boom")
+	err := s.Update(ctx, "s1", func(tx graph.Tx) error {
+		if err := put(tx); err != nil {
+			return err
+		}
+		return boom
+	})
+	if err != boom {
+		t.Errorf("Update returned %v, want the caller's error unchanged", err)
+	}
+	func() {
+		defer func() {
+			if r := recover(); r != "panic in fn" {
+				t.Errorf("recovered %v, want the caller's panic", r)
+			}
+		}()
+		s.Update(ctx, "s1", func(tx graph.Tx) error {
+			if err := put(tx); err != nil {
+				return err
+			}
+			panic("panic in fn")
+		})
+	}()
+	err = s.View(ctx, "s1", func(tx graph.Tx) error {
+		_, err := tx.Entity("e1")
+		if entity.ErrorCode(err) != entity.ENOTFOUND {
+			t.Errorf("after rollbacks Entity(e1): %v, want ENOTFOUND", err)
+		}
+		if err := put(tx); entity.ErrorCode(err) != entity.EINTERNAL {
+			t.Errorf("write in View: %v, want EINTERNAL", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch, err := s.Changes(ctx, 0, 0); err != nil || len(ch) != 0 {
+		t.Errorf("Changes after rollbacks: %v, %v; want none", ch, err)
+	}
+	// A failed statement (a constraint violation here) becomes an
+	// application error code, and the store keeps working.
+	err = s.Update(ctx, "s1", func(tx graph.Tx) error {
+		if err := tx.PutEpisode(entity.Episode{ID: "a", Status: entity.EpisodeQueued, IdempotencyKey: "k"}); err != nil {
+			return err
+		}
+		return tx.PutEpisode(entity.Episode{ID: "b", Status: entity.EpisodeQueued, IdempotencyKey: "k"})
+	})
+	if entity.ErrorCode(err) != entity.ECONFLICT {
+		t.Errorf("second episode with one idempotency key: %v, want ECONFLICT", err)
+	}
+	if err := s.Update(ctx, "s1", put); err != nil {
+		t.Errorf("Update after a failed one: %v", err)
+	}
+}
+
+func TestUnavailable(t *testing.T) {
+	// Nothing listens on port 1.
+	_, err := neo4j.Open(ctx, neo4j.Config{URI: "bolt://127.0.0.1:1", RetryTime: time.Second})
+	if entity.ErrorCode(err) != entity.EUNAVAILABLE {
+		t.Errorf("Open without a server: %v, want EUNAVAILABLE", err)
+	}
+	_, err = neo4j.Open(ctx, neo4j.Config{})
+	if entity.ErrorCode(err) != entity.EINVALID {
+		t.Errorf("Open without a URI: %v, want EINVALID", err)
+	}
+}
+
+func TestClosed(t *testing.T) {
+	s := mustOpen(t)
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ping(ctx); entity.ErrorCode(err) != entity.EUNAVAILABLE {
+		t.Errorf("Ping after Close: %v, want EUNAVAILABLE", err)
+	}
+	err := s.View(ctx, "s1", func(graph.Tx) error { return nil })
+	if entity.ErrorCode(err) != entity.EUNAVAILABLE {
+		t.Errorf("View after Close: %v, want EUNAVAILABLE", err)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+}
