@@ -1,9 +1,17 @@
 package bolt_test
 
 import (
+	"context"
+	"fmt"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
+	"time"
 
+	"go.etcd.io/bbolt"
+
+	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph"
 	"github.com/graphmem/graphmem/graph/bolt"
 	"github.com/graphmem/graphmem/graph/graphtest"
@@ -42,4 +50,89 @@ func mustOpen(tb testing.TB) *bolt.Store {
 
 func TestConformance(t *testing.T) {
 	graphtest.Run(t, func(t *testing.T) graph.Store { return mustOpen(t) })
+}
+
+func TestOpen(t *testing.T) {
+	t.Run("Locked", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "graph.db")
+		s, err := bolt.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		_, err = bolt.Open(path, bolt.WithTimeout(50*time.Millisecond))
+		if entity.ErrorCode(err) != entity.EUNAVAILABLE {
+			t.Errorf("second Open of a held file = %v, want EUNAVAILABLE", err)
+		}
+	})
+	t.Run("OtherSchema", func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "graph.db")
+		db, err := bbolt.Open(path, 0o600, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = db.Update(func(tx *bbolt.Tx) error {
+			b, err := tx.CreateBucket([]byte("info"))
+			if err != nil {
+				return err
+			}
+			return b.Put([]byte("schema"), []byte("999"))
+		})
+		db.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = bolt.Open(path)
+		if entity.ErrorCode(err) != entity.EUNPROCESSABLE {
+			t.Errorf("Open of a file with another schema = %v, want EUNPROCESSABLE", err)
+		}
+	})
+	t.Run("CreatesFolder", func(t *testing.T) {
+		s, err := bolt.Open(filepath.Join(t.TempDir(), "a", "b", "graph.db"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	})
+}
+
+// recorder is a testing.TB that collects failures instead of failing.
+type recorder struct {
+	testing.TB
+	errs []string
+}
+
+func (r *recorder) Helper()                   {}
+func (r *recorder) Errorf(f string, a ...any) { r.errs = append(r.errs, fmt.Sprintf(f, a...)) }
+func (r *recorder) Fatalf(f string, a ...any) { r.Errorf(f, a...); runtime.Goexit() }
+
+// TestCheckInvariantsCatches shows that the suite's invariant check fails
+// on a store holding overlapping facts of a "_one" chain, and passes once
+// the older one is retracted.
+func TestCheckInvariantsCatches(t *testing.T) {
+	s := mustOpen(t)
+	a := graphtest.NewValueFact("f1", "e1", "lives_in_one", "Paris", graphtest.Day(0), nil)
+	b := graphtest.NewValueFact("f2", "e1", "lives_in_one", "Berlin", graphtest.Day(10), nil)
+	ctx := context.Background()
+	if err := s.Update(ctx, "test:a", func(tx graph.Tx) error { return tx.PutFacts([]entity.Fact{a, b}) }); err != nil {
+		t.Fatal(err)
+	}
+	check := func() []string {
+		r := &recorder{TB: t}
+		done := make(chan struct{})
+		go func() { defer close(done); graphtest.CheckInvariants(r, s) }()
+		<-done
+		return r.errs
+	}
+	if errs := check(); len(errs) != 1 || !strings.Contains(errs[0], "overlaps") {
+		t.Errorf("CheckInvariants on overlapping facts reported %q, want one overlap", errs)
+	}
+	a.ExpiredAt = graphtest.Ptr(graphtest.Day(11))
+	if err := s.Update(ctx, "test:a", func(tx graph.Tx) error { return tx.PutFacts([]entity.Fact{a}) }); err != nil {
+		t.Fatal(err)
+	}
+	if errs := check(); len(errs) != 0 {
+		t.Errorf("CheckInvariants after the retraction reported %q", errs)
+	}
+	s.Close()
 }
