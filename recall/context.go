@@ -1,0 +1,551 @@
+package recall
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
+	"github.com/graphmem/graphmem/search"
+)
+
+// ContextFact is a fact that went into a context, with its status at
+// as_of and the role it plays there.
+type ContextFact struct {
+	Fact   entity.Fact `json:"fact"`
+	Status string      `json:"status"`
+	// Role is "pinned", "fact", "history" (an earlier or later version of
+	// a fact in the context) or "decision".
+	Role  string  `json:"role"`
+	Score float64 `json:"score"`
+}
+
+// ContextEpisode is an episode quoted in a context.
+type ContextEpisode struct {
+	Episode entity.Episode `json:"episode"`
+	Quote   string         `json:"quote"`
+}
+
+// ContextResult answers a ContextRequest.
+type ContextResult struct {
+	// Context is the block to put in the prompt, in the requested format.
+	Context  string           `json:"context"`
+	Facts    []ContextFact    `json:"facts"`
+	Entities []entity.Entity  `json:"entities"`
+	Episodes []ContextEpisode `json:"episodes"`
+	// Tokens is the estimated size of Context (EstimateTokens).
+	Tokens int `json:"tokens"`
+	// Mode is the mode used: "current" or "history" (auto resolved).
+	Mode string    `json:"mode"`
+	AsOf time.Time `json:"as_of"`
+}
+
+// Packing limits.
+const (
+	contextCandidates = 40  // ranked results considered for a context
+	perSubject        = 3   // fact blocks per subject before the rest is demoted
+	pinnedShare       = 4   // pinned lines take at most 1/pinnedShare of the budget
+	quoteRunes        = 240 // length of a quoted episode
+	sourceQuotes      = 5   // facts whose source episode is quoted
+	chainFacts        = 10  // fact blocks whose supersession chain is read
+)
+
+// Predicates whose current facts are pinned into every context of the
+// scope when a user stated them: hard constraints and standing
+// preferences.
+var pinnedPredicates = []string{"constraint", "prefers"}
+
+// block is a unit of packing: a fact with its history and source, a
+// quote, an entity. Optional lines are dropped first when the budget is
+// tight.
+type block struct {
+	priority float64
+	pinned   bool
+	lines    []line
+	facts    []ContextFact
+	episodes []ContextEpisode
+	entity   *entity.Entity
+}
+
+// line is one rendered line of a context; it is also the json format's
+// item.
+type line struct {
+	Kind       string     `json:"kind"` // constraint, preference, fact, was, later, decision, source, episode, entity
+	ID         string     `json:"id"`
+	Text       string     `json:"text"`
+	Status     string     `json:"status,omitempty"`
+	ValidFrom  *time.Time `json:"valid_from,omitempty"`
+	ValidTo    *time.Time `json:"valid_to,omitempty"`
+	SourceKind string     `json:"source_kind,omitempty"`
+	Reason     string     `json:"reason,omitempty"`
+	Speaker    string     `json:"speaker,omitempty"`
+	Time       *time.Time `json:"time,omitempty"`
+	optional   bool
+	nested     bool
+}
+
+// Context builds what to put in the prompt for a query (DESIGN §4): BM25
+// seeds and entity linking, a two-hop walk, fused ranking with diversity,
+// then packing into max_tokens with pinned constraints first, the facts
+// valid at as_of, their supersession chains and sources for questions
+// about time, change or causes (and in history mode), decisions with their
+// reasons and quotes from episodes. Returns EINVALID for a bad request.
+func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextRequest) (ContextResult, error) {
+	if err := validateScope(scope); err != nil {
+		return ContextResult{}, err
+	}
+	if err := req.Validate(); err != nil {
+		return ContextResult{}, err
+	}
+	now := e.now()
+	asOf := orNow(req.AsOf, now)
+	a := analyze(req.Query, asOf)
+	mode := req.Mode
+	if mode == ModeAuto {
+		mode = ModeCurrent
+		if a.intent.History() {
+			mode = ModeHistory
+		}
+	}
+	p := params{scope: scope, a: a, now: now, asOf: asOf, knownAt: req.KnownAt, history: mode == ModeHistory,
+		limit: contextCandidates, hops: 2, focus: req.Focus}
+	c, err := e.retrieve(ctx, p)
+	if err != nil {
+		return ContextResult{}, err
+	}
+	b := builder{e: e, p: &p, c: c, history: mode == ModeHistory, quoted: map[string]bool{}}
+	if err := b.collect(ctx); err != nil {
+		return ContextResult{}, err
+	}
+	hd := header{asOf: asOf, now: now, knownAt: req.KnownAt, mode: mode}
+	chosen := pack(b.blocks, req.MaxTokens, EstimateTokens(renderHeader(req.Format, hd)+nothing)+2, req.Format)
+	res := ContextResult{Mode: mode, AsOf: asOf, Facts: []ContextFact{}, Entities: []entity.Entity{}, Episodes: []ContextEpisode{}}
+	var touched []string
+	seenEntity := map[string]bool{}
+	for _, bl := range chosen {
+		res.Facts = append(res.Facts, bl.facts...)
+		for _, f := range bl.facts {
+			touched = append(touched, f.Fact.ID)
+		}
+		res.Episodes = append(res.Episodes, bl.episodes...)
+		if bl.entity != nil && !seenEntity[bl.entity.ID] {
+			seenEntity[bl.entity.ID] = true
+			res.Entities = append(res.Entities, *bl.entity)
+		}
+	}
+	for id := range c.linked {
+		if it := c.entities[id]; it != nil && !seenEntity[id] {
+			seenEntity[id] = true
+			res.Entities = append(res.Entities, *it.entity)
+		}
+	}
+	res.Context = render(req.Format, hd, chosen)
+	res.Tokens = EstimateTokens(res.Context)
+	e.touch(scope, touched)
+	return res, nil
+}
+
+// builder turns ranked candidates into blocks.
+type builder struct {
+	e       *Engine
+	p       *params
+	c       *candidates
+	history bool
+	blocks  []*block
+	quoted  map[string]bool // episodes already quoted
+}
+
+func (b *builder) collect(ctx context.Context) error {
+	ranked := b.c.ranked()
+	if len(ranked) > contextCandidates {
+		ranked = ranked[:contextCandidates]
+	}
+	if err := b.e.loadEpisodes(ctx, b.p.scope, ranked); err != nil {
+		return err
+	}
+	pinned, err := b.e.pinned(ctx, b.p)
+	if err != nil {
+		return err
+	}
+	pinnedIDs := map[string]bool{}
+	for i := range pinned {
+		f := &pinned[i]
+		pinnedIDs[f.ID] = true
+		kind := "preference"
+		if f.Predicate == "constraint" {
+			kind = "constraint"
+		}
+		l := b.factLine(kind, f)
+		b.blocks = append(b.blocks, &block{pinned: true, priority: float64(f.Importance), lines: []line{l},
+			facts: []ContextFact{{Fact: *f, Status: l.Status, Role: "pinned"}}})
+	}
+
+	// Facts: one block per supersession chain, diversified by subject.
+	var factItems []*item
+	for _, it := range ranked {
+		if it.typ == search.TypeFact && !pinnedIDs[it.id] {
+			factItems = append(factItems, it)
+		}
+	}
+	chains, err := b.chains(ctx, factItems)
+	if err != nil {
+		return err
+	}
+	inBlock := map[string]bool{}
+	perSubj := map[string]int{}
+	var sourced []*block
+	var sourceIDs []string
+	for _, it := range factItems {
+		if inBlock[it.id] {
+			continue
+		}
+		head, chain := b.headOf(it.fact, chains[chainKey(it.fact)])
+		for _, f := range chain {
+			inBlock[f.ID] = true
+		}
+		inBlock[head.ID] = true
+		bl := b.factBlock(it.score, head, chain)
+		perSubj[head.SubjectID]++
+		if perSubj[head.SubjectID] > perSubject {
+			bl.priority *= 0.5 // no ten facts about one entity
+		}
+		b.blocks = append(b.blocks, bl)
+		if (b.history || b.p.a.intent.History()) && len(sourced) < sourceQuotes && len(head.EpisodeIDs) > 0 {
+			sourced = append(sourced, bl)
+			sourceIDs = append(sourceIDs, head.EpisodeIDs[0])
+		}
+	}
+	if err := b.addSources(ctx, sourced, sourceIDs); err != nil {
+		return err
+	}
+
+	// Episodes the search found, quoted.
+	for _, it := range ranked {
+		if it.typ != search.TypeEpisode || it.episode == nil || b.quoted[it.id] {
+			continue
+		}
+		ep := *it.episode
+		q := clip(ep.Content, quoteRunes)
+		t := ep.ReferenceTime
+		b.blocks = append(b.blocks, &block{priority: it.score, lines: []line{{
+			Kind: "episode", ID: ep.ID, Text: q, Speaker: ep.Speaker, Time: timePtr(t), SourceKind: string(ep.SourceKind),
+		}}, episodes: []ContextEpisode{{Episode: ep, Quote: q}}})
+	}
+	// Entities the query names or the search found, with their summaries.
+	for _, it := range ranked {
+		if it.typ != search.TypeEntity || it.entity == nil || it.entity.Summary == "" {
+			continue
+		}
+		en := *it.entity
+		b.blocks = append(b.blocks, &block{priority: it.score * 0.5, entity: &en, lines: []line{{
+			Kind: "entity", ID: en.ID, Text: entityLine(&en),
+		}}})
+	}
+	return nil
+}
+
+func chainKey(f *entity.Fact) graph.ChainKey {
+	return graph.ChainKey{SubjectID: f.SubjectID, Predicate: f.Predicate}
+}
+
+// chains reads the supersession chains of the best facts, for history
+// lines and so that two versions of one fact never make two blocks.
+func (b *builder) chains(ctx context.Context, items []*item) (map[graph.ChainKey][]entity.Fact, error) {
+	var keys []graph.ChainKey
+	seen := map[graph.ChainKey]bool{}
+	for _, it := range items {
+		k := chainKey(it.fact)
+		if !seen[k] && len(keys) < chainFacts {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	if len(keys) == 0 {
+		return nil, nil
+	}
+	var out map[graph.ChainKey][]entity.Fact
+	err := b.e.Store.View(ctx, b.p.scope, func(tx graph.Tx) error {
+		var err error
+		out, err = tx.Chains(keys)
+		return err
+	})
+	return out, err
+}
+
+// headOf picks the version of f's supersession chain to show as the
+// fact — the one valid at as_of, else f — and the other versions linked to
+// it by supersession, ordered by valid time.
+func (b *builder) headOf(f *entity.Fact, chain []entity.Fact) (entity.Fact, []entity.Fact) {
+	hist := *b.p
+	hist.history = true
+	byID := map[string]entity.Fact{}
+	for _, g := range chain {
+		if g, ok := hist.visible(g); ok {
+			byID[g.ID] = g
+		}
+	}
+	head := *f
+	if !f.ValidAt(b.p.asOf) {
+		// Walk the links to the version valid at as_of, if any.
+		for cur, n := *f, 0; n < len(byID); n++ {
+			next := cur.SupersededBy
+			if cur.ValidFrom.After(b.p.asOf) {
+				next = cur.Supersedes
+			}
+			g, ok := byID[next]
+			if !ok {
+				break
+			}
+			if g.ValidAt(b.p.asOf) {
+				head = g
+				break
+			}
+			cur = g
+		}
+	}
+	var linked []entity.Fact
+	seen := map[string]bool{head.ID: true}
+	for _, dir := range []bool{true, false} {
+		cur := head
+		for {
+			next := cur.Supersedes
+			if !dir {
+				next = cur.SupersededBy
+			}
+			g, ok := byID[next]
+			if !ok || seen[g.ID] {
+				break
+			}
+			seen[g.ID] = true
+			linked = append(linked, g)
+			cur = g
+		}
+	}
+	sort.Slice(linked, func(i, j int) bool { return linked[i].ValidFrom.Before(linked[j].ValidFrom) })
+	return head, linked
+}
+
+// factBlock renders a fact, and in history mode (or for a question about
+// time, change or causes) the versions before and after it.
+func (b *builder) factBlock(score float64, head entity.Fact, chain []entity.Fact) *block {
+	kind, role := "fact", "fact"
+	if b.e.ontology().IsDecision(head.Predicate) {
+		kind, role = "decision", "decision"
+	}
+	hl := b.factLine(kind, &head)
+	bl := &block{priority: score, lines: []line{hl}, facts: []ContextFact{{Fact: head, Status: hl.Status, Role: role, Score: round(score)}}}
+	if !(b.history || b.p.a.intent.History()) {
+		return bl
+	}
+	for i := range chain {
+		f := &chain[i]
+		k := "was"
+		if !f.ValidFrom.IsZero() && f.ValidFrom.After(b.p.asOf) {
+			k = "later"
+		}
+		l := b.factLine(k, f)
+		l.nested = true
+		// The version just before the head answers "what was it before";
+		// older ones go first when space is short.
+		l.optional = i < len(chain)-1 && k == "was"
+		bl.lines = append(bl.lines, l)
+		bl.facts = append(bl.facts, ContextFact{Fact: *f, Status: l.Status, Role: "history"})
+	}
+	return bl
+}
+
+func (b *builder) factLine(kind string, f *entity.Fact) line {
+	l := line{Kind: kind, ID: f.ID, Text: factSentence(f), Status: statusAt(f, b.p.asOf, b.p.now),
+		SourceKind: string(f.SourceKind), Reason: search.AttrString(f.Attributes, "reason")}
+	if !f.ValidFrom.IsZero() {
+		l.ValidFrom = timePtr(f.ValidFrom)
+	}
+	if f.ValidTo != nil {
+		l.ValidTo = timePtr(*f.ValidTo)
+	}
+	return l
+}
+
+// statusAt is a fact's status at as_of, so that a version superseded by
+// as_of is never shown as current.
+func statusAt(f *entity.Fact, asOf, now time.Time) string {
+	switch s := f.Status(now); s {
+	case entity.StatusRetracted, entity.StatusForgotten, entity.StatusExpired, entity.StatusArchived:
+		return s
+	}
+	switch {
+	case !f.ValidFrom.IsZero() && f.ValidFrom.After(asOf):
+		return entity.StatusFuture
+	case f.ValidTo != nil && !f.ValidTo.After(asOf):
+		if f.SupersededBy != "" {
+			return entity.StatusSuperseded
+		}
+		return entity.StatusEnded
+	}
+	return entity.StatusCurrent
+}
+
+// addSources quotes the source episode of each block's fact.
+func (b *builder) addSources(ctx context.Context, blocks []*block, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return b.e.Store.View(ctx, b.p.scope, func(tx graph.Tx) error {
+		for i, id := range ids {
+			if b.quoted[id] {
+				continue
+			}
+			b.quoted[id] = true
+			ep, err := tx.Episode(id)
+			if entity.ErrorCode(err) == entity.ENOTFOUND {
+				continue
+			} else if err != nil {
+				return err
+			}
+			q := clip(ep.Content, quoteRunes)
+			bl := blocks[i]
+			bl.lines = append(bl.lines, line{Kind: "source", ID: ep.ID, Text: q, Speaker: ep.Speaker,
+				Time: timePtr(ep.ReferenceTime), SourceKind: string(ep.SourceKind), optional: true, nested: true})
+			bl.episodes = append(bl.episodes, ContextEpisode{Episode: ep, Quote: q})
+		}
+		return nil
+	})
+}
+
+// pinned returns the scope's constraints and preferences stated by the
+// user and valid at as_of, most important first.
+func (e *Engine) pinned(ctx context.Context, p *params) ([]entity.Fact, error) {
+	hits, err := e.Index.Search(ctx, search.Query{Scope: p.scope, Types: []string{search.TypeFact},
+		Predicates: pinnedPredicates, AsOf: p.asOf, KnownAt: p.knownAt, Now: p.now, Limit: 50})
+	if err != nil || len(hits) == 0 {
+		return nil, err
+	}
+	cur := *p
+	cur.history = false
+	var out []entity.Fact
+	err = e.Store.View(ctx, p.scope, func(tx graph.Tx) error {
+		for _, h := range hits {
+			f, err := tx.Fact(h.ID)
+			if entity.ErrorCode(err) == entity.ENOTFOUND {
+				continue
+			} else if err != nil {
+				return err
+			}
+			if f.SourceKind != entity.UserExplicit && f.SourceKind != entity.UserImplicit {
+				continue // only the user's word is a standing rule
+			}
+			if f, ok := cur.visible(f); ok {
+				out = append(out, f)
+			}
+		}
+		return nil
+	})
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Predicate != out[j].Predicate {
+			return out[i].Predicate == "constraint"
+		}
+		return out[i].Importance > out[j].Importance
+	})
+	return out, err
+}
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	t = t.UTC()
+	return &t
+}
+
+// pack chooses the blocks that fit in budget tokens and orders them:
+// pinned blocks first (the first always, if it fits; the others within a
+// quarter of the budget), then the rest with the most important at both ends
+// and the least important in the middle, where models attend least.
+func pack(blocks []*block, budget, header int, format string) []*block {
+	used := header
+	var pinned, rest []*block
+	for _, bl := range blocks {
+		if bl.pinned {
+			// The most important rule always gets in if it fits at all;
+			// the others share a quarter of the budget.
+			limit := header + budget/pinnedShare
+			if len(pinned) == 0 {
+				limit = budget
+			}
+			if t := blockTokens(bl.lines, format); used+t <= limit {
+				pinned = append(pinned, bl)
+				used += t
+			}
+			continue
+		}
+		rest = append(rest, bl)
+	}
+	sort.SliceStable(rest, func(i, j int) bool { return rest[i].priority > rest[j].priority })
+	var chosen []*block
+	for _, bl := range rest {
+		if t := blockTokens(bl.lines, format); used+t <= budget {
+			chosen = append(chosen, bl)
+			used += t
+			continue
+		}
+		// Without its optional lines (older versions, source quotes).
+		var req []line
+		for _, l := range bl.lines {
+			if !l.optional {
+				req = append(req, l)
+			}
+		}
+		if len(req) == len(bl.lines) {
+			continue
+		}
+		if t := blockTokens(req, format); used+t <= budget {
+			bl.trim(req)
+			chosen = append(chosen, bl)
+			used += t
+		}
+	}
+	ordered := make([]*block, len(chosen))
+	lo, hi := 0, len(chosen)-1
+	for i, bl := range chosen {
+		if i%2 == 0 {
+			ordered[lo] = bl
+			lo++
+		} else {
+			ordered[hi] = bl
+			hi--
+		}
+	}
+	return append(pinned, ordered...)
+}
+
+func blockTokens(ls []line, format string) int {
+	n := 0
+	for _, l := range ls {
+		n += EstimateTokens(renderLine(l, format)) + 1
+	}
+	return n
+}
+
+// trim keeps only the given lines, and the facts and episodes they show.
+func (bl *block) trim(ls []line) {
+	keep := map[string]bool{}
+	for _, l := range ls {
+		keep[l.ID] = true
+	}
+	bl.lines = ls
+	var fs []ContextFact
+	for _, f := range bl.facts {
+		if keep[f.Fact.ID] {
+			fs = append(fs, f)
+		}
+	}
+	bl.facts = fs
+	var es []ContextEpisode
+	for _, e := range bl.episodes {
+		if keep[e.Episode.ID] {
+			es = append(es, e)
+		}
+	}
+	bl.episodes = es
+}
