@@ -8,7 +8,7 @@
 // half-visible while the feed is read — a reader can never see seq n+1 of a
 // commit whose seq n is not visible yet, and skip n for ever. The SET
 // changes nothing; the statement runs in a write transaction for the lock.
-MATCH (lock:Counter {name: 'changes'})
+MERGE (lock:Counter {name: 'changes'}) ON CREATE SET lock.value = 0
 SET lock.locked = true
 WITH count(lock) AS locked
 CALL {

@@ -11,7 +11,7 @@
 // until commit, so writers are serialised on it and the sequence order of
 // committed writes is their commit order: a reader of Changes can never see
 // seq n+1 committed while n is still to come.
-MATCH (c:Counter {name: 'changes'})
+MERGE (c:Counter {name: 'changes'}) ON CREATE SET c.value = 0
 SET c.locked = true
 WITH c
 SET c.value = c.value + size($rows)
@@ -53,8 +53,10 @@ CALL {
   MATCH (f:Fact {scope: $scope, object_id: e.id})
   CREATE (f)-[:OBJECT]->(e)
 }
+// Only a new entity can have a Deleted marker.
 CALL {
-  WITH e
+  WITH e, created
+  WITH e WHERE created
   MATCH (d:Deleted {kind: 'entity', scope: $scope, id: e.id})
   DELETE d
 }

@@ -2,7 +2,7 @@
 // uses, and leave a Deleted marker so Changes reports the deletion. Returns
 // no row when the entity does not exist (and takes no sequence number).
 MATCH (e:Entity {scope: $scope, id: $id})
-MATCH (c:Counter {name: 'changes'})
+MERGE (c:Counter {name: 'changes'}) ON CREATE SET c.value = 0
 SET c.locked = true
 WITH *
 SET c.value = c.value + 1

@@ -8,7 +8,7 @@ WITH collect(o.id) AS conflicts
 CALL {
   WITH conflicts
   WITH conflicts WHERE size(conflicts) = 0
-  MATCH (c:Counter {name: 'changes'})
+  MERGE (c:Counter {name: 'changes'}) ON CREATE SET c.value = 0
   SET c.locked = true
   WITH *
   SET c.value = c.value + 1

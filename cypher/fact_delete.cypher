@@ -1,7 +1,7 @@
 // Delete one fact with its links and leave a Deleted marker for Changes.
 // Returns no row when the fact does not exist.
 MATCH (f:Fact {scope: $scope, id: $id})
-MATCH (c:Counter {name: 'changes'})
+MERGE (c:Counter {name: 'changes'}) ON CREATE SET c.value = 0
 SET c.locked = true
 WITH *
 SET c.value = c.value + 1

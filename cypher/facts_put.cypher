@@ -6,9 +6,9 @@
 // value_key, validity, the JSON of claims, revisions and attributes…).
 //
 // Sequence numbers come from the counter as in entities_put.cypher. Links
-// are rebuilt only for a new fact or one whose subject or object changed,
-// so rewriting a chain (the common case) touches properties only.
-MATCH (c:Counter {name: 'changes'})
+// are made only for a new fact or one whose subject or object changed, so
+// rewriting a chain (the common case) touches properties only.
+MERGE (c:Counter {name: 'changes'}) ON CREATE SET c.value = 0
 SET c.locked = true
 WITH c
 SET c.value = c.value + size($rows)
@@ -20,28 +20,41 @@ WITH base + i + 1 AS seq, $rows[i] AS r
 MERGE (f:Fact {scope: $scope, id: r.props.id})
 WITH f, r, seq, f.seq IS NULL AS created, f.subject_id AS oldSubject, f.object_id AS oldObject
 SET f = r.props, f.scope = $scope, f.seq = seq
-WITH f, r, created, oldSubject, oldObject
+WITH f, r, created,
+     NOT created AND oldSubject <> r.props.subject_id AS subjectMoved,
+     NOT created AND coalesce(oldObject, '') <> coalesce(r.props.object_id, '') AS objectMoved
+// A rewrite that changes the subject or object (rare) drops the old link.
 CALL {
-  WITH f, r, created, oldSubject
-  WITH f, r, created WHERE created OR oldSubject <> r.props.subject_id
-  OPTIONAL MATCH (:Entity)-[x:SUBJECT_OF]->(f)
+  WITH f, subjectMoved
+  WITH f WHERE subjectMoved
+  MATCH (:Entity)-[x:SUBJECT_OF]->(f)
   DELETE x
-  WITH DISTINCT f, r
+}
+CALL {
+  WITH f, objectMoved
+  WITH f WHERE objectMoved
+  MATCH (f)-[x:OBJECT]->(:Entity)
+  DELETE x
+}
+// Links to the entities when they are stored; an entity stored later picks
+// its facts up (entities_put.cypher).
+CALL {
+  WITH f, r, created, subjectMoved
+  WITH f, r WHERE created OR subjectMoved
   MATCH (s:Entity {scope: $scope, id: r.props.subject_id})
   CREATE (s)-[:SUBJECT_OF]->(f)
 }
 CALL {
-  WITH f, r, created, oldObject
-  WITH f, r, created WHERE created OR coalesce(oldObject, '') <> coalesce(r.props.object_id, '')
-  OPTIONAL MATCH (f)-[x:OBJECT]->(:Entity)
-  DELETE x
-  WITH DISTINCT f, r
-  WHERE r.props.object_id IS NOT NULL
+  WITH f, r, created, objectMoved
+  WITH f, r WHERE (created OR objectMoved) AND r.props.object_id IS NOT NULL
   MATCH (o:Entity {scope: $scope, id: r.props.object_id})
   CREATE (f)-[:OBJECT]->(o)
 }
+// Only a new fact can have a Deleted marker: putting a fact removes it,
+// deleting one removes the node.
 CALL {
-  WITH f
+  WITH f, created
+  WITH f WHERE created
   MATCH (d:Deleted {kind: 'fact', scope: $scope, id: f.id})
   DELETE d
 }

@@ -1,5 +1,5 @@
 // Create or replace one tombstone; $props holds every stored property.
-MATCH (c:Counter {name: 'changes'})
+MERGE (c:Counter {name: 'changes'}) ON CREATE SET c.value = 0
 SET c.locked = true
 WITH *
 SET c.value = c.value + 1

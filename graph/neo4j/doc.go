@@ -24,7 +24,8 @@
 // id), (scope, object_id, id) …, whose trailing id makes every page an
 // ordered index scan that stops at the limit. So a fact about an entity that
 // is not stored is still found, as on the embedded store, and the links only
-// serve the k-hop subgraph (Tx.Subgraph). A name or alias is a shared :Name
+// serve the k-hop subgraph (Subgrapher, checked against Walk, the same walk
+// over FactsOf). A name or alias is a shared :Name
 // node, because Neo4j does not index the elements of a list property.
 //
 // Scalars are stored as native properties (times as DATETIME in UTC, a zero
@@ -39,12 +40,16 @@
 // it. Every session of a Store shares one bookmark manager, so a read that
 // follows a write sees it, even on a cluster.
 //
-// Each write statement raises the single (:Counter) node by the number of
-// records it writes and stamps them with the numbers it reserved. The
-// counter's write lock is held to commit, which serialises writers — cheap
-// for batched writes — and makes sequence order commit order, so a reader
-// tailing Changes never skips a number that commits late. Deletions leave a
-// (:Deleted) marker carrying the deletion's sequence number.
+// Each write statement locks the single (:Counter) node (a SET of a constant,
+// so nothing is read before the lock is held), raises it by the number of
+// records it writes and stamps them with the numbers it reserved. The lock is
+// held to commit, which serialises writers — cheap for batched writes — and
+// makes sequence order commit order. Changes reads the feed while holding
+// the same lock, so it never sees part of a commit: a reader tailing it never
+// skips a number that becomes visible late. Deletions leave a (:Deleted)
+// marker carrying the deletion's sequence number. Statements MERGE the
+// counter rather than MATCH it, so a database replaced under a running store
+// (a test server restarted empty) does not turn writes into silent no-ops.
 //
 // Driver errors become *entity.Error at this boundary: connectivity, an
 // unavailable database or an expired session are EUNAVAILABLE, a constraint
