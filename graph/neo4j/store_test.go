@@ -53,7 +53,7 @@ func TestRoundTripEveryField(t *testing.T) {
 		RecordedAt: t0.In(local), ExpiredAt: ptr(t0.Add(2 * time.Hour)), Supersedes: "f0", SupersededBy: "f2",
 		EpisodeIDs: []string{"ep1", "ep2"}, SourceKind: entity.UserExplicit, Confidence: 0.75, Importance: 7,
 		Attributes: map[string]any{"reason": "cheaper", "alternatives": []any{"yarn", "npm"}},
-		Hits: 12, LastAccessedAt: ptr(t0.Add(3 * time.Hour)), ExpiresAt: ptr(t0.Add(4 * time.Hour)),
+		Hits:       12, LastAccessedAt: ptr(t0.Add(3 * time.Hour)), ExpiresAt: ptr(t0.Add(4 * time.Hour)),
 		ForgottenAt: ptr(t0.Add(5 * time.Hour)), ArchivedAt: ptr(t0.Add(6 * time.Hour)),
 		Claims: []entity.Claim{
 			{From: t0.In(local), To: ptr(t0.Add(time.Hour)), EpisodeID: "ep1", SourceKind: entity.Tool, Confidence: 0.5, RecordedAt: t0},
@@ -157,7 +157,9 @@ func TestChanges(t *testing.T) {
 		return entity.Fact{ID: id, SubjectID: "e1", Predicate: "likes", Value: id, ValidFrom: t0}
 	}
 	steps := []func(graph.Tx) error{
-		func(tx graph.Tx) error { return tx.PutEntities([]entity.Entity{{ID: "e1", Name: "A"}, {ID: "e2", Name: "B"}}) },
+		func(tx graph.Tx) error {
+			return tx.PutEntities([]entity.Entity{{ID: "e1", Name: "A"}, {ID: "e2", Name: "B"}})
+		},
 		func(tx graph.Tx) error { return tx.PutFacts([]entity.Fact{fact("f1"), fact("f2"), fact("f3")}) },
 		func(tx graph.Tx) error { return tx.PutFacts([]entity.Fact{fact("f1")}) }, // rewrite
 		func(tx graph.Tx) error { return tx.DeleteFact("f2") },
