@@ -3,6 +3,7 @@ package api_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -301,4 +302,22 @@ func FuzzFactsQuery(f *testing.F) {
 			errorShape(t, w)
 		}
 	})
+}
+
+func TestImport_TooLarge(t *testing.T) {
+	s := MustServer(t, api.Options{MaxImportBytes: 4 << 10})
+	var body bytes.Buffer
+	for i := 0; body.Len() < 16<<10; i++ {
+		fmt.Fprintf(&body, `{"entity":{"id":"e%d","scope":"x","name":"entity %d","created_at":"2024-01-01T00:00:00Z","updated_at":"2024-01-01T00:00:00Z"}}`+"\n", i, i)
+	}
+	w := serve(s, "POST", "/v1/import", body.Bytes(), "Content-Type", api.NDJSON)
+	if w.Code != http.StatusRequestEntityTooLarge {
+		t.Fatalf("status %d: %s", w.Code, w.Body)
+	}
+	errorShape(t, w)
+	// Under the limit, the same records import.
+	small := bytes.Join(bytes.SplitAfter(body.Bytes(), []byte("\n"))[:10], nil)
+	if w := serve(s, "POST", "/v1/import", small, "Content-Type", api.NDJSON); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"entities":10`) {
+		t.Fatalf("small import: %d %s", w.Code, w.Body)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"path"
 	"reflect"
 	"sort"
 	"strconv"
@@ -249,8 +250,10 @@ func (sc *schemas) ref(t reflect.Type) map[string]any {
 		if name == "" {
 			name = "Anonymous"
 		}
+		// Unexported request types read as their exported selves.
+		name = strings.ToUpper(name[:1]) + name[1:]
 		if _, taken := sc.defs[name]; taken {
-			name = strings.ReplaceAll(strings.Trim(t.PkgPath(), "/"), "/", "_") + "_" + name
+			name = path.Base(t.PkgPath()) + "." + name
 		}
 		sc.names[t] = name
 		sc.defs[name] = map[string]any{} // placeholder: recursion-safe
