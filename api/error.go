@@ -46,6 +46,10 @@ type ErrorDetail struct {
 	Fields  map[string]string `json:"fields,omitempty"`
 }
 
+// statusClientClosed is recorded for requests whose client left before
+// the answer (a common convention; never seen by a client).
+const statusClientClosed = 499
+
 // retryAfter is the delay suggested to clients when a dependency is down.
 const retryAfter = "1"
 
@@ -53,6 +57,13 @@ const retryAfter = "1"
 // request. Internal errors are logged with the request id and shown only as
 // "internal error"; their cause never reaches the client.
 func Error(c *gin.Context, err error) {
+	if c.Request.Context().Err() != nil && errors.Is(err, c.Request.Context().Err()) {
+		// The client went away: nobody reads the answer, and it is not a
+		// server fault to count or log as one.
+		c.Set(ctxErrorCode, "client_closed_request")
+		c.AbortWithStatus(statusClientClosed)
+		return
+	}
 	status := Status(err)
 	body := ErrorBody{Error: ErrorDetail{Code: entity.ErrorCode(err), Message: entity.ErrorMessage(err)}}
 	var e *entity.Error
