@@ -41,23 +41,28 @@ CALL {
 }
 // A new entity (or one re-created after a delete) picks up the facts that
 // already name it; an existing one has its links since those facts were put.
+// (UNWIND of an empty list, not WHERE: the planner may move a filter after
+// the index seek it guards, which would scan a busy entity's facts on every
+// rewrite.)
 CALL {
   WITH e, created
-  WITH e WHERE created
-  MATCH (f:Fact {scope: $scope, subject_id: e.id})
+  UNWIND CASE WHEN created THEN [e.id] ELSE [] END AS newID
+  MATCH (f:Fact)
+  WHERE f.scope = $scope AND f.subject_id = newID AND f.id IS NOT NULL
   CREATE (e)-[:SUBJECT_OF]->(f)
 }
 CALL {
   WITH e, created
-  WITH e WHERE created
-  MATCH (f:Fact {scope: $scope, object_id: e.id})
+  UNWIND CASE WHEN created THEN [e.id] ELSE [] END AS newID
+  MATCH (f:Fact)
+  WHERE f.scope = $scope AND f.object_id = newID AND f.id IS NOT NULL
   CREATE (f)-[:OBJECT]->(e)
 }
 // Only a new entity can have a Deleted marker.
 CALL {
   WITH e, created
-  WITH e WHERE created
-  MATCH (d:Deleted {kind: 'entity', scope: $scope, id: e.id})
+  UNWIND CASE WHEN created THEN [e.id] ELSE [] END AS newID
+  MATCH (d:Deleted {kind: 'entity', scope: $scope, id: newID})
   DELETE d
 }
 RETURN count(*) AS n

@@ -23,39 +23,44 @@ SET f = r.props, f.scope = $scope, f.seq = seq
 WITH f, r, created,
      NOT created AND oldSubject <> r.props.subject_id AS subjectMoved,
      NOT created AND coalesce(oldObject, '') <> coalesce(r.props.object_id, '') AS objectMoved
+// Conditional parts are written UNWIND CASE WHEN … THEN [x] ELSE [] END,
+// not WHERE: the planner may move a filter after the index seek it guards,
+// and these seeks would then run for every row.
+//
 // A rewrite that changes the subject or object (rare) drops the old link.
 CALL {
   WITH f, subjectMoved
-  WITH f WHERE subjectMoved
-  MATCH (:Entity)-[x:SUBJECT_OF]->(f)
+  UNWIND CASE WHEN subjectMoved THEN [f] ELSE [] END AS moved
+  MATCH (:Entity)-[x:SUBJECT_OF]->(moved)
   DELETE x
 }
 CALL {
   WITH f, objectMoved
-  WITH f WHERE objectMoved
-  MATCH (f)-[x:OBJECT]->(:Entity)
+  UNWIND CASE WHEN objectMoved THEN [f] ELSE [] END AS moved
+  MATCH (moved)-[x:OBJECT]->(:Entity)
   DELETE x
 }
 // Links to the entities when they are stored; an entity stored later picks
 // its facts up (entities_put.cypher).
 CALL {
   WITH f, r, created, subjectMoved
-  WITH f, r WHERE created OR subjectMoved
-  MATCH (s:Entity {scope: $scope, id: r.props.subject_id})
+  UNWIND CASE WHEN created OR subjectMoved THEN [r.props.subject_id] ELSE [] END AS subjectID
+  MATCH (s:Entity {scope: $scope, id: subjectID})
   CREATE (s)-[:SUBJECT_OF]->(f)
 }
 CALL {
   WITH f, r, created, objectMoved
-  WITH f, r WHERE (created OR objectMoved) AND r.props.object_id IS NOT NULL
-  MATCH (o:Entity {scope: $scope, id: r.props.object_id})
+  UNWIND CASE WHEN (created OR objectMoved) AND r.props.object_id IS NOT NULL
+    THEN [r.props.object_id] ELSE [] END AS objectID
+  MATCH (o:Entity {scope: $scope, id: objectID})
   CREATE (f)-[:OBJECT]->(o)
 }
 // Only a new fact can have a Deleted marker: putting a fact removes it,
 // deleting one removes the node.
 CALL {
   WITH f, created
-  WITH f WHERE created
-  MATCH (d:Deleted {kind: 'fact', scope: $scope, id: f.id})
+  UNWIND CASE WHEN created THEN [f.id] ELSE [] END AS newID
+  MATCH (d:Deleted {kind: 'fact', scope: $scope, id: newID})
   DELETE d
 }
 RETURN count(*) AS n
