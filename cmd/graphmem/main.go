@@ -25,6 +25,7 @@ var commands = map[string]command{
 	"timeline": {"every fact of an entity over time, from the server or --data", runTimeline},
 	"ingest":   {"load a JSON Lines file of facts (offline with --data, else into the server)", runIngest},
 	"bench":    {"generate a synthetic workload and measure ingestion and recall", runBench},
+	"mcp":      {"MCP server on stdio: memory tools for agents (--data DIR, or GRAPHMEM_URL)", runMCP},
 }
 
 func main() {

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/graphmem/graphmem/api"
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/mcp"
+	"github.com/graphmem/graphmem/memory"
+	"github.com/graphmem/graphmem/ontology"
+	"github.com/graphmem/graphmem/recall"
+	"github.com/graphmem/graphmem/search"
+)
+
+// runMCP is `graphmem mcp`: the memory tools as an MCP server on stdin and
+// stdout, for a desktop client or an agent that starts graphmem as a
+// subprocess. With GRAPHMEM_URL (or --url) it forwards every call to that
+// server, whose key decides the scope; otherwise it works on the data
+// folder itself, in the scope given by --scope. Logs go to stderr: stdout
+// carries only the protocol.
+func runMCP(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	fs.Usage = func() {
+		fmt.Fprintln(fs.Output(), "usage: graphmem mcp [--data DIR] [--scope SCOPE]   (or GRAPHMEM_URL=... graphmem mcp)")
+		fmt.Fprintln(fs.Output(), "\nAn MCP server on stdio with the tools remember, add_facts, recall, search, timeline and forget.")
+		fs.PrintDefaults()
+	}
+	resolve := configFlags(fs)
+	scopeFlag := fs.String("scope", "", `scope of a local data folder (env GRAPHMEM_SCOPE, default "default"); with --url, which of the key's scopes to use`)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("mcp takes no arguments, got %q", fs.Args())
+	}
+	cfg, err := resolve()
+	if err != nil {
+		return err
+	}
+	scope := *scopeFlag
+	if scope == "" {
+		scope = os.Getenv("GRAPHMEM_SCOPE")
+	}
+	if scope != "" && !entity.ValidScope(scope) {
+		return fmt.Errorf("scope: %q is not a valid scope name", scope)
+	}
+	urlSet := os.Getenv("GRAPHMEM_URL") != ""
+	fs.Visit(func(f *flag.Flag) { urlSet = urlSet || f.Name == "url" })
+
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	opts := &mcp.Options{Logger: logger}
+	if urlSet {
+		// The server derives the scope from the key; --scope only picks
+		// one of the key's scopes.
+		srv := mcp.NewServer(mcp.NewRemote(cfg.URL, cfg.APIKey, scope), opts)
+		return quiet(ctx, srv.Run(ctx, &sdk.StdioTransport{}))
+	}
+	if scope == "" {
+		scope = entity.DefaultScope
+	}
+	local, closeLocal, err := openLocalMCP(ctx, cfg, scope, logger)
+	if err != nil {
+		return err
+	}
+	defer closeLocal()
+	return quiet(ctx, mcp.NewServer(local, opts).Run(ctx, &sdk.StdioTransport{}))
+}
+
+// quiet treats the end of the session (the client closed stdin, or a
+// signal) as a normal exit.
+func quiet(ctx context.Context, err error) error {
+	if err == nil || ctx.Err() != nil || errors.Is(err, sdk.ErrConnectionClosed) {
+		return nil
+	}
+	return err
+}
+
+// openLocalMCP opens the store and the search index of the data folder as
+// serve does, keeps the index following the store, runs extraction workers
+// when a model is configured, and returns a Local backend for scope with
+// the function that closes it all.
+func openLocalMCP(ctx context.Context, cfg Config, scope entity.Scope, logger *slog.Logger) (*mcp.Local, func(), error) {
+	onto, err := ontology.Load(cfg.Ontology)
+	if err != nil {
+		return nil, nil, err
+	}
+	store, err := openStore(ctx, cfg)
+	if err != nil {
+		if entity.ErrorCode(err) == entity.EUNAVAILABLE && cfg.Store != "neo4j" {
+			return nil, nil, fmt.Errorf("%w (is graphmem serve using the data folder %s? then set GRAPHMEM_URL to reach it instead)", err, cfg.Data)
+		}
+		return nil, nil, err
+	}
+	idx, err := search.Open(filepath.Join(cfg.Data, "index"))
+	if err != nil {
+		store.Close()
+		return nil, nil, err
+	}
+	// Catch up with writes made while the index was closed before the
+	// first tool call can ask anything.
+	if _, err := idx.Sync(ctx, store); err != nil {
+		idx.Close()
+		store.Close()
+		return nil, nil, err
+	}
+	svc := memory.New(store, onto)
+	eng := &recall.Engine{Store: store, Index: idx, Ontology: onto, Logger: logger}
+	x, err := newEpisodeExtractor(cfg, onto, logger, nil)
+	if err != nil {
+		eng.Close()
+		idx.Close()
+		store.Close()
+		return nil, nil, err
+	}
+	svc.Changed = idx.Notify
+	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		idx.Follow(bg, store, time.Second, func(err error) { logger.Warn("search index sync failed", "error", err) })
+	})
+	if x != nil {
+		svc.Extract = x
+		wg.Go(func() { svc.RunWorkers(bg, int(max(cfg.Workers, 1)), logger) })
+	}
+	closeAll := func() {
+		cancel()
+		wg.Wait()
+		eng.Close()
+		idx.Close()
+		store.Close()
+	}
+	return mcp.NewLocal(svc, eng, scope), closeAll, nil
+}
+
+// mountMCP serves the MCP tools over streamable HTTP at /mcp on m's API,
+// behind the API keys: the scope the authentication middleware derives
+// for each request feeds a Local backend on m's service and eng, so a
+// session can never reach beyond its key's scopes.
+func mountMCP(m *Main, eng *recall.Engine) {
+	opts := &mcp.Options{Logger: m.Logger}
+	m.API.MountMCP(mcp.Handler(func(r *http.Request) mcp.Backend {
+		scope, ok := api.ScopeFrom(r.Context())
+		if !ok {
+			return nil
+		}
+		return mcp.NewLocal(m.Service, eng, scope)
+	}, opts))
+}

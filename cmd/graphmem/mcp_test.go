@@ -1,0 +1,330 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/graphmem/graphmem/api"
+	"github.com/graphmem/graphmem/recall"
+	"github.com/graphmem/graphmem/search"
+)
+
+// mcpPortSwitch: the payments database listened on 5432, then moved to
+// 3307, a decision taken for a stated reason.
+var mcpPortSwitch = []map[string]any{
+	{"subject": "payments-db", "subject_type": "service", "predicate": "port", "value": "5432",
+		"valid_from": "2024-01-10", "text": "payments-db listens on port 5432", "source_kind": "user_explicit"},
+	{"subject": "payments-db", "subject_type": "service", "predicate": "port", "value": "3307",
+		"valid_from": "2024-03-01", "text": "payments-db listens on port 3307", "source_kind": "user_explicit"},
+	{"subject": "payments-db", "subject_type": "service", "predicate": "decided", "value": "move payments-db from port 5432 to 3307",
+		"valid_from": "2024-03-01", "text": "the team decided to move payments-db to port 3307", "source_kind": "user_explicit",
+		"attributes": map[string]any{"reason": "the analytics replica already binds 5432"}},
+}
+
+const mcpReason = "the analytics replica already binds 5432"
+
+// mcpCall calls a tool and returns its text, its structured content and
+// whether it is a tool error; a protocol error fails the test.
+func mcpCall(tb testing.TB, cs *sdk.ClientSession, tool string, args any) (string, map[string]any, bool) {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		tb.Fatalf("%s: protocol error: %v", tool, err)
+	}
+	var text []string
+	for _, c := range res.Content {
+		if t, ok := c.(*sdk.TextContent); ok {
+			text = append(text, t.Text)
+		}
+	}
+	var out map[string]any
+	if res.StructuredContent != nil {
+		b, _ := json.Marshal(res.StructuredContent)
+		_ = json.Unmarshal(b, &out)
+	}
+	return strings.Join(text, "\n"), out, res.IsError
+}
+
+// mcpOK is mcpCall for a call that must succeed.
+func mcpOK(tb testing.TB, cs *sdk.ClientSession, tool string, args any) (string, map[string]any) {
+	tb.Helper()
+	text, out, isErr := mcpCall(tb, cs, tool, args)
+	if isErr {
+		tb.Fatalf("%s: tool error: %s", tool, text)
+	}
+	return text, out
+}
+
+func mcpLine(text string, parts ...string) string {
+	for _, l := range strings.Split(text, "\n") {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(l, p)
+		}
+		if all {
+			return l
+		}
+	}
+	return ""
+}
+
+// mcpScenario is what every transport must get right: the six tools are
+// listed, a supersession is recorded, recall gives the current value and
+// the reason, the timeline both values, and bad input is a tool error
+// naming the field. withRecall is false for a server without /v1/context.
+func mcpScenario(t *testing.T, cs *sdk.ClientSession, withRecall bool) {
+	t.Helper()
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range tools.Tools {
+		names = append(names, tool.Name)
+		if schema, _ := json.Marshal(tool.InputSchema); strings.Contains(string(schema), `"scope"`) {
+			t.Errorf("%s takes a scope: %s", tool.Name, schema)
+		}
+	}
+	if got := strings.Join(names, ","); got != "add_facts,forget,recall,remember,search,timeline" {
+		t.Errorf("tools: %s", got)
+	}
+
+	text, out := mcpOK(t, cs, "add_facts", map[string]any{"facts": mcpPortSwitch})
+	rs, _ := out["results"].([]any)
+	if len(rs) != 3 || rs[1].(map[string]any)["action"] != "superseded_previous" {
+		t.Fatalf("add_facts: %v\n%s", out, text)
+	}
+
+	if withRecall {
+		text, _ = mcpOK(t, cs, "recall", map[string]any{"query": "which port does payments-db listen on?"})
+		if l := mcpLine(text, "3307", "current"); l == "" || strings.Contains(l, "was ") {
+			t.Errorf("recall does not show 3307 as current:\n%s", text)
+		}
+		text, _ = mcpOK(t, cs, "recall", map[string]any{"query": "why did the payments-db port change?"})
+		if !strings.Contains(text, mcpReason) || mcpLine(text, "was ", "5432") == "" {
+			t.Errorf("recall does not give the reason and the former value:\n%s", text)
+		}
+	}
+
+	text, out = mcpOK(t, cs, "timeline", map[string]any{"entity": "payments-db", "predicate": "port"})
+	fs, _ := out["facts"].([]any)
+	if len(fs) != 2 {
+		t.Fatalf("timeline: %v\n%s", out, text)
+	}
+	if a, b := fs[0].(map[string]any), fs[1].(map[string]any); a["value"] != "5432" || a["status"] != "superseded" ||
+		b["value"] != "3307" || b["status"] != "current" {
+		t.Errorf("timeline: %v then %v", a, b)
+	}
+	if mcpLine(text, "= 5432", "[superseded]") == "" || mcpLine(text, "= 3307", "[current]") == "" {
+		t.Errorf("timeline text:\n%s", text)
+	}
+
+	for _, tc := range []struct {
+		tool  string
+		args  any
+		field string
+	}{
+		{"add_facts", map[string]any{"facts": []any{map[string]any{"subject": "payments-db", "value": "1"}}}, "facts[0].predicate"},
+		{"add_facts", map[string]any{"facts": []any{map[string]any{"subject": "payments-db", "predicate": "port", "value": "1", "valid_from": "soon"}}}, "facts[0].valid_from"},
+		{"recall", map[string]any{"query": "port", "mode": "sideways"}, "mode"},
+		{"timeline", map[string]any{"entity": "no-such-service-at-all"}, "entity"},
+		{"add_facts", map[string]any{"facts": mcpPortSwitch[:1], "scope": "user:mallory"}, "scope"},
+	} {
+		text, _, isErr := mcpCall(t, cs, tc.tool, tc.args)
+		if !isErr || !strings.Contains(text, tc.field) {
+			t.Errorf("%s %v: want a tool error naming %s, got (error %v) %s", tc.tool, tc.args, tc.field, isErr, text)
+		}
+	}
+}
+
+// mcpEnv is the environment of a subprocess without any GRAPHMEM_ setting
+// of the test's own environment, plus extra.
+func mcpEnv(extra ...string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "GRAPHMEM_") {
+			env = append(env, kv)
+		}
+	}
+	return append(env, extra...)
+}
+
+// connectCommand runs the binary with args as an MCP server on stdio.
+func connectCommand(t *testing.T, bin string, env []string, args ...string) *sdk.ClientSession {
+	t.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = env
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "graphmem-test", Version: "v0"}, nil).
+		Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect to %v: %v", args, err)
+	}
+	return cs
+}
+
+func TestMCP_Stdio(t *testing.T) {
+	bin := buildBinary(t)
+	data := t.TempDir()
+	cs := connectCommand(t, bin, mcpEnv(), "mcp", "--data", data)
+	mcpScenario(t, cs, true)
+	if err := cs.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+
+	// A new process on the same folder finds what the first one stored,
+	// and another scope sees none of it.
+	cs = connectCommand(t, bin, mcpEnv(), "mcp", "--data", data)
+	text, _ := mcpOK(t, cs, "recall", map[string]any{"query": "payments-db port"})
+	if mcpLine(text, "3307", "current") == "" {
+		t.Errorf("after a restart:\n%s", text)
+	}
+	cs.Close()
+	cs = connectCommand(t, bin, mcpEnv("GRAPHMEM_SCOPE=user:other"), "mcp", "--data", data)
+	defer cs.Close()
+	if _, out := mcpOK(t, cs, "search", map[string]any{"query": "payments-db 3307", "include_history": true}); len(out["hits"].([]any)) != 0 {
+		t.Errorf("another scope sees the facts: %v", out)
+	}
+}
+
+// bearer adds an API key to every request.
+type bearer struct {
+	key string
+	rt  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	if b.key != "" {
+		r.Header.Set("Authorization", "Bearer "+b.key)
+	}
+	return b.rt.RoundTrip(r)
+}
+
+// runMCPServer starts the real server with two keys and /mcp mounted on a
+// recall engine over the server's store.
+func runMCPServer(t *testing.T) *Main {
+	t.Helper()
+	return MustRunMain(t, func(m *Main) {
+		m.Config.APIKeys = "k-pay=repo:payments;k-zed=user:zed"
+		m.Setup = append(m.Setup, func(ctx context.Context, m *Main) error {
+			idx, err := search.Open(filepath.Join(m.Config.Data, "index"))
+			if err != nil {
+				return err
+			}
+			eng := &recall.Engine{Store: m.Store, Index: idx}
+			m.Service.Changed = idx.Notify
+			m.Closers = append(m.Closers, idx.Close, eng.Close)
+			m.Background = append(m.Background, func(ctx context.Context) { idx.Follow(ctx, m.Store, time.Second, nil) })
+			mountMCP(m, eng)
+			return nil
+		})
+	})
+}
+
+func connectHTTP(t *testing.T, m *Main, key string) (*sdk.ClientSession, error) {
+	t.Helper()
+	tr := &sdk.StreamableClientTransport{
+		Endpoint:   "http://" + m.Addr() + api.MCPPath,
+		HTTPClient: &http.Client{Timeout: 30 * time.Second, Transport: bearer{key: key, rt: http.DefaultTransport}},
+		MaxRetries: -1,
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "graphmem-test", Version: "v0"}, nil).Connect(ctx, tr, nil)
+	if err == nil {
+		t.Cleanup(func() { cs.Close() })
+	}
+	return cs, err
+}
+
+func TestMCP_HTTP(t *testing.T) {
+	m := runMCPServer(t)
+	cs, err := connectHTTP(t, m, "k-pay")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcpScenario(t, cs, true)
+
+	// The key decided the scope: the REST API with the same key sees the
+	// facts, another key sees nothing of them, over either protocol.
+	c := newClient(t, m)
+	if fs := c.as("k-pay", "").facts("subject=payments-db&predicate=port"); len(fs) != 1 || fs[0].Value != "3307" || fs[0].Scope != "repo:payments" {
+		t.Errorf("REST with the same key: %+v", fs)
+	}
+	zed, err := connectHTTP(t, m, "k-zed")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, out := mcpOK(t, zed, "search", map[string]any{"query": "payments-db port 3307", "include_history": true}); len(out["hits"].([]any)) != 0 {
+		t.Errorf("another key's session sees the facts: %v", out)
+	}
+	if text, _, isErr := mcpCall(t, zed, "timeline", map[string]any{"entity": "payments-db"}); !isErr {
+		t.Errorf("another key's session sees the entity:\n%s", text)
+	}
+
+	// No key, a wrong key, or a scope the key may not use: refused before
+	// any tool runs, with the API's status codes.
+	if _, err := connectHTTP(t, m, ""); err == nil {
+		t.Error("connected without a key")
+	}
+	if _, err := connectHTTP(t, m, "k-wrong"); err == nil {
+		t.Error("connected with an unknown key")
+	}
+	for _, tc := range []struct {
+		key, scope string
+		status     int
+	}{{"", "", 401}, {"k-wrong", "", 401}, {"k-zed", "repo:payments", 403}} {
+		r := c.as(tc.key, tc.scope).do("POST", api.MCPPath, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
+			"Accept", "application/json, text/event-stream")
+		if r.status != tc.status {
+			t.Errorf("key %q scope %q: status %d, want %d: %s", tc.key, tc.scope, r.status, tc.status, r.body)
+		}
+	}
+}
+
+// TestMCP_StdioRemote: with GRAPHMEM_URL the stdio server forwards to a
+// running server, whose key decides the scope.
+func TestMCP_StdioRemote(t *testing.T) {
+	m := runMCPServer(t)
+	_, hasContext := documented(m, "POST", "/v1/context")
+	bin := buildBinary(t)
+	cs := connectCommand(t, bin, mcpEnv("GRAPHMEM_URL=http://"+m.Addr(), "GRAPHMEM_API_KEY=k-pay"), "mcp")
+	defer cs.Close()
+	mcpScenario(t, cs, hasContext)
+	if !hasContext {
+		t.Log("the server has no POST /v1/context yet: recall through the remote backend not checked")
+	}
+	if fs := newClient(t, m).as("k-pay", "").facts("subject=payments-db&predicate=port"); len(fs) != 1 || fs[0].Scope != "repo:payments" {
+		t.Errorf("facts written through the remote backend: %+v", fs)
+	}
+
+	bad := connectCommand(t, bin, mcpEnv("GRAPHMEM_URL=http://"+m.Addr(), "GRAPHMEM_API_KEY=k-wrong"), "mcp")
+	defer bad.Close()
+	text, _, isErr := mcpCall(t, bad, "add_facts", map[string]any{"facts": mcpPortSwitch[:1]})
+	if !isErr || !strings.Contains(text, "unauthenticated") {
+		t.Errorf("a wrong key: want an unauthenticated tool error, got (error %v) %s", isErr, text)
+	}
+}
+
+// documented reports whether the server documents a route.
+func documented(m *Main, method, path string) (api.Endpoint, bool) {
+	for _, ep := range m.API.Endpoints() {
+		if ep.Method == method && ep.Path == path {
+			return ep, true
+		}
+	}
+	return api.Endpoint{}, false
+}
