@@ -85,8 +85,8 @@ func (s *Server) registerFactRoutes() {
 			Response: FactList{}, Errors: bad},
 		Endpoint{Method: "GET", Path: "/v1/facts/:id", Tag: "facts", Summary: "One fact with its provenance episodes and supersession chain.",
 			Response: FactDetail{}, Errors: []int{http.StatusNotFound}},
-		Endpoint{Method: "DELETE", Path: "/v1/facts/:id", Tag: "facts", Summary: "Retract a fact: it was never true (queries known before still see it).",
-			Query:    []Param{{Name: "mode", Type: "string", Enum: []string{"retract", "forget"}, Description: "retract (default); forget is not available yet"}},
+		Endpoint{Method: "DELETE", Path: "/v1/facts/:id", Tag: "facts", Summary: "Retract a fact (it was never true; queries known before still see it) or forget it (it leaves every recall path and cannot come back).",
+			Query:    []Param{{Name: "mode", Type: "string", Enum: []string{"retract", "forget"}, Description: "retract (default) answers the fact; forget answers counts"}},
 			Response: Fact{}, Errors: []int{http.StatusBadRequest, http.StatusNotFound}},
 	)
 }
@@ -262,6 +262,12 @@ func (s *Server) deleteFact(c *gin.Context) {
 		}
 		c.JSON(http.StatusOK, NewFact(f, s.now()))
 	default:
-		Error(c, invalid("mode", "unsupported mode: "+mode))
+		res, err := s.svc.Forget(c.Request.Context(), Scope(c), memory.ForgetRequest{
+			FactIDs: []string{c.Param("id")}, Mode: memory.ModeForget, Actor: Actor(c)})
+		if err != nil {
+			Error(c, err)
+			return
+		}
+		c.JSON(http.StatusOK, res)
 	}
 }

@@ -32,6 +32,7 @@ const (
 // Keys of values kept in the gin context.
 const (
 	ctxScope     = "graphmem.scope"
+	ctxActor     = "graphmem.actor"
 	ctxLogger    = "graphmem.logger"
 	ctxErrorCode = "graphmem.error_code"
 )
@@ -157,6 +158,7 @@ func (s *Server) authenticate(c *gin.Context) {
 			return
 		}
 		c.Set(ctxScope, scope)
+		c.Set(ctxActor, "development")
 		c.Next()
 		return
 	}
@@ -178,8 +180,14 @@ func (s *Server) authenticate(c *gin.Context) {
 		scope = requested
 	}
 	c.Set(ctxScope, scope)
+	sum := sha256.Sum256([]byte(key))
+	c.Set(ctxActor, fmt.Sprintf("key:%x", sum[:6]))
 	c.Next()
 }
+
+// Actor names who made the request, for audit records: a short digest of
+// the API key (never the key), or "development".
+func Actor(c *gin.Context) string { return c.GetString(ctxActor) }
 
 func bearer(h string) (string, bool) {
 	const p = "bearer "

@@ -47,6 +47,9 @@ type Options struct {
 	Ready func(ctx context.Context) error
 	// Now is the clock used to derive fact statuses; time.Now when nil.
 	Now func() time.Time
+	// FindFacts turns a forget query into fact ids (the search layer);
+	// forgetting by query is refused when nil.
+	FindFacts func(ctx context.Context, scope entity.Scope, query string, limit int) ([]string, error)
 }
 
 // Server is graphmem's HTTP API.
@@ -110,6 +113,7 @@ func New(o Options) *Server {
 	s.registerEntityRoutes()
 	s.registerEpisodeRoutes()
 	s.registerExportRoutes()
+	s.registerForgetRoutes()
 	return s
 }
 

@@ -31,7 +31,7 @@ type Config struct {
 	EmbedAPIKey   string        `yaml:"embed_api_key"`
 	MaxBodyBytes  int64         `yaml:"max_body_bytes"`
 	Ontology      string        `yaml:"ontology"`
-	Workers       int           `yaml:"workers"`
+	Workers       int64         `yaml:"workers"`
 	URL           string        `yaml:"url"`     // a running server, for client commands
 	APIKey        string        `yaml:"api_key"` // the key client commands send
 	ShutdownWait  time.Duration `yaml:"shutdown_wait"`
@@ -62,6 +62,7 @@ var settings = []setting{
 	{flag: "embed-api-key", env: "GRAPHMEM_EMBED_API_KEY", help: "embeddings API key", str: func(c *Config) *string { return &c.EmbedAPIKey }},
 	{flag: "max-body-bytes", env: "GRAPHMEM_MAX_BODY_BYTES", def: "4194304", help: "request body limit in bytes", num: func(c *Config) *int64 { return &c.MaxBodyBytes }},
 	{flag: "ontology", env: "GRAPHMEM_ONTOLOGY", help: "ontology YAML file (default: built-in)", str: func(c *Config) *string { return &c.Ontology }},
+	{flag: "workers", env: "GRAPHMEM_WORKERS", def: "2", help: "episode extraction workers", num: func(c *Config) *int64 { return &c.Workers }},
 	{flag: "url", env: "GRAPHMEM_URL", def: "http://127.0.0.1:8080", help: "server URL for client commands", str: func(c *Config) *string { return &c.URL }},
 	{flag: "api-key", env: "GRAPHMEM_API_KEY", help: "API key client commands send", str: func(c *Config) *string { return &c.APIKey }},
 }

@@ -251,7 +251,7 @@ func TestE2E_Validation(t *testing.T) {
 		{"EpisodeUnknown", "POST", "/v1/episodes", `{"content":"x","scope":"y"}`, 400, "scope", nil},
 		{"EpisodeTooLarge", "POST", "/v1/episodes", fmt.Sprintf(`{"content":%q}`, strings.Repeat("x", 70<<10)), 413, "", nil},
 		{"DeleteMode", "DELETE", "/v1/facts/x?mode=shred", "", 400, "mode", nil},
-		{"DeleteForget", "DELETE", "/v1/facts/x?mode=forget", "", 400, "mode", nil},
+		{"DeleteForgetUnknown", "DELETE", "/v1/facts/x?mode=forget", "", 404, "", nil},
 		{"ImportMalformed", "POST", "/v1/import", "{\"fact\":\n", 400, "", nil},
 		{"ImportUnknown", "POST", "/v1/import", `{"planet":{}}`, 400, "", nil},
 		{"FactNotFound", "GET", "/v1/facts/nope", "", 404, "", nil},

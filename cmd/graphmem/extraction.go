@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/extract"
 	"github.com/graphmem/graphmem/memory"
@@ -68,4 +70,18 @@ func factInputs(out extract.Output) []memory.FactInput {
 		fs = append(fs, in)
 	}
 	return fs
+}
+
+// llmUsageMetrics counts model calls and tokens.
+func llmUsageMetrics(reg *prometheus.Registry) func(extract.Usage) {
+	calls := prometheus.NewCounter(prometheus.CounterOpts{Name: "graphmem_llm_calls_total", Help: "Chat-completion requests sent for extraction, failed ones included."})
+	tokens := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "graphmem_llm_tokens_total", Help: "Tokens reported by the extraction model."}, []string{"kind"})
+	episodes := prometheus.NewCounter(prometheus.CounterOpts{Name: "graphmem_episodes_extracted_total", Help: "Episodes sent to the extraction model."})
+	reg.MustRegister(calls, tokens, episodes)
+	return func(u extract.Usage) {
+		episodes.Inc()
+		calls.Add(float64(u.Calls))
+		tokens.WithLabelValues("prompt").Add(float64(u.PromptTokens))
+		tokens.WithLabelValues("completion").Add(float64(u.CompletionTokens))
+	}
 }

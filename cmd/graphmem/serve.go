@@ -107,13 +107,19 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	m.API = api.New(api.Options{
 		Service: m.Service, Keys: keys, Logger: m.Logger, Registry: m.Registry, MaxBodyBytes: cfg.MaxBodyBytes,
 	})
+	if m.Service.Extract, err = newEpisodeExtractor(cfg, onto, m.Logger, llmUsageMetrics(m.Registry)); err != nil {
+		return fmt.Errorf("extraction model: %w", err)
+	}
 	for _, setup := range m.Setup {
 		if err := setup(ctx, m); err != nil {
 			return err
 		}
 	}
+	m.Background = append(m.Background, func(ctx context.Context) {
+		m.Service.RunSweeper(ctx, time.Hour, memory.DefaultDecay, func(err error) { m.Logger.Warn("decay sweep failed", "err", err) })
+	})
 	if m.Service.Extract != nil {
-		workers := max(cfg.Workers, 1)
+		workers := int(max(cfg.Workers, 1))
 		m.Background = append(m.Background, func(ctx context.Context) { m.Service.RunWorkers(ctx, workers, m.Logger) })
 	}
 
