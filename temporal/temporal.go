@@ -410,8 +410,9 @@ func buildLane(refs []ref, lane []int, segOf []*segment, card string) []*segment
 			t := *c.To
 			s.to = &t
 		}
-		if cur != nil && card == ontology.One && (cur.to == nil || cur.to.After(c.From)) {
+		if cur != nil && card == ontology.One && (cur.to == nil || !cur.to.Before(c.From)) {
 			// Rule 2: the value in force when this one starts ends here.
+			// A value that ended exactly then was replaced by this one too.
 			t := c.From
 			cur.to = &t
 			cur.succ, s.pred = s, cur

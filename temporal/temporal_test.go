@@ -332,3 +332,29 @@ func checkNoOverlap(t *testing.T, facts []entity.Fact, now time.Time) {
 }
 
 func nonEmpty(f entity.Fact) bool { return f.ValidTo == nil || f.ValidTo.After(f.ValidFrom) }
+
+// An explicit end and a new value at the same instant (one message saying
+// "moved from 5432 to 3307") is a supersession, whatever the order.
+func TestEndAndNewValueAtOneInstant(t *testing.T) {
+	for _, order := range [][]int{{0, 1}, {1, 0}} {
+		c := newChain(ontology.One)
+		o1 := c.apply(t, st("5432", 10))
+		sts := []temporal.Statement{st("3307", 20), end("5432", 20)}
+		o := c.apply(t, sts[order[0]], sts[order[1]])
+		var newID string
+		for i, k := range order {
+			if k == 0 {
+				newID = o[i].FactID
+				if o[i].Action != temporal.SupersededPrevious {
+					t.Fatalf("order %v: %+v", order, o)
+				}
+			}
+		}
+		if old := c.byID(o1[0].FactID); old.SupersededBy != newID || old.Status(c.now) != entity.StatusSuperseded {
+			t.Fatalf("order %v: old %+v", order, old)
+		}
+		if got := view(c.facts, c.now); got != "5432[10,20) 3307[20,∞)" {
+			t.Fatalf("got %s", got)
+		}
+	}
+}
