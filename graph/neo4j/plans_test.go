@@ -1,0 +1,134 @@
+package neo4j
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	neo "github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/graphmem/graphmem/cypher"
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
+)
+
+// planText renders a profiled plan, one operator a line.
+func planText(p neo.ProfiledPlan, depth int) string {
+	details, _ := p.Arguments()["Details"].(string)
+	s := fmt.Sprintf("\n%s%s rows=%d hits=%d %s", strings.Repeat("  ", depth), p.Operator(), p.Records(), p.DbHits(), details)
+	for _, c := range p.Children() {
+		s += planText(c, depth+1)
+	}
+	return s
+}
+
+// Only the handful of Scope nodes may be found by scanning their label.
+var badScan = regexp.MustCompile(`(AllNodesScan|NodeByLabelScan@\S+ .*\b\w+:(Entity|Fact|Episode|Tombstone|Meta|Name|Deleted|Counter)\b)`)
+
+// TestStatementsSeekIndexes profiles every statement, in a transaction that
+// is rolled back, on a store with some data, and fails on any full scan of
+// a record label: one would make that call's cost grow with the store.
+func TestStatementsSeekIndexes(t *testing.T) {
+	uri := os.Getenv("GRAPHMEM_NEO4J_URI")
+	if uri == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("GRAPHMEM_NEO4J_URI is unset in CI")
+		}
+		t.Skip("GRAPHMEM_NEO4J_URI is unset: start Neo4j with scripts/neo4j-local.sh")
+	}
+	ctx := context.Background()
+	s, err := Open(ctx, Config{URI: uri})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Wipe(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t0 := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
+	err = s.Update(ctx, "s", func(tx graph.Tx) error {
+		var es []entity.Entity
+		var fs []entity.Fact
+		for i := range 200 {
+			es = append(es, entity.Entity{ID: fmt.Sprintf("e%03d", i), Name: fmt.Sprintf("entity %d", i)})
+			fs = append(fs, entity.Fact{ID: fmt.Sprintf("f%03d", i), SubjectID: fmt.Sprintf("e%03d", i%20),
+				Predicate: []string{"likes", "knows"}[i%2], ObjectID: fmt.Sprintf("e%03d", (i+1)%200), ValidFrom: t0})
+			fs = append(fs, entity.Fact{ID: fmt.Sprintf("g%03d", i), SubjectID: fmt.Sprintf("e%03d", i%20),
+				Predicate: "port", Value: fmt.Sprint(i), ValidFrom: t0})
+		}
+		if err := tx.PutEntities(es); err != nil {
+			return err
+		}
+		return tx.PutFacts(fs)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	names, err := fs.Glob(cypher.FS, "*.cypher")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stmts := map[string]string{}
+	for _, n := range names {
+		switch {
+		case n == "schema.cypher", n == "wipe.cypher", n == "bench_bare_create.cypher", strings.HasPrefix(n, "subgraph_"):
+			continue
+		}
+		stmts[n] = cypher.MustRead(n)
+	}
+	for h := 1; h <= MaxHops; h++ {
+		stmts[fmt.Sprintf("subgraph %d hops", h)] = subgraphStatements[h]
+	}
+	base := map[string]any{
+		"scope": "s", "id": "e001", "key": "k", "value": "", "subject": "e001", "predicate": "likes", "object": "",
+		"after": "", "limit": 10, "status": entity.EpisodeQueued, "now": t0, "asOf": t0, "fanout": 10,
+		"seeds": []string{"e001"}, "prefix": "entity 1", "fingerprints": []string{"x"}, "keys": []string{"entity 1"},
+		"rows": []map[string]any{{"props": map[string]any{"id": "new", "subject_id": "e001", "predicate": "likes", "name": "new"},
+			"keys": []string{"new"}}},
+		"props": map[string]any{"id": "new", "fingerprint": "new", "status": entity.EpisodeQueued, "idempotency_key": "k"},
+	}
+	override := map[string]map[string]any{
+		"fact_chains.cypher":     {"keys": []map[string]any{{"subject": "e001", "predicate": "likes"}}},
+		"facts_by_value.cypher":  {"value": "1"},
+		"facts_by_object.cypher": {"object": "e002"},
+	}
+	for name, stmt := range stmts {
+		params := map[string]any{}
+		for k, v := range base {
+			params[k] = v
+		}
+		for k, v := range override[name] {
+			params[k] = v
+		}
+		var plan string
+		errRollback := errors.New("rollback")
+		sess := s.session(ctx, neo.AccessModeWrite)
+		_, err := sess.ExecuteWrite(ctx, func(tx neo.ManagedTransaction) (any, error) {
+			res, err := tx.Run(ctx, "PROFILE "+stmt, params)
+			if err != nil {
+				return nil, err
+			}
+			sum, err := res.Consume(ctx)
+			if err != nil {
+				return nil, err
+			}
+			plan = planText(sum.Profile(), 0)
+			return nil, errRollback
+		})
+		sess.Close(ctx)
+		if !errors.Is(err, errRollback) {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if badScan.MatchString(plan) {
+			t.Errorf("%s scans a record label:%s", name, plan)
+		}
+	}
+}
