@@ -25,6 +25,17 @@ type Options struct {
 	// Logger receives internal errors and panics; slog.Default() when nil.
 	// Tool errors caused by the caller's arguments are not logged.
 	Logger *slog.Logger
+
+	// For Handler only.
+	//
+	// MaxBodyBytes bounds a request body (the SDK's 4 MiB default when 0).
+	MaxBodyBytes int64
+	// AnyHost serves requests that arrive on a loopback address with a
+	// Host header naming another host, as they do behind a reverse proxy.
+	// Such requests are refused by default as a defence against DNS
+	// rebinding; allowing them is safe only when every request must carry
+	// an API key.
+	AnyHost bool
 }
 
 // Instructions tell a connected model what the server is for.

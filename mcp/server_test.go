@@ -9,6 +9,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph/bolt"
 	"github.com/graphmem/graphmem/mcp"
 	"github.com/graphmem/graphmem/memory"
@@ -122,6 +123,25 @@ var portSwitch = []map[string]any{
 	{"subject": "payments-db", "subject_type": "service", "predicate": "decided", "value": "move payments-db from port 5432 to 3307",
 		"valid_from": "2024-03-01", "text": "the team decided to move payments-db to port 3307", "source_kind": "user_explicit",
 		"attributes": map[string]any{"reason": "the analytics replica already binds 5432"}},
+}
+
+// mustFacts is portSwitch as the memory service takes it.
+func mustFacts(tb testing.TB) []memory.FactInput {
+	tb.Helper()
+	b, err := json.Marshal(map[string]any{"facts": portSwitch})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var args mcp.AddFactsArgs
+	if err := json.Unmarshal(b, &args); err != nil {
+		tb.Fatal(err)
+	}
+	out := make([]memory.FactInput, len(args.Facts))
+	for i, f := range args.Facts {
+		out[i] = memory.FactInput{Subject: f.Subject, SubjectType: f.SubjectType, Predicate: f.Predicate, Value: f.Value,
+			Text: f.Text, SourceKind: entity.SourceKind(f.SourceKind), Attributes: f.Attributes}
+	}
+	return out
 }
 
 const reason = "the analytics replica already binds 5432"

@@ -148,12 +148,9 @@ func openLocalMCP(ctx context.Context, cfg Config, scope entity.Scope, logger *s
 // for each request feeds a Local backend on m's service and eng, so a
 // session can never reach beyond its key's scopes.
 func mountMCP(m *Main, eng *recall.Engine) {
-	opts := &mcp.Options{Logger: m.Logger}
-	m.API.MountMCP(mcp.Handler(func(r *http.Request) mcp.Backend {
-		scope, ok := api.ScopeFrom(r.Context())
-		if !ok {
-			return nil
-		}
-		return mcp.NewLocal(m.Service, eng, scope)
-	}, opts))
+	// With keys, every request is authenticated, so a proxy's Host header
+	// is no sign of DNS rebinding; in development mode it may be.
+	opts := &mcp.Options{Logger: m.Logger, MaxBodyBytes: m.Config.MaxBodyBytes, AnyHost: !m.API.DevelopmentMode()}
+	scopeOf := func(r *http.Request) (string, bool) { return api.ScopeFrom(r.Context()) }
+	m.API.MountMCP(mcp.Handler(scopeOf, func(scope string) mcp.Backend { return mcp.NewLocal(m.Service, eng, scope) }, opts))
 }

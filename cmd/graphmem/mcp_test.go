@@ -295,6 +295,41 @@ func TestMCP_HTTP(t *testing.T) {
 	}
 }
 
+// TestMCP_HTTPHost: behind a reverse proxy requests arrive on loopback
+// with the public Host header. With keys they are served; in development
+// mode (no keys) they are refused as possible DNS rebinding.
+func TestMCP_HTTPHost(t *testing.T) {
+	post := func(m *Main, key string) int {
+		t.Helper()
+		req, err := http.NewRequest("POST", "http://"+m.Addr()+api.MCPPath, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = "memory.example.com"
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		if key != "" {
+			req.Header.Set("Authorization", "Bearer "+key)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if status := post(runMCPServer(t), "k-pay"); status != http.StatusOK {
+		t.Errorf("with keys, behind a proxy: status %d", status)
+	}
+	dev := MustRunMain(t, func(m *Main) {
+		m.Setup = append(m.Setup, func(ctx context.Context, m *Main) error { mountMCP(m, nil); return nil })
+	})
+	if status := post(dev, ""); status != http.StatusForbidden {
+		t.Errorf("development mode, foreign Host: status %d, want 403", status)
+	}
+}
+
 // TestMCP_StdioRemote: with GRAPHMEM_URL the stdio server forwards to a
 // running server, whose key decides the scope.
 func TestMCP_StdioRemote(t *testing.T) {
