@@ -32,6 +32,10 @@ type FactInput struct {
 	Importance  int               `json:"importance,omitempty"`
 	Attributes  map[string]any    `json:"attributes,omitempty"`
 	Cardinality string            `json:"cardinality,omitempty"`
+	// SubjectAliases and ObjectAliases are other names of the subject and
+	// object (extraction fills them); they become the entities' aliases.
+	SubjectAliases []string `json:"subject_aliases,omitempty"`
+	ObjectAliases  []string `json:"object_aliases,omitempty"`
 }
 
 // FactResult says what became of one FactInput.
@@ -156,7 +160,11 @@ func (s *Service) addFacts(tx graph.Tx, scope entity.Scope, in []FactInput, now 
 	if err != nil {
 		return nil, err
 	}
-	blocked, err := s.tombstoned(tx, scope, in, ents)
+	said := now
+	if refTime != nil {
+		said = *refTime
+	}
+	blocked, err := s.tombstoned(tx, scope, in, ents, said)
 	if err != nil {
 		return nil, err
 	}
@@ -391,8 +399,10 @@ func (s *Service) cardinalities(tx graph.Tx, in []FactInput, results []FactResul
 }
 
 // tombstoned reports which statements match a tombstone and may not come
-// back: every one but a later explicit statement of the user.
-func (s *Service) tombstoned(tx graph.Tx, scope entity.Scope, in []FactInput, ents resolved) ([]bool, error) {
+// back: all but an explicit statement of the user made after the forget
+// (said is when the statement was made: the episode's reference time, or
+// now). Re-extracting an old episode therefore cannot revive a fact.
+func (s *Service) tombstoned(tx graph.Tx, scope entity.Scope, in []FactInput, ents resolved, said time.Time) ([]bool, error) {
 	fps := make([]string, len(in))
 	for i := range in {
 		fps[i] = s.fingerprint(scope, &in[i], ents)
@@ -403,7 +413,7 @@ func (s *Service) tombstoned(tx graph.Tx, scope entity.Scope, in []FactInput, en
 	}
 	blocked := make([]bool, len(in))
 	for i := range in {
-		if _, ok := found[fps[i]]; ok && in[i].SourceKind != entity.UserExplicit {
+		if t, ok := found[fps[i]]; ok && (in[i].SourceKind != entity.UserExplicit || !said.After(t.At)) {
 			blocked[i] = true
 		}
 	}

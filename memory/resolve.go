@@ -25,23 +25,29 @@ const fuzzyScanLimit = 200
 // of the batch (entity.Resolve states the policy) and writes new or changed
 // entities.
 func (s *Service) resolveEntities(tx graph.Tx, scope entity.Scope, in []FactInput, now time.Time) (resolved, error) {
-	type mention struct{ name, typ string }
+	type mention struct {
+		name, typ string
+		aliases   []string
+	}
 	var mentions []mention
-	seen := map[string]bool{}
-	add := func(name, typ string) {
+	seen := map[string]int{}
+	add := func(name, typ string, aliases []string) {
 		name = strings.TrimSpace(name)
 		if name == "" {
 			return
 		}
-		if k := mentionKey(name, typ); !seen[k] {
-			seen[k] = true
-			mentions = append(mentions, mention{name, strings.ToLower(strings.TrimSpace(typ))})
+		k := mentionKey(name, typ)
+		if i, ok := seen[k]; ok {
+			mentions[i].aliases = append(mentions[i].aliases, aliases...)
+			return
 		}
+		seen[k] = len(mentions)
+		mentions = append(mentions, mention{name, strings.ToLower(strings.TrimSpace(typ)), aliases})
 	}
 	for _, f := range in {
-		add(f.Subject, f.SubjectType)
+		add(f.Subject, f.SubjectType, f.SubjectAliases)
 		if strings.TrimSpace(f.Object) != "" {
-			add(f.Object, f.ObjectType)
+			add(f.Object, f.ObjectType, f.ObjectAliases)
 		}
 	}
 	// Typed mentions first, so an untyped mention of the same name joins
@@ -100,6 +106,12 @@ func (s *Service) resolveEntities(tx graph.Tx, scope entity.Scope, in []FactInpu
 		if e == nil {
 			e = &entity.Entity{ID: s.NewID(), Scope: scope, Name: m.name, Type: m.typ, CreatedAt: now, UpdatedAt: now}
 			dirty[e.ID] = e
+		}
+		for _, a := range m.aliases {
+			if e.AddAlias(a) {
+				e.UpdatedAt = now
+				dirty[e.ID] = e
+			}
 		}
 		if e.ForgottenAt != nil {
 			// Mentioned again after it was forgotten: new statements about

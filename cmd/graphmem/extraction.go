@@ -49,8 +49,10 @@ func (e *episodeExtractor) Extract(ctx context.Context, ep entity.Episode, known
 // and objects with the entity types the model gave.
 func factInputs(out extract.Output) []memory.FactInput {
 	types := map[string]string{}
+	aliases := map[string][]string{}
 	for _, en := range out.Entities {
 		types[entity.Normalize(en.Name)] = en.Type
+		aliases[entity.Normalize(en.Name)] = en.Aliases
 		for _, a := range en.Aliases {
 			if _, ok := types[entity.Normalize(a)]; !ok {
 				types[entity.Normalize(a)] = en.Type
@@ -63,9 +65,11 @@ func factInputs(out extract.Output) []memory.FactInput {
 			Subject: f.Subject, SubjectType: types[entity.Normalize(f.Subject)], Predicate: f.Predicate,
 			Object: f.Object, Value: f.Value, Text: f.Text, ValidFrom: f.ValidFrom, ValidTo: f.ValidTo,
 			SourceKind: f.SourceKind, Importance: f.Importance, Attributes: f.Attributes, Cardinality: f.Cardinality,
+			SubjectAliases: aliases[entity.Normalize(f.Subject)],
 		}
 		if f.Object != "" {
 			in.ObjectType = types[entity.Normalize(f.Object)]
+			in.ObjectAliases = aliases[entity.Normalize(f.Object)]
 		}
 		fs = append(fs, in)
 	}

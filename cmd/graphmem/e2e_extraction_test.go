@@ -1,0 +1,172 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/graphmem/graphmem/api"
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/extract/extracttest"
+)
+
+// portAnswer is a model answer stating the production database's port from
+// the given time.
+func portAnswer(port, from string) string {
+	return fmt.Sprintf(`{"entities":[{"name":"production database","type":"service","aliases":["prod db"]}],
+	"facts":[{"subject":"production database","predicate":"port","object":null,"value":%q,
+	"text":"The production database listens on port %s.","valid_from":%q,"valid_to":null,
+	"cardinality":"one","source_kind":"user_explicit","importance":8,"attributes":{"reason":null,"alternatives":[]}}]}`, port, port, from)
+}
+
+// modelFor answers like a model would, by what the episode says; content
+// "flaky…" fails first in the way it names.
+func modelFor(t *testing.T) extracttest.Handler {
+	portChange := extracttest.LoadFixture(t, "port_change")
+	failed := map[string]bool{}
+	return func(n int, req extracttest.Request) extracttest.Reply {
+		p := req.Prompt()
+		for _, kind := range []string{"flaky500", "flaky429", "garbled"} {
+			if strings.Contains(p, kind) && !failed[kind] {
+				failed[kind] = true
+				switch kind {
+				case "flaky500":
+					return extracttest.ServerError()
+				case "flaky429":
+					return extracttest.RateLimited("0")
+				default:
+					return extracttest.Garbled()
+				}
+			}
+		}
+		switch {
+		case strings.Contains(p, "moved from 5432 to 3307"):
+			return portChange.Reply()
+		case strings.Contains(p, "on port 5432"):
+			return extracttest.Answer(portAnswer("5432", "2025-01-10T09:00:00Z"))
+		}
+		return extracttest.Answer(`{"entities":[],"facts":[]}`)
+	}
+}
+
+func withModel(fake *extracttest.Server) func(m *Main) {
+	return func(m *Main) {
+		m.Config.LLMBaseURL, m.Config.LLMModel = fake.BaseURL(), "test-model"
+	}
+}
+
+func postEpisode(c client, content, ref string) api.EpisodeAccepted {
+	c.tb.Helper()
+	var ep api.EpisodeAccepted
+	c.do("POST", "/v1/episodes", map[string]any{"content": content, "role": "user", "speaker": "Sam", "reference_time": ref}).ok(c.tb, 202, &ep)
+	return ep
+}
+
+func waitEpisode(c client, id string) api.Episode {
+	c.tb.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var ep api.Episode
+		c.do("GET", "/v1/episodes/"+id, nil).ok(c.tb, 200, &ep)
+		if ep.Status == entity.EpisodeDone || ep.Status == entity.EpisodeFailed || time.Now().After(deadline) {
+			return ep
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestE2E_Extraction follows episodes from acceptance to searchable facts
+// through the real server and a fake OpenAI-compatible model.
+func TestE2E_Extraction(t *testing.T) {
+	fake := extracttest.NewServer(t, modelFor(t))
+	c := newClient(t, MustRunMain(t, withModel(fake)))
+
+	e1 := postEpisode(c, "our production database is on port 5432", "2025-01-10T09:00:00Z")
+	if e1.Status != entity.EpisodeQueued {
+		t.Fatalf("accepted as %s, want queued", e1.Status)
+	}
+	d1 := waitEpisode(c, e1.EpisodeID)
+	fix := extracttest.LoadFixture(t, "port_change")
+	e2 := postEpisode(c, fix.Episode.Content, "2025-03-14T10:20:00Z")
+	d2 := waitEpisode(c, e2.EpisodeID)
+	if d1.Status != entity.EpisodeDone || d2.Status != entity.EpisodeDone || len(d1.FactIDs) != 1 || len(d2.FactIDs) != 2 {
+		t.Fatalf("episodes: %+v\n%+v", d1, d2)
+	}
+	if n := fake.Calls(); n != 2 {
+		t.Fatalf("%d model calls for 2 episodes", n)
+	}
+	cur := c.facts("subject=prod+db&predicate=port")
+	if len(cur) != 1 || cur[0].Value != "3307" || !cur[0].ValidFrom.Equal(time.Date(2025, 3, 14, 10, 20, 0, 0, time.UTC)) ||
+		!slices.Equal(cur[0].EpisodeIDs, []string{e2.EpisodeID}) || cur[0].SourceKind != entity.UserExplicit {
+		t.Fatalf("current port: %+v", cur)
+	}
+	old := c.facts("subject=production+database&as_of=2025-02-01T00:00:00Z")
+	if len(old) != 1 || old[0].Value != "5432" || old[0].Status != entity.StatusSuperseded || old[0].ValidTo == nil ||
+		!old[0].ValidTo.Equal(*cur[0].ValidFrom) || old[0].SupersededBy == nil || *old[0].SupersededBy != cur[0].ID {
+		t.Fatalf("old port: %+v", old)
+	}
+
+	t.Run("FailuresEndDoneAfterRetry", func(t *testing.T) {
+		for _, kind := range []string{"flaky500", "flaky429", "garbled"} {
+			before := fake.Calls()
+			ep := waitEpisode(c, postEpisode(c, kind+": nothing to remember", "2025-04-01T00:00:00Z").EpisodeID)
+			if ep.Status != entity.EpisodeDone {
+				t.Errorf("%s: %+v", kind, ep)
+			}
+			if n := fake.Calls() - before; n != 2 {
+				t.Errorf("%s: %d calls, want the failed one and one more", kind, n)
+			}
+		}
+	})
+
+	t.Run("ForgottenStaysForgotten", func(t *testing.T) {
+		var res struct{ Facts int }
+		c.do("POST", "/v1/forget", map[string]any{"fact_ids": []string{cur[0].ID}, "reason": "user asked"}).ok(t, 200, &res)
+		if res.Facts != 1 {
+			t.Fatalf("forget: %+v", res)
+		}
+		// The same message extracted again (a replay of the old episode).
+		again := waitEpisode(c, postEpisode(c, fix.Episode.Content, "2025-03-14T10:20:00Z").EpisodeID)
+		if again.Status != entity.EpisodeDone {
+			t.Fatalf("replay: %+v", again)
+		}
+		if got := c.facts("subject=production+database&include_history=true"); slices.ContainsFunc(got, func(f api.Fact) bool { return f.Value == "3307" }) {
+			t.Fatalf("forgotten fact came back: %+v", got)
+		}
+		if got := c.facts("subject=production+database"); len(got) != 0 {
+			t.Fatalf("something is current after the forget: %+v", got)
+		}
+	})
+}
+
+// TestE2E_ExtractionResumesAfterRestart: episodes accepted by a server that
+// stops before the model answers are finished by the next one.
+func TestE2E_ExtractionResumesAfterRestart(t *testing.T) {
+	stall := extracttest.NewServer(t, extracttest.Always(extracttest.Reply{Stall: true}))
+	data := t.TempDir()
+	first := MustRunMain(t, func(m *Main) { withModel(stall)(m); m.Config.Data = data })
+	c := newClient(t, first)
+	var ids []string
+	for i := range 3 {
+		ids = append(ids, postEpisode(c, fmt.Sprintf("our production database is on port 5432 (%d)", i), "2025-01-10T09:00:00Z").EpisodeID)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for stall.Calls() == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fake := extracttest.NewServer(t, modelFor(t))
+	c = newClient(t, MustRunMain(t, func(m *Main) { withModel(fake)(m); m.Config.Data = data }))
+	for _, id := range ids {
+		if ep := waitEpisode(c, id); ep.Status != entity.EpisodeDone || len(ep.FactIDs) != 1 {
+			t.Fatalf("after restart: %+v", ep)
+		}
+	}
+	if n := fake.Calls(); n != 3 {
+		t.Fatalf("%d calls for 3 episodes", n)
+	}
+}
