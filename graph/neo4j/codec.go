@@ -198,6 +198,8 @@ func factProps(f *entity.Fact) (map[string]any, error) {
 	putStr(p, "object_id", f.ObjectID)
 	putStr(p, "object", f.Object)
 	if f.Value != "" {
+		// Kept even when it normalises to "", so a filter on such a value
+		// finds exactly the literal facts, as on the embedded store.
 		p["value"] = f.Value
 		p["value_key"] = entity.Normalize(f.Value)
 	}

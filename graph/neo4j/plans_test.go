@@ -87,7 +87,7 @@ func TestStatementsSeekIndexes(t *testing.T) {
 		stmts[fmt.Sprintf("subgraph %d hops", h)] = subgraphStatements[h]
 	}
 	base := map[string]any{
-		"scope": "s", "id": "e001", "key": "k", "value": "", "subject": "e001", "predicate": "likes", "object": "",
+		"scope": "s", "id": "e001", "key": "k", "value": "", "byValue": false, "subject": "e001", "predicate": "likes", "object": "",
 		"after": "", "limit": 10, "status": entity.EpisodeQueued, "now": t0, "asOf": t0, "fanout": 10,
 		"seeds": []string{"e001"}, "prefix": "entity 1", "fingerprints": []string{"x"}, "keys": []string{"entity 1"},
 		"rows": []map[string]any{{"props": map[string]any{"id": "new", "subject_id": "e001", "predicate": "likes", "name": "new"},
@@ -96,7 +96,7 @@ func TestStatementsSeekIndexes(t *testing.T) {
 	}
 	override := map[string]map[string]any{
 		"fact_chains.cypher":     {"keys": []map[string]any{{"subject": "e001", "predicate": "likes"}}},
-		"facts_by_value.cypher":  {"value": "1"},
+		"facts_by_value.cypher":  {"value": "1", "byValue": true},
 		"facts_by_object.cypher": {"object": "e002"},
 	}
 	for name, stmt := range stmts {

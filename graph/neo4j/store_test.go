@@ -392,3 +392,66 @@ func TestClosed(t *testing.T) {
 		t.Errorf("second Close: %v", err)
 	}
 }
+
+// Corner cases where a store could drift from the embedded one.
+func TestCorners(t *testing.T) {
+	s := mustOpenClosing(t)
+	err := s.Update(ctx, "s1", func(tx graph.Tx) error {
+		if err := tx.PutFacts([]entity.Fact{
+			{ID: "f1", SubjectID: "e1", Predicate: "says", Value: "!!!", ValidFrom: t0},
+			{ID: "f2", SubjectID: "e1", Predicate: "says", Value: "hello", ValidFrom: t0},
+		}); err != nil {
+			return err
+		}
+		for _, ep := range []entity.Episode{
+			{ID: "ep1", Status: entity.EpisodeQueued, ReferenceTime: t0},
+			{ID: "ep2", Status: entity.EpisodeQueued}, // unknown reference time: first
+			{ID: "ep3", Status: entity.EpisodeProcessing, ReferenceTime: t0.Add(-time.Hour)},
+			{ID: "ep4", Status: entity.EpisodeDone, ReferenceTime: t0.Add(-2 * time.Hour)},
+			{ID: "ep5", Status: entity.EpisodeQueued, ReferenceTime: t0.Add(-3 * time.Hour), NextAttemptAt: ptr(t0.Add(time.Hour))},
+		} {
+			if err := tx.PutEpisode(ep); err != nil {
+				return err
+			}
+		}
+		return tx.PutMeta("empty", "")
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.View(ctx, "s1", func(tx graph.Tx) error {
+		// A literal that normalises to "" is still a literal filter.
+		for _, f := range []graph.FactFilter{{Value: "!!!"}, {SubjectID: "e1", Value: "?"}, {Predicate: "says", Value: "."}} {
+			fs, _, err := tx.Facts(f)
+			if err != nil {
+				return err
+			}
+			if len(fs) != 1 || fs[0].ID != "f1" {
+				t.Errorf("Facts(%+v) = %d facts, want f1 only", f, len(fs))
+			}
+		}
+		v, ok, err := tx.Meta("empty")
+		if err != nil || !ok || v != "" {
+			t.Errorf(`Meta("empty") = %q, %v, %v; want "", true`, v, ok, err)
+		}
+		_, ok, err = tx.Meta("unset")
+		if err != nil || ok {
+			t.Errorf(`Meta("unset") ok = %v, %v; want false`, ok, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	due, err := s.DueEpisodes(ctx, t0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, d := range due {
+		ids = append(ids, d.ID)
+	}
+	if want := []string{"ep2", "ep3", "ep1"}; !slices.Equal(ids, want) {
+		t.Errorf("DueEpisodes = %v, want %v", ids, want)
+	}
+}

@@ -418,10 +418,8 @@ func (t *tx) facts(op string, recs []*neo.Record, col int) ([]entity.Fact, error
 // Facts lists facts matching f by id. The statement is chosen by the most
 // selective field set, so each page is an ordered seek of one index.
 func (t *tx) Facts(f graph.FactFilter) ([]entity.Fact, string, error) {
-	value := ""
-	if f.Value != "" {
-		value = entity.Normalize(f.Value)
-	}
+	byValue := f.Value != ""
+	value := entity.Normalize(f.Value)
 	var stmt string
 	switch {
 	case f.SubjectID != "" && f.Predicate != "":
@@ -430,7 +428,7 @@ func (t *tx) Facts(f graph.FactFilter) ([]entity.Fact, string, error) {
 		stmt = stmtFactsBySubject
 	case f.ObjectID != "":
 		stmt = stmtFactsByObject
-	case value != "":
+	case byValue:
 		stmt = stmtFactsByValue
 	case f.Predicate != "":
 		stmt = stmtFactsByPredicate
@@ -438,7 +436,8 @@ func (t *tx) Facts(f graph.FactFilter) ([]entity.Fact, string, error) {
 		stmt = stmtFactsAll
 	}
 	params := map[string]any{
-		"subject": f.SubjectID, "predicate": f.Predicate, "object": f.ObjectID, "value": value,
+		"subject": f.SubjectID, "predicate": f.Predicate, "object": f.ObjectID,
+		"byValue": byValue, "value": value,
 	}
 	return page(t, "neo4j.Facts", stmt, params, f.Cursor, f.Limit,
 		t.decodeFact, func(f entity.Fact) string { return f.ID })
