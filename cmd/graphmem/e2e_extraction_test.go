@@ -170,3 +170,43 @@ func TestE2E_ExtractionResumesAfterRestart(t *testing.T) {
 		t.Fatalf("%d calls for 3 episodes", n)
 	}
 }
+
+// BenchmarkEpisodePipeline measures episodes/s through the whole pipeline —
+// accept over HTTP, durable queue, one call to a model that answers at once,
+// resolution, temporal rules, storage — next to the same number of bare
+// calls to that model in the same run.
+func BenchmarkEpisodePipeline(b *testing.B) {
+	const n = 200
+	answer := extracttest.Answer(portAnswer("5432", "2025-01-10T09:00:00Z"))
+	fake := extracttest.NewServer(b, extracttest.Always(answer))
+	for b.Loop() {
+		m := MustRunMain(b, func(m *Main) { withModel(fake)(m); m.Config.Workers = 2 })
+		c := newClient(b, m)
+		start := time.Now()
+		var ids []string
+		for i := range n {
+			var ep api.EpisodeAccepted
+			c.as("", fmt.Sprintf("s%d", i%8)).do("POST", "/v1/episodes", map[string]any{"content": fmt.Sprintf("port note %d", i)}).ok(b, 202, &ep)
+			ids = append(ids, ep.EpisodeID)
+		}
+		for i, id := range ids {
+			if ep := waitEpisode(c.as("", fmt.Sprintf("s%d", i%8)), id); ep.Status != entity.EpisodeDone {
+				b.Fatalf("episode %+v", ep)
+			}
+		}
+		pipeline := float64(n) / time.Since(start).Seconds()
+		start = time.Now()
+		for range n {
+			resp, err := fake.Client().Post(fake.BaseURL()+"/chat/completions", "application/json",
+				strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"port note"}]}`))
+			if err != nil {
+				b.Fatal(err)
+			}
+			resp.Body.Close()
+		}
+		bare := float64(n) / time.Since(start).Seconds()
+		b.ReportMetric(pipeline, "episodes/s")
+		b.ReportMetric(bare, "bare-model-calls/s")
+		m.Close()
+	}
+}
