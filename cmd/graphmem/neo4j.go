@@ -2,12 +2,13 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/graphmem/graphmem/graph"
+	"github.com/graphmem/graphmem/graph/neo4j"
 )
 
-// openNeo4j is replaced when the Neo4j adapter lands.
+// openNeo4j connects to the Neo4j the configuration names and applies the
+// schema.
 func openNeo4j(ctx context.Context, cfg Config) (graph.Store, error) {
-	return nil, fmt.Errorf("the neo4j store is not available in this build")
+	return neo4j.Open(ctx, neo4j.Config{URI: cfg.Neo4jURI, User: cfg.Neo4jUser, Password: cfg.Neo4jPassword, Database: cfg.Neo4jDatabase})
 }
