@@ -41,9 +41,8 @@ CREATE RANGE INDEX fact_valid_to IF NOT EXISTS FOR (f:Fact) ON (f.scope, f.valid
 CREATE RANGE INDEX episode_status IF NOT EXISTS FOR (e:Episode) ON (e.scope, e.status, e.id);
 CREATE RANGE INDEX episode_due IF NOT EXISTS FOR (e:Episode) ON (e.status);
 
-// Entity names by scope, for browsing the graph; resolution goes through
-// the Name nodes.
-CREATE RANGE INDEX entity_name IF NOT EXISTS FOR (e:Entity) ON (e.scope, e.name);
+// Names are found through the Name nodes (name_key above): their keys are
+// normalised and cut to an indexable length, which a raw name is not.
 
 // Wait until every index is online before the store serves anything.
 CALL db.awaitIndexes(300);

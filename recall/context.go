@@ -109,7 +109,7 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 		}
 	}
 	p := params{scope: scope, a: a, now: now, asOf: asOf, knownAt: req.KnownAt, history: mode == ModeHistory,
-		limit: contextCandidates, hops: 2, focus: req.Focus}
+		limit: contextCandidates, hops: 2, focus: req.Focus, candidates: candidatesMin}
 	c, err := e.retrieve(ctx, p)
 	if err != nil {
 		return ContextResult{}, err

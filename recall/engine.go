@@ -249,3 +249,29 @@ func orNow(t, now time.Time) time.Time {
 	}
 	return t.UTC()
 }
+
+// FindFacts returns the ids of up to limit facts matching a query, history
+// included, best first: the selection of POST /v1/forget by query (a
+// forgotten address should take its former values with it).
+func (e *Engine) FindFacts(ctx context.Context, scope entity.Scope, query string, limit int) ([]string, error) {
+	if err := validateScope(scope); err != nil {
+		return nil, err
+	}
+	fe := entity.FieldErrors{}
+	validateQuery(fe, query)
+	if err := fe.Err(); err != nil {
+		return nil, err
+	}
+	limit = max(1, min(limit, search.MaxLimit))
+	now := e.now()
+	hits, err := e.Index.Search(ctx, search.Query{Scope: scope, Text: query, Limit: limit, Now: now,
+		IncludeHistory: true, Types: []string{search.TypeFact}})
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(hits))
+	for _, h := range hits {
+		ids = append(ids, h.ID)
+	}
+	return ids, nil
+}

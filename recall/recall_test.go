@@ -3,6 +3,7 @@ package recall_test
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -30,7 +31,29 @@ type env struct {
 
 func newEnv(tb testing.TB) *env {
 	tb.Helper()
-	dir := tb.TempDir()
+	e := openEnv(tb, tb.TempDir())
+	tb.Cleanup(e.close)
+	return e
+}
+
+// newEnvPersistent is an env that outlives the benchmark that made it, so
+// benchmarks share one data set; its folder is left to the OS.
+func newEnvPersistent(tb testing.TB) *env {
+	tb.Helper()
+	dir, err := os.MkdirTemp("", "graphmem-recall-bench-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return openEnv(tb, dir)
+}
+
+func (e *env) close() {
+	e.engine.Close()
+	e.index.Close()
+	e.store.Close()
+}
+
+func openEnv(tb testing.TB, dir string) *env {
 	store, err := bolt.Open(filepath.Join(dir, "graph.db"))
 	if err != nil {
 		tb.Fatal(err)
@@ -43,11 +66,6 @@ func newEnv(tb testing.TB) *env {
 	e.svc = memory.New(store, nil)
 	e.svc.Now = func() time.Time { return e.now }
 	e.engine = &recall.Engine{Store: store, Index: idx, Now: func() time.Time { return e.now }}
-	tb.Cleanup(func() {
-		e.engine.Close()
-		idx.Close()
-		store.Close()
-	})
 	return e
 }
 

@@ -24,6 +24,8 @@ type params struct {
 	limit   int
 	hops    int      // depth of the walk
 	focus   []string // entity names that seed the walk
+	// candidates is how many BM25 hits are read (default: from limit).
+	candidates int
 }
 
 func (p *params) wants(typ string) bool { return len(p.types) == 0 || slices.Contains(p.types, typ) }
@@ -38,9 +40,9 @@ const (
 	graphFromHits = 0.5  // seeds found through fact hits weigh half
 	linkedEntity  = 0.8  // an entity the query names
 
-	fanOut     = 20 // facts kept per entity and hop
-	fanOutScan = 60 // facts read per entity, before the status filter
-	maxSeeds   = 12 // entities a hop expands
+	fanOut     = 15 // facts kept per entity and hop
+	fanOutScan = 40 // facts read per entity, before the status filter
+	maxSeeds   = 8  // entities a hop expands
 )
 
 // item is one ranked candidate.
@@ -111,7 +113,10 @@ func (p *params) visible(f entity.Fact) (entity.Fact, bool) {
 func (e *Engine) retrieve(ctx context.Context, p params) (*candidates, error) {
 	c := &candidates{p: p, facts: map[string]*item{}, entities: map[string]*item{}, episodes: map[string]*item{},
 		linked: map[string]entity.MatchKind{}}
-	n := max(candidatesMin, p.limit*candidatesPer)
+	n := p.candidates
+	if n == 0 {
+		n = max(candidatesMin, p.limit*candidatesPer)
+	}
 	// Facts are always searched: they seed the walk even when only
 	// entities or episodes are wanted.
 	var types []string
@@ -273,7 +278,10 @@ func linkWeight(k entity.MatchKind) float64 {
 
 // walk explores the graph breadth-first from the seed entities — those
 // the query names, then the endpoints of the best fact hits — over facts
-// visible to the request, up to p.hops hops with a fan-out cap per entity.
+// visible to the request, up to p.hops hops with a fan-out cap per entity
+// (the most important and recent facts of an entity are kept). Beyond the
+// first hop, hubs — entities with more facts than the cap — are not
+// expanded.
 func (c *candidates) walk(tx graph.Tx, scale float64) error {
 	type seed struct {
 		id     string
@@ -318,9 +326,19 @@ func (c *candidates) walk(tx graph.Tx, scale float64) error {
 		}
 		var next []seed
 		for _, s := range frontier {
-			fs, err := tx.FactsOf(s.id, fanOutScan)
+			scan := fanOutScan
+			if hop > 1 {
+				scan = fanOut + 1
+			}
+			fs, err := tx.FactsOf(s.id, scan)
 			if err != nil {
 				return err
+			}
+			if hop > 1 && len(fs) > fanOut {
+				// A hub (a city, a company, a topic shared by thousands):
+				// its facts say little about the query's entities and
+				// reading them would dominate the walk.
+				continue
 			}
 			var kept []entity.Fact
 			for _, f := range fs {

@@ -192,10 +192,15 @@ func newMapping() (mapping.IndexMapping, error) {
 	for _, f := range []string{fNames, fText, fContent} {
 		d.AddFieldMappingsAt(f, text())
 	}
-	for _, f := range []string{fType, fID, fSubject, fObject, fSession, fSpeaker, fPredicate, fTags} {
+	// Stored fields are read for every hit, so only what recall needs
+	// before it reads the store is stored: an episode's session, speaker
+	// and tags. Type and id are parsed from the document id.
+	for _, f := range []string{fSession, fSpeaker, fTags} {
 		d.AddFieldMappingsAt(f, keyword(true))
 	}
-	d.AddFieldMappingsAt(fScope, keyword(false))
+	for _, f := range []string{fType, fID, fSubject, fObject, fPredicate, fScope} {
+		d.AddFieldMappingsAt(f, keyword(false))
+	}
 	d.AddFieldMappingsAt(fFlags, keyword(false))
 	d.AddFieldMappingsAt(fTime, number(true, true))
 	for _, f := range []string{fValidFrom, fValidTo, fRecordedAt, fExpiredAt, fExpiresAt} {
@@ -206,23 +211,37 @@ func newMapping() (mapping.IndexMapping, error) {
 }
 
 // docID names the document of a record: kind, scope and id, so records of
-// two scopes never share a document even if their ids collide.
+// two scopes never share a document even if their ids collide. Scopes
+// cannot contain "|".
 func docID(typ string, scope entity.Scope, id string) string {
 	return typ[:2] + "|" + scope + "|" + id
 }
 
+var typeOfPrefix = map[string]string{TypeFact[:2]: TypeFact, TypeEntity[:2]: TypeEntity, TypeEpisode[:2]: TypeEpisode}
+
+// parseDocID is the inverse of docID.
+func parseDocID(d string) (typ, scope, id string) {
+	kind, rest, _ := strings.Cut(d, "|")
+	scope, id, _ = strings.Cut(rest, "|")
+	return typeOfPrefix[kind], scope, id
+}
+
 func factDoc(f *entity.Fact) map[string]any {
+	// Names of the subject and object go into the fact's text, not into
+	// the names field: that field is for entities, so that a name matches
+	// the entity first and a term's postings in it stay short.
 	var text strings.Builder
-	text.WriteString(strings.ReplaceAll(f.Predicate, "_", " "))
-	for _, s := range []string{f.Value, f.Text, attrString(f.Attributes, "reason"), attrString(f.Attributes, "alternatives")} {
+	for _, s := range []string{f.Subject, strings.ReplaceAll(f.Predicate, "_", " "), f.Object, f.Value, f.Text,
+		attrString(f.Attributes, "reason"), attrString(f.Attributes, "alternatives")} {
 		if s != "" {
-			text.WriteString("\n")
+			if text.Len() > 0 {
+				text.WriteString("\n")
+			}
 			text.WriteString(s)
 		}
 	}
 	d := map[string]any{
 		fType: TypeFact, fScope: f.Scope, fID: f.ID,
-		fNames:     strings.TrimSpace(f.Subject + "\n" + f.Object),
 		fText:      text.String(),
 		fPredicate: f.Predicate, fSubject: f.SubjectID,
 		fTime:      millis(f.ValidFrom),

@@ -70,15 +70,11 @@ type Hit struct {
 	// Session and Speaker (normalised) of an episode.
 	Session string `json:"session,omitempty"`
 	Speaker string `json:"speaker,omitempty"`
-	// Subject, object and predicate of a fact.
-	SubjectID string `json:"subject_id,omitempty"`
-	ObjectID  string `json:"object_id,omitempty"`
-	Predicate string `json:"predicate,omitempty"`
 	// Tags of an episode (TagTime).
 	Tags []string `json:"tags,omitempty"`
 }
 
-var hitFields = []string{fType, fID, fTime, fSession, fSpeaker, fSubject, fObject, fPredicate, fTags}
+var hitFields = []string{fTime, fSession, fSpeaker, fTags}
 
 // Search runs q. Returns EINVALID if q has no scope.
 func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
@@ -89,9 +85,14 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		q.Limit = 20
 	}
 	q.Limit = min(q.Limit, MaxLimit)
-	req := bleve.NewSearchRequestOptions(buildQuery(q), q.Limit, 0, false)
+	rare, common, err := x.queryTerms(ctx, q.Text)
+	if err != nil {
+		return nil, err
+	}
+	req := bleve.NewSearchRequestOptions(buildQuery(q, rare, common), q.Limit, 0, false)
 	req.Fields = hitFields
 	if q.SortByTime || strings.TrimSpace(q.Text) == "" {
+		req.Score = "none"
 		if q.SortByTime {
 			req.SortBy([]string{fTime, "_id"})
 		} else {
@@ -117,9 +118,8 @@ func hitOf(scope entity.Scope, d *search.DocumentMatch) Hit {
 		v, _ := d.Fields[k].(string)
 		return v
 	}
-	h := Hit{Type: s(fType), ID: s(fID), Scope: scope, Score: d.Score,
-		Session: s(fSession), Speaker: s(fSpeaker),
-		SubjectID: s(fSubject), ObjectID: s(fObject), Predicate: s(fPredicate)}
+	typ, _, id := parseDocID(d.ID)
+	h := Hit{Type: typ, ID: id, Scope: scope, Score: d.Score, Session: s(fSession), Speaker: s(fSpeaker)}
 	switch v := d.Fields[fTags].(type) {
 	case string:
 		h.Tags = []string{v}
@@ -163,7 +163,14 @@ func numRange(field string, lo, hi *float64, incHi bool) query.Query {
 
 func ptr(v float64) *float64 { return &v }
 
-func buildQuery(q Query) query.Query {
+// buildQuery makes the Bleve query. The text drives the search: a
+// document must hold one of the rarer query terms (the common ones only
+// add to the score of such documents, as in a "common terms" query), and
+// the filters — scope first, then type, session, predicate, time — are
+// checked only on those candidates, so a scope holding most of the index
+// is never scanned document by document. Without text, the filters drive.
+// Status exclusions scan the rare side of each range (see minTime).
+func buildQuery(q Query, rare, common []string) query.Query {
 	now := q.Now
 	if now.IsZero() {
 		now = time.Now()
@@ -172,17 +179,16 @@ func buildQuery(q Query) query.Query {
 	if asOf.IsZero() {
 		asOf = now
 	}
-	b := bleve.NewBooleanQuery()
 	// Scope first: every other clause only ever sees this scope's documents.
-	b.AddMust(term(fScope, q.Scope))
+	filters := []query.Query{term(fScope, q.Scope)}
 	if len(q.Types) > 0 {
-		b.AddMust(anyTerm(fType, q.Types))
+		filters = append(filters, anyTerm(fType, q.Types))
 	}
 	if q.Session != "" {
-		b.AddMust(term(fSession, q.Session))
+		filters = append(filters, term(fSession, q.Session))
 	}
 	if len(q.Predicates) > 0 {
-		b.AddMust(anyTerm(fPredicate, q.Predicates))
+		filters = append(filters, anyTerm(fPredicate, q.Predicates))
 	}
 	if !q.From.IsZero() || !q.To.IsZero() {
 		var lo, hi *float64
@@ -192,10 +198,26 @@ func buildQuery(q Query) query.Query {
 		if !q.To.IsZero() {
 			hi = ptr(millis(q.To))
 		}
-		b.AddMust(numRange(fTime, lo, hi, false))
+		filters = append(filters, numRange(fTime, lo, hi, false))
 	}
-
-	// Status filters scan the rare side of each range (see minTime).
+	b := bleve.NewBooleanQuery()
+	switch {
+	case strings.TrimSpace(q.Text) == "":
+		b.AddMust(filters...)
+	case len(rare) == 0:
+		// Only stop words: nothing can match.
+		b.AddMust(bleve.NewMatchNoneQuery())
+	default:
+		b.AddMust(textQuery(rare))
+		if len(common) > 0 {
+			b.AddShould(textQuery(common))
+		}
+		if len(filters) == 1 {
+			b.AddFilter(filters[0])
+		} else {
+			b.AddFilter(bleve.NewConjunctionQuery(filters...))
+		}
+	}
 	b.AddMustNot(term(fFlags, flagForgotten), term(fFlags, flagArchived))
 	b.AddMustNot(numRange(fExpiresAt, nil, ptr(millis(now)), true))
 	known := now
@@ -208,22 +230,90 @@ func buildQuery(q Query) query.Query {
 		b.AddMustNot(numRange(fValidFrom, ptr(millis(asOf)+1), nil, false))
 		b.AddMustNot(numRange(fValidTo, nil, ptr(millis(asOf)), true))
 	}
-
-	text := strings.TrimSpace(q.Text)
-	if text == "" {
-		b.AddMust(bleve.NewMatchAllQuery())
-		return b
-	}
-	match := func(field string, boost float64) query.Query {
-		m := bleve.NewMatchQuery(text)
-		m.SetField(field)
-		m.Analyzer = AnalyzerName
-		m.SetBoost(boost)
-		return m
-	}
-	b.AddShould(match(fNames, BoostNames), match(fText, BoostText), match(fContent, BoostContent))
-	if d, ok := b.Should.(*query.DisjunctionQuery); ok {
-		d.Min = 1
-	}
 	return b
+}
+
+// textQuery matches any of terms in any text field, with the field boosts.
+func textQuery(terms []string) query.Query {
+	var qs []query.Query
+	for _, f := range []struct {
+		name  string
+		boost float64
+	}{{fNames, BoostNames}, {fText, BoostText}, {fContent, BoostContent}} {
+		for _, t := range terms {
+			tq := bleve.NewTermQuery(t)
+			tq.SetField(f.name)
+			tq.SetBoost(f.boost)
+			qs = append(qs, tq)
+		}
+	}
+	return bleve.NewDisjunctionQuery(qs...)
+}
+
+// commonShare: a query term found in more than this share of the
+// documents is common. Common terms only score documents that hold a
+// rarer term (when the query has one): their BM25 weight is small, while
+// reading their postings would cost more than all the other terms
+// together ("person" in a scope of people).
+const commonShare = 0.1
+
+// commonMin: in small indexes no term is common; the split only pays off
+// when postings are long.
+const commonMin = 2000
+
+// queryTerms analyses text like the indexed fields, removes duplicates and
+// splits the terms into rare and common ones.
+func (x *Index) queryTerms(ctx context.Context, text string) (rare, common []string, err error) {
+	if strings.TrimSpace(text) == "" {
+		return nil, nil, nil
+	}
+	an := x.bi.Mapping().AnalyzerNamed(AnalyzerName)
+	if an == nil {
+		return nil, nil, entity.Errorf(entity.EINTERNAL, "search: analyzer %s missing", AnalyzerName)
+	}
+	seen := map[string]bool{}
+	var terms []string
+	for _, t := range an.Analyze([]byte(text)) {
+		if s := string(t.Term); !seen[s] {
+			seen[s] = true
+			terms = append(terms, s)
+		}
+	}
+	ai, err := x.bi.Advanced()
+	if err != nil {
+		return nil, nil, entity.Wrap(entity.EINTERNAL, "search.Search", err)
+	}
+	r, err := ai.Reader()
+	if err != nil {
+		return nil, nil, entity.Wrap(entity.EINTERNAL, "search.Search", err)
+	}
+	defer r.Close()
+	total, err := r.DocCount()
+	if err != nil || total == 0 {
+		return terms, nil, nil
+	}
+	limit := max(uint64(commonShare*float64(total)), commonMin)
+	for _, t := range terms {
+		var df uint64
+		for _, f := range []string{fNames, fText, fContent} {
+			tfr, err := r.TermFieldReader(ctx, []byte(t), f, false, false, false)
+			if err != nil {
+				return nil, nil, entity.Wrap(entity.EINTERNAL, "search.Search", err)
+			}
+			df += tfr.Count()
+			tfr.Close()
+		}
+		switch {
+		case df == 0:
+			// Matches nothing.
+		case df <= limit:
+			rare = append(rare, t)
+		default:
+			common = append(common, t)
+		}
+	}
+	if len(rare) == 0 {
+		return common, nil, nil
+	}
+	return rare, common, nil
 }

@@ -6,6 +6,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/blevesearch/bleve/v2/index/scorch"
+	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
+
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph"
 )
@@ -177,7 +180,11 @@ func Rebuild(ctx context.Context, dir string, store graph.Store) (*Index, error)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := x.Sync(ctx, store); err != nil {
+	_, err = x.Sync(ctx, store)
+	if err == nil {
+		err = x.Compact(ctx)
+	}
+	if err != nil {
 		x.Close()
 		os.RemoveAll(tmp)
 		return nil, err
@@ -192,4 +199,22 @@ func Rebuild(ctx context.Context, dir string, store graph.Store) (*Index, error)
 		return nil, entity.Wrap(entity.EINTERNAL, "search.Rebuild", err)
 	}
 	return Open(dir)
+}
+
+// Compact merges the index's segments into one, which makes queries
+// faster after a bulk load (Rebuild, a long catch-up). It blocks until
+// done; searches and syncs may run meanwhile.
+func (x *Index) Compact(ctx context.Context) error {
+	ai, err := x.bi.Advanced()
+	if err != nil {
+		return entity.Wrap(entity.EINTERNAL, "search.Compact", err)
+	}
+	s, ok := ai.(*scorch.Scorch)
+	if !ok {
+		return nil
+	}
+	if err := s.ForceMerge(ctx, &mergeplan.SingleSegmentMergePlanOptions); err != nil {
+		return entity.Wrap(entity.EINTERNAL, "search.Compact", err)
+	}
+	return nil
 }

@@ -1,8 +1,12 @@
 package neo4j
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"slices"
 	"time"
+	"unicode/utf8"
 
 	neo "github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
@@ -15,6 +19,27 @@ import (
 // not stored at all: a missing property keeps composite indexes sparse
 // (a literal fact has no object_id entry) and reads back as the zero value,
 // as on the embedded store. Times are stored and returned in UTC.
+
+// maxKeyPart is where a normalised name or literal is cut in an indexed
+// key: Neo4j cannot index a value of more than about 8 KB, and a literal
+// may be longer.
+const maxKeyPart = 512
+
+// indexKey is the indexed form of a normalised name or literal: itself if
+// short, else its first maxKeyPart bytes (on a rune boundary), a NUL — which
+// no normalised text contains — and a hash of the whole, so equality still
+// means equality and prefixes of up to maxKeyPart bytes still match.
+func indexKey(norm string) string {
+	if len(norm) <= maxKeyPart {
+		return norm
+	}
+	cut := maxKeyPart
+	for cut > 0 && !utf8.RuneStart(norm[cut]) {
+		cut--
+	}
+	sum := sha256.Sum256([]byte(norm))
+	return norm[:cut] + "\x00" + hex.EncodeToString(sum[:12])
+}
 
 func putStr(p map[string]any, k, v string) {
 	if v != "" {
@@ -173,13 +198,17 @@ func decodeEntity(scope string, p map[string]any) (entity.Entity, error) {
 	return e, err
 }
 
-// entityKeys are the Name keys of e: its normalised name and aliases,
-// without the empty key of a name made only of punctuation.
+// entityKeys are the Name keys of e: its normalised name and aliases in
+// their indexed form, without the empty key of a name made only of
+// punctuation.
 func entityKeys(e *entity.Entity) []string {
 	keys := e.Keys()
-	out := keys[:0]
+	out := make([]string, 0, len(keys))
 	for _, k := range keys {
-		if k != "" {
+		if k == "" {
+			continue
+		}
+		if k = indexKey(k); !slices.Contains(out, k) {
 			out = append(out, k)
 		}
 	}
@@ -201,7 +230,7 @@ func factProps(f *entity.Fact) (map[string]any, error) {
 		// Kept even when it normalises to "", so a filter on such a value
 		// finds exactly the literal facts, as on the embedded store.
 		p["value"] = f.Value
-		p["value_key"] = entity.Normalize(f.Value)
+		p["value_key"] = indexKey(entity.Normalize(f.Value))
 	}
 	putStr(p, "text", f.Text)
 	putTime(p, "valid_from", f.ValidFrom)

@@ -238,7 +238,10 @@ func (t *tx) EntitiesByKey(keys []string) (map[string][]entity.Entity, error) {
 	norms := make([]string, 0, len(keys))
 	for _, k := range keys {
 		n := entity.Normalize(k)
-		if n == "" || slices.Contains(asked[n], k) {
+		if n == "" {
+			continue
+		}
+		if n = indexKey(n); slices.Contains(asked[n], k) {
 			continue
 		}
 		if asked[n] == nil {
@@ -269,7 +272,14 @@ func (t *tx) EntitiesByKey(keys []string) (map[string][]entity.Entity, error) {
 // prefix.
 func (t *tx) EntitiesByPrefix(prefix string, limit int) ([]entity.Entity, error) {
 	const op = "neo4j.EntitiesByPrefix"
-	recs, err := t.query(stmtEntitiesByPrefix, map[string]any{"prefix": prefix, "limit": cypherLimit(limit)})
+	// Keys are cut at maxKeyPart bytes, so a longer prefix is looked up by
+	// its first maxKeyPart bytes and the matches checked against the names.
+	long := len(prefix) > maxKeyPart
+	p := prefix
+	if long {
+		p = indexKey(prefix)[:strings.IndexByte(indexKey(prefix), 0)]
+	}
+	recs, err := t.query(stmtEntitiesByPrefix, map[string]any{"prefix": p, "limit": cypherLimit(limit)})
 	if err != nil {
 		return nil, err
 	}
@@ -278,6 +288,9 @@ func (t *tx) EntitiesByPrefix(prefix string, limit int) ([]entity.Entity, error)
 		e, err := t.decodeEntity(props(r.Values[0]))
 		if err != nil {
 			return nil, internal(op, err)
+		}
+		if long && !slices.ContainsFunc(e.Keys(), func(k string) bool { return strings.HasPrefix(k, prefix) }) {
+			continue
 		}
 		out = append(out, e)
 	}
@@ -419,7 +432,7 @@ func (t *tx) facts(op string, recs []*neo.Record, col int) ([]entity.Fact, error
 // selective field set, so each page is an ordered seek of one index.
 func (t *tx) Facts(f graph.FactFilter) ([]entity.Fact, string, error) {
 	byValue := f.Value != ""
-	value := entity.Normalize(f.Value)
+	value := indexKey(entity.Normalize(f.Value))
 	var stmt string
 	switch {
 	case f.SubjectID != "" && f.Predicate != "":
