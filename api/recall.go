@@ -1,0 +1,172 @@
+package api
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/graphmem/graphmem/recall"
+)
+
+// searchRequest is the body of POST /v1/search.
+type searchRequest struct {
+	Query          string   `json:"query" validate:"required,max=4000"`
+	Limit          int      `json:"limit,omitempty" validate:"omitempty,min=1,max=100" doc:"default 10"`
+	AsOf           string   `json:"as_of,omitempty" validate:"omitempty,rfc3339" doc:"valid time (default now)"`
+	KnownAt        string   `json:"known_at,omitempty" validate:"omitempty,rfc3339" doc:"transaction time (default now)"`
+	IncludeHistory bool     `json:"include_history,omitempty" doc:"keep facts not valid at as_of (superseded, ended)"`
+	Types          []string `json:"types,omitempty" validate:"max=3,dive,oneof=fact entity episode"`
+}
+
+// contextRequest is the body of POST /v1/context.
+type contextRequest struct {
+	Query     string   `json:"query" validate:"required,max=4000"`
+	AsOf      string   `json:"as_of,omitempty" validate:"omitempty,rfc3339" doc:"valid time (default now)"`
+	KnownAt   string   `json:"known_at,omitempty" validate:"omitempty,rfc3339" doc:"transaction time (default now)"`
+	MaxTokens int      `json:"max_tokens,omitempty" validate:"omitempty,min=50,max=32000" doc:"default 1500"`
+	Mode      string   `json:"mode,omitempty" validate:"omitempty,oneof=auto current history" doc:"auto: history for when / before / changed / why questions"`
+	Format    string   `json:"format,omitempty" validate:"omitempty,oneof=text markdown json"`
+	Focus     []string `json:"focus,omitempty" validate:"max=20,dive,required,max=256" doc:"entity names the answer is about"`
+}
+
+// SearchHit is one ranked result of POST /v1/search; Signals are the
+// inputs of its score.
+type SearchHit struct {
+	Type    string             `json:"type" doc:"fact, entity or episode"`
+	ID      string             `json:"id"`
+	Text    string             `json:"text"`
+	Score   float64            `json:"score"`
+	Signals map[string]float64 `json:"signals"`
+	Fact    *Fact              `json:"fact,omitempty"`
+	Entity  *Entity            `json:"entity,omitempty"`
+	Episode *Episode           `json:"episode,omitempty"`
+}
+
+// SearchResponse answers POST /v1/search.
+type SearchResponse struct {
+	Hits []SearchHit `json:"hits"`
+}
+
+// ContextFact is a fact in a context, its status derived at as_of.
+type ContextFact struct {
+	Fact  Fact    `json:"fact"`
+	Role  string  `json:"role" doc:"pinned, fact, history or decision"`
+	Score float64 `json:"score"`
+}
+
+// ContextEpisode is an episode quoted in a context.
+type ContextEpisode struct {
+	Episode Episode `json:"episode"`
+	Quote   string  `json:"quote"`
+}
+
+// ContextResponse answers POST /v1/context: the block to put in the
+// prompt and the items in it, with ids for citation.
+type ContextResponse struct {
+	Context  string           `json:"context"`
+	Facts    []ContextFact    `json:"facts"`
+	Entities []Entity         `json:"entities"`
+	Episodes []ContextEpisode `json:"episodes"`
+	Tokens   int              `json:"tokens" doc:"estimated size of context"`
+	Mode     string           `json:"mode" doc:"the mode used: current or history"`
+	AsOf     time.Time        `json:"as_of"`
+}
+
+// RegisterRecall adds POST /v1/search and POST /v1/context, answered by
+// eng, to the server and to its OpenAPI document.
+func (s *Server) RegisterRecall(eng *recall.Engine) {
+	s.v1.POST("/search", s.postSearch(eng))
+	s.v1.POST("/context", s.postContext(eng))
+	bad := []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusServiceUnavailable}
+	s.Document(
+		Endpoint{Method: "POST", Path: "/v1/search", Tag: "recall",
+			Summary: "Ranked facts, entities and episodes for a query (BM25, entity linking, graph walk, fused ranking), each with the signals behind its score.",
+			Body:    searchRequest{}, Response: SearchResponse{}, Errors: bad},
+		Endpoint{Method: "POST", Path: "/v1/context", Tag: "recall",
+			Summary: "What to put in the prompt: dated, sourced facts (current ones, and for questions about time, change or causes their history, decisions and quotes), packed into max_tokens.",
+			Body:    contextRequest{}, Response: ContextResponse{}, Errors: bad},
+	)
+}
+
+// optTime parses a validated optional RFC 3339 time; "" is zero.
+func optTime(s string) time.Time {
+	t, err := parseTime(s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}
+
+func (s *Server) postSearch(eng *recall.Engine) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		var req searchRequest
+		if err := s.DecodeJSON(c, &req); err != nil {
+			Error(c, err)
+			return
+		}
+		res, err := eng.Search(c.Request.Context(), Scope(c), recall.SearchRequest{
+			Query: req.Query, Limit: req.Limit, AsOf: optTime(req.AsOf), KnownAt: optTime(req.KnownAt),
+			IncludeHistory: req.IncludeHistory, Types: req.Types,
+		})
+		if err != nil {
+			Error(c, err)
+			return
+		}
+		now := s.now()
+		out := SearchResponse{Hits: make([]SearchHit, 0, len(res.Hits))}
+		for _, h := range res.Hits {
+			hit := SearchHit{Type: h.Type, ID: h.ID, Text: h.Text, Score: h.Score, Signals: h.Signals}
+			if hit.Signals == nil {
+				hit.Signals = map[string]float64{}
+			}
+			switch {
+			case h.Fact != nil:
+				f := NewFact(*h.Fact, now)
+				hit.Fact = &f
+			case h.Entity != nil:
+				e := NewEntity(*h.Entity)
+				hit.Entity = &e
+			case h.Episode != nil:
+				e := NewEpisode(*h.Episode)
+				hit.Episode = &e
+			}
+			out.Hits = append(out.Hits, hit)
+		}
+		c.JSON(http.StatusOK, out)
+	}
+}
+
+func (s *Server) postContext(eng *recall.Engine) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		var req contextRequest
+		if err := s.DecodeJSON(c, &req); err != nil {
+			Error(c, err)
+			return
+		}
+		res, err := eng.Context(c.Request.Context(), Scope(c), recall.ContextRequest{
+			Query: req.Query, AsOf: optTime(req.AsOf), KnownAt: optTime(req.KnownAt), MaxTokens: req.MaxTokens,
+			Mode: req.Mode, Format: req.Format, Focus: req.Focus,
+		})
+		if err != nil {
+			Error(c, err)
+			return
+		}
+		now := s.now()
+		out := ContextResponse{Context: res.Context, Tokens: res.Tokens, Mode: res.Mode, AsOf: res.AsOf,
+			Facts: make([]ContextFact, 0, len(res.Facts)), Entities: make([]Entity, 0, len(res.Entities)),
+			Episodes: make([]ContextEpisode, 0, len(res.Episodes))}
+		for _, f := range res.Facts {
+			cf := ContextFact{Fact: NewFact(f.Fact, now), Role: f.Role, Score: f.Score}
+			cf.Fact.Status = f.Status // at as_of, as the context shows it
+			out.Facts = append(out.Facts, cf)
+		}
+		for _, e := range res.Entities {
+			out.Entities = append(out.Entities, NewEntity(e))
+		}
+		for _, e := range res.Episodes {
+			out.Episodes = append(out.Episodes, ContextEpisode{Episode: NewEpisode(e.Episode), Quote: e.Quote})
+		}
+		c.JSON(http.StatusOK, out)
+	}
+}

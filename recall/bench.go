@@ -1,0 +1,164 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
+	"github.com/graphmem/graphmem/memory"
+	"github.com/graphmem/graphmem/search"
+)
+
+// BenchOptions configure Bench.
+type BenchOptions struct {
+	// Scope holds the workload's facts.
+	Scope entity.Scope
+	// Work is the workload written to the scope; queries are drawn from it.
+	Work []memory.FactInput
+	// IndexDir receives the index; a temporary folder, removed afterwards,
+	// when empty.
+	IndexDir string
+	// Queries is how many requests of each kind are timed (default 500).
+	Queries int
+	// Seed picks the queries (default 1).
+	Seed uint64
+}
+
+// BenchQueries draws n queries from a workload: questions about a
+// subject's relation in the words a user would use (a quarter of them
+// asking why or how it changed).
+func BenchQueries(work []memory.FactInput, n int, seed uint64) []string {
+	if len(work) == 0 {
+		return nil
+	}
+	r := rand.New(rand.NewPCG(seed, seed^0x5bd1e995))
+	out := make([]string, n)
+	for i := range out {
+		f := work[r.IntN(len(work))]
+		pred := strings.ReplaceAll(f.Predicate, "_", " ")
+		switch r.IntN(4) {
+		case 0:
+			out[i] = fmt.Sprintf("what %s does %s have now", pred, f.Subject)
+		case 1:
+			out[i] = fmt.Sprintf("why did %s change its %s", f.Subject, pred)
+		case 2:
+			out[i] = f.Subject + " " + pred
+		default:
+			obj := f.Object
+			if obj == "" {
+				obj = f.Value
+			}
+			out[i] = fmt.Sprintf("who %s %s", pred, obj)
+		}
+	}
+	return out
+}
+
+// Bench indexes the facts of a scope and times Search and Context on
+// queries drawn from the workload that produced them, next to a raw Bleve
+// match query over the same index as the in-run baseline. The figures are
+// milliseconds (…_ms) and seconds (…_s), ready for `graphmem bench`.
+func Bench(ctx context.Context, store graph.Store, o BenchOptions) (map[string]float64, error) {
+	if o.Queries <= 0 {
+		o.Queries = 500
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	dir := o.IndexDir
+	if dir == "" {
+		tmp, err := os.MkdirTemp("", "graphmem-recall-bench-")
+		if err != nil {
+			return nil, err
+		}
+		defer os.RemoveAll(tmp)
+		dir = filepath.Join(tmp, "index")
+	}
+	idx, err := search.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer idx.Close()
+	start := time.Now()
+	n, err := idx.Sync(ctx, store)
+	if err != nil {
+		return nil, err
+	}
+	if err := idx.Compact(ctx); err != nil {
+		return nil, err
+	}
+	out := map[string]float64{"index_sync_s": round(time.Since(start).Seconds()), "index_changes": float64(n)}
+	if s := time.Since(start).Seconds(); s > 0 {
+		out["index_changes_per_sec"] = float64(int(float64(n) / s))
+	}
+
+	e := &Engine{Store: store, Index: idx}
+	defer e.Close()
+	qs := BenchQueries(o.Work, o.Queries, o.Seed)
+	warm := min(len(qs), 50)
+	timeIt := func(fn func(q string) error) ([]float64, error) {
+		for _, q := range qs[:warm] {
+			if err := fn(q); err != nil {
+				return nil, err
+			}
+		}
+		lat := make([]float64, 0, len(qs))
+		for _, q := range qs {
+			t := time.Now()
+			if err := fn(q); err != nil {
+				return nil, err
+			}
+			lat = append(lat, float64(time.Since(t).Nanoseconds())/1e6)
+		}
+		return lat, nil
+	}
+	raw := func(q string) error {
+		m := bleve.NewMatchQuery(q)
+		m.SetField("text")
+		s := bleve.NewTermQuery(o.Scope)
+		s.SetField("scope")
+		_, err := idx.Bleve().SearchInContext(ctx, bleve.NewSearchRequestOptions(query.NewConjunctionQuery([]query.Query{s, m}), 10, 0, false))
+		return err
+	}
+	searchFn := func(q string) error {
+		_, err := e.Search(ctx, o.Scope, SearchRequest{Query: q})
+		return err
+	}
+	contextFn := func(q string) error {
+		_, err := e.Context(ctx, o.Scope, ContextRequest{Query: q})
+		return err
+	}
+	for _, m := range []struct {
+		name string
+		fn   func(string) error
+	}{{"raw_bleve", raw}, {"search", searchFn}, {"context", contextFn}} {
+		lat, err := timeIt(m.fn)
+		if err != nil {
+			return nil, err
+		}
+		out[m.name+"_p50_ms"], out[m.name+"_p95_ms"] = pct(lat, 50), pct(lat, 95)
+	}
+	if out["raw_bleve_p95_ms"] > 0 {
+		out["context_p95_ratio_to_raw_bleve"] = round(out["context_p95_ms"] / out["raw_bleve_p95_ms"])
+	}
+	return out, nil
+}
+
+func pct(v []float64, p float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return round(s[int(float64(len(s)-1)*p/100)])
+}

@@ -1,0 +1,122 @@
+package recall_test
+
+import (
+	"os"
+	"strconv"
+	"testing"
+
+	"github.com/blevesearch/bleve/v2"
+	"github.com/blevesearch/bleve/v2/search/query"
+
+	"github.com/graphmem/graphmem/bench"
+	"github.com/graphmem/graphmem/memory"
+	"github.com/graphmem/graphmem/recall"
+	"github.com/graphmem/graphmem/search"
+)
+
+// benchFacts is the size of the benchmark data set; GRAPHMEM_BENCH_FACTS
+// overrides it (the DESIGN bar is stated at 100k).
+func benchFacts() int {
+	if v, err := strconv.Atoi(os.Getenv("GRAPHMEM_BENCH_FACTS")); err == nil && v > 0 {
+		return v
+	}
+	return 20000
+}
+
+var benchEnv *env
+var benchWork []memory.FactInput
+
+// loadBench builds one store and index of the workload for every
+// benchmark of the run.
+func loadBench(b *testing.B) *env {
+	b.Helper()
+	if benchEnv != nil {
+		return benchEnv
+	}
+	e := newEnvPersistent(b)
+	benchWork = bench.Workload(benchFacts(), 1)
+	if _, err := bench.Ingest(ctx, e.svc, "bench", benchWork, 1000); err != nil {
+		b.Fatal(err)
+	}
+	e.sync(b)
+	if err := e.index.Compact(ctx); err != nil {
+		b.Fatal(err)
+	}
+	benchEnv = e
+	return e
+}
+
+// BenchmarkRawBleve is the baseline: a plain Bleve match query on the fact
+// text of the same index, scope filtered, top 10.
+func BenchmarkRawBleve(b *testing.B) {
+	e := loadBench(b)
+	qs := recall.BenchQueries(benchWork, 256, 1)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		m := bleve.NewMatchQuery(qs[i%len(qs)])
+		m.SetField("text")
+		s := bleve.NewTermQuery("bench")
+		s.SetField("scope")
+		req := bleve.NewSearchRequestOptions(query.NewConjunctionQuery([]query.Query{s, m}), 10, 0, false)
+		if _, err := e.index.Bleve().Search(req); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkIndexSearch is the index alone: the BM25 query with its scope
+// and status filters, before recall reads the store.
+func BenchmarkIndexSearch(b *testing.B) {
+	e := loadBench(b)
+	qs := recall.BenchQueries(benchWork, 256, 1)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := e.index.Search(ctx, search.Query{Scope: "bench", Text: qs[i%len(qs)], Limit: 100}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSearch(b *testing.B) {
+	e := loadBench(b)
+	qs := recall.BenchQueries(benchWork, 256, 1)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := e.engine.Search(ctx, "bench", recall.SearchRequest{Query: qs[i%len(qs)]}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkContext(b *testing.B) {
+	e := loadBench(b)
+	qs := recall.BenchQueries(benchWork, 256, 1)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := e.engine.Context(ctx, "bench", recall.ContextRequest{Query: qs[i%len(qs)]}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestBench runs the figures `graphmem bench` reports on a small workload.
+func TestBench(t *testing.T) {
+	e := newEnv(t)
+	work := bench.Workload(2000, 7)
+	if _, err := bench.Ingest(ctx, e.svc, "bench", work, 500); err != nil {
+		t.Fatal(err)
+	}
+	got, err := recall.Bench(ctx, e.store, recall.BenchOptions{Scope: "bench", Work: work, Queries: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"search_p50_ms", "search_p95_ms", "context_p50_ms", "context_p95_ms", "raw_bleve_p50_ms", "raw_bleve_p95_ms"} {
+		if got[k] <= 0 {
+			t.Errorf("%s = %v", k, got[k])
+		}
+	}
+	if got["index_changes"] < 2000 {
+		t.Errorf("indexed %v changes for 2000 facts", got["index_changes"])
+	}
+	t.Log(got)
+}
