@@ -42,7 +42,9 @@ CREATE RANGE INDEX episode_status IF NOT EXISTS FOR (e:Episode) ON (e.scope, e.s
 CREATE RANGE INDEX episode_due IF NOT EXISTS FOR (e:Episode) ON (e.status);
 
 // Names are found through the Name nodes (name_key above): their keys are
-// normalised and cut to an indexable length, which a raw name is not.
+// normalised and cut to an indexable length, which a raw name is not. An
+// index on raw names of an earlier version goes.
+DROP INDEX entity_name IF EXISTS;
 
 // Wait until every index is online before the store serves anything.
 CALL db.awaitIndexes(300);

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -453,5 +454,58 @@ func TestCorners(t *testing.T) {
 	}
 	if want := []string{"ep2", "ep3", "ep1"}; !slices.Equal(ids, want) {
 		t.Errorf("DueEpisodes = %v, want %v", ids, want)
+	}
+}
+
+// Names and literals longer than Neo4j can index are stored and found.
+func TestLongKeys(t *testing.T) {
+	s := mustOpenClosing(t)
+	long := strings.Repeat("长名字 long name ", 1500) // ~30 KB
+	value := strings.Repeat("a long literal value, ", 1000)
+	err := s.Update(ctx, "s1", func(tx graph.Tx) error {
+		if err := tx.PutEntities([]entity.Entity{{ID: "e1", Name: long, Aliases: []string{long + " 2"}}, {ID: "e2", Name: "Short"}}); err != nil {
+			return err
+		}
+		return tx.PutFacts([]entity.Fact{
+			{ID: "f1", SubjectID: "e1", Predicate: "says", Value: value, ValidFrom: t0},
+			{ID: "f2", SubjectID: "e1", Predicate: "says", Value: value + " and more", ValidFrom: t0},
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.View(ctx, "s1", func(tx graph.Tx) error {
+		e, err := tx.Entity("e1")
+		if err != nil || e.Name != long {
+			t.Errorf("Entity(e1): name of %d bytes, %v; want %d bytes", len(e.Name), err, len(long))
+		}
+		byKey, err := tx.EntitiesByKey([]string{long, long + " 2", long + " 3"})
+		if err != nil {
+			return err
+		}
+		if len(byKey[long]) != 1 || len(byKey[long+" 2"]) != 1 || len(byKey[long+" 3"]) != 0 {
+			t.Errorf("EntitiesByKey of long names: %d, %d, %d entities; want 1, 1, 0",
+				len(byKey[long]), len(byKey[long+" 2"]), len(byKey[long+" 3"]))
+		}
+		for _, p := range []string{entity.Normalize(long)[:100], entity.Normalize(long)[:2000], entity.Normalize(long + " 2")} {
+			es, err := tx.EntitiesByPrefix(p, 10)
+			if err != nil {
+				return err
+			}
+			if len(es) != 1 || es[0].ID != "e1" {
+				t.Errorf("EntitiesByPrefix(%d bytes): %d entities, want e1", len(p), len(es))
+			}
+		}
+		fs, _, err := tx.Facts(graph.FactFilter{Value: value})
+		if err != nil {
+			return err
+		}
+		if len(fs) != 1 || fs[0].ID != "f1" || fs[0].Value != value {
+			t.Errorf("Facts by a long value: %d facts, want f1 with its whole value", len(fs))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
