@@ -28,7 +28,7 @@ func BenchmarkHTTP(b *testing.B) {
 	})
 	b.Run("timeline_call", func(b *testing.B) {
 		srv := httptest.NewServer(mcp.Handler(func(*http.Request) (string, bool) { return "repo:payments", true },
-			func(string) mcp.Backend { return local }, nil))
+			func(*http.Request) mcp.Backend { return local }, nil))
 		defer srv.Close()
 		cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "v0"}, nil).
 			Connect(context.Background(), &sdk.StreamableClientTransport{Endpoint: srv.URL}, nil)

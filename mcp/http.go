@@ -7,33 +7,35 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// maxCachedServers bounds the servers Handler keeps, one per scope: keys
-// name few scopes, but in development mode a header can name any.
+// maxCachedServers bounds the servers Handler keeps, one per key: API
+// keys name few scopes, but in development mode a header can name any.
 const maxCachedServers = 256
 
 // Handler serves the tools over streamable HTTP. It is stateless: each
-// request is answered by the server for the scope scopeOf derives from that
-// very request (its credentials), so a session id can never carry one
-// caller's scope into another caller's request. backendFor makes the
-// backend of a scope; the server built on it is reused by later requests
-// in the same scope. A request scopeOf rejects is answered 400.
-func Handler(scopeOf func(r *http.Request) (string, bool), backendFor func(scope string) Backend, opts *Options) http.Handler {
+// request is answered by a server on the backend for that very request, so
+// the scope of every call is the one its own credentials allow — a session
+// id can never carry one caller's scope into another caller's request.
+// keyOf names what a request's backend depends on (its scope and who
+// asks); backendFor makes the backend of the first request with a key,
+// and the server built on it answers every later request with that key.
+// A request keyOf or backendFor rejects is answered 400.
+func Handler(keyOf func(r *http.Request) (string, bool), backendFor func(r *http.Request) Backend, opts *Options) http.Handler {
 	if opts == nil {
 		opts = &Options{}
 	}
 	var mu sync.Mutex
 	servers := map[string]*sdk.Server{}
 	return sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
-		scope, ok := scopeOf(r)
+		key, ok := keyOf(r)
 		if !ok {
 			return nil
 		}
 		mu.Lock()
 		defer mu.Unlock()
-		if s := servers[scope]; s != nil {
+		if s := servers[key]; s != nil {
 			return s
 		}
-		b := backendFor(scope)
+		b := backendFor(r)
 		if b == nil {
 			return nil
 		}
@@ -41,7 +43,7 @@ func Handler(scopeOf func(r *http.Request) (string, bool), backendFor func(scope
 			clear(servers)
 		}
 		s := NewServer(b, opts)
-		servers[scope] = s
+		servers[key] = s
 		return s
 	}, &sdk.StreamableHTTPOptions{
 		Stateless: true, JSONResponse: true, Logger: opts.Logger,

@@ -272,6 +272,7 @@ type forgetBody struct {
 	Mode      string   `json:"mode"`
 	Reason    string   `json:"reason,omitempty"`
 	DryRun    bool     `json:"dry_run,omitempty"`
+	Limit     int      `json:"limit,omitempty"`
 }
 
 // Forget implements Backend.
@@ -281,9 +282,13 @@ func (r *Remote) Forget(ctx context.Context, req ForgetRequest) (memory.ForgetRe
 		mode = memory.ModeForget
 	}
 	var out memory.ForgetResult
-	_, err := r.do(ctx, http.MethodPost, "/v1/forget", forgetBody{
+	body := forgetBody{
 		FactIDs: req.FactIDs, Entity: req.Entity, Query: req.Query, EpisodeID: req.EpisodeID,
 		Mode: mode, Reason: req.Reason, DryRun: req.DryRun,
-	}, &out)
+	}
+	if body.Query != "" {
+		body.Limit = ForgetQueryLimit // the same bound as a local forget by query
+	}
+	_, err := r.do(ctx, http.MethodPost, "/v1/forget", body, &out)
 	return out, err
 }

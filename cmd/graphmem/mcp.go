@@ -151,6 +151,18 @@ func mountMCP(m *Main, eng *recall.Engine) {
 	// With keys, every request is authenticated, so a proxy's Host header
 	// is no sign of DNS rebinding; in development mode it may be.
 	opts := &mcp.Options{Logger: m.Logger, MaxBodyBytes: m.Config.MaxBodyBytes, AnyHost: !m.API.DevelopmentMode()}
-	scopeOf := func(r *http.Request) (string, bool) { return api.ScopeFrom(r.Context()) }
-	m.API.MountMCP(mcp.Handler(scopeOf, func(scope string) mcp.Backend { return mcp.NewLocal(m.Service, eng, scope) }, opts))
+	keyOf := func(r *http.Request) (string, bool) {
+		scope, ok := api.ScopeFrom(r.Context())
+		return api.ActorFrom(r.Context()) + "\x00" + scope, ok
+	}
+	backendFor := func(r *http.Request) mcp.Backend {
+		scope, ok := api.ScopeFrom(r.Context())
+		if !ok {
+			return nil
+		}
+		l := mcp.NewLocal(m.Service, eng, scope)
+		l.Actor = api.ActorFrom(r.Context()) + " via mcp"
+		return l
+	}
+	m.API.MountMCP(mcp.Handler(keyOf, backendFor, opts))
 }

@@ -275,6 +275,22 @@ func TestMCP_HTTP(t *testing.T) {
 		t.Errorf("another key's session sees the entity:\n%s", text)
 	}
 
+	// Forgetting through /mcp is audited under the key that asked.
+	_, out := mcpOK(t, cs, "forget", map[string]any{"query": "payments-db decided to move", "dry_run": true})
+	if out["dry_run"] != true || out["facts"].(float64) < 1 {
+		t.Fatalf("dry run: %v", out)
+	}
+	ids, _ := out["fact_ids"].([]any)
+	text, out := mcpOK(t, cs, "forget", map[string]any{"fact_ids": []any{ids[0]}, "reason": "test"})
+	if out["facts"].(float64) != 1 {
+		t.Fatalf("forget: %v %s", out, text)
+	}
+	var audit api.AuditList
+	c.as("k-pay", "").do("GET", "/v1/audit", nil).ok(t, 200, &audit)
+	if len(audit.Items) != 1 || !strings.HasPrefix(audit.Items[0].Actor, "key:") || !strings.HasSuffix(audit.Items[0].Actor, " via mcp") {
+		t.Errorf("audit: %+v", audit.Items)
+	}
+
 	// No key, a wrong key, or a scope the key may not use: refused before
 	// any tool runs, with the API's status codes.
 	if _, err := connectHTTP(t, m, ""); err == nil {
