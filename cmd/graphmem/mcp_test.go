@@ -213,8 +213,8 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return b.rt.RoundTrip(r)
 }
 
-// runMCPServer starts the real server with two keys and /mcp mounted on a
-// recall engine over the server's store.
+// runMCPServer starts the real server with two keys, the recall routes and
+// /mcp on a recall engine over the server's store.
 func runMCPServer(t *testing.T) *Main {
 	t.Helper()
 	return MustRunMain(t, func(m *Main) {
@@ -228,6 +228,7 @@ func runMCPServer(t *testing.T) *Main {
 			m.Service.Changed = idx.Notify
 			m.Closers = append(m.Closers, idx.Close, eng.Close)
 			m.Background = append(m.Background, func(ctx context.Context) { idx.Follow(ctx, m.Store, time.Second, nil) })
+			m.API.RegisterRecall(eng)
 			mountMCP(m, eng)
 			return nil
 		})
@@ -357,6 +358,8 @@ func TestMCP_StdioRemote(t *testing.T) {
 	mcpScenario(t, cs, hasContext)
 	if !hasContext {
 		t.Log("the server has no POST /v1/context yet: recall through the remote backend not checked")
+	} else if text, _ := mcpOK(t, cs, "search", map[string]any{"query": "payments-db port", "types": []string{"fact"}}); mcpLine(text, "[fact, current]", "3307") == "" {
+		t.Errorf("search through the remote backend:\n%s", text)
 	}
 	if fs := newClient(t, m).as("k-pay", "").facts("subject=payments-db&predicate=port"); len(fs) != 1 || fs[0].Scope != "repo:payments" {
 		t.Errorf("facts written through the remote backend: %+v", fs)
