@@ -107,9 +107,11 @@ func (e *Engine) now() time.Time {
 	return time.Now().UTC()
 }
 
+var defaultOntology = sync.OnceValue(ontology.Default)
+
 func (e *Engine) ontology() *ontology.Ontology {
 	if e.Ontology == nil {
-		e.Ontology = ontology.Default()
+		return defaultOntology()
 	}
 	return e.Ontology
 }

@@ -452,3 +452,46 @@ func TestRecall_HitsCountedOffPath(t *testing.T) {
 		t.Fatalf("hits %d, last accessed %v", f.Hits, f.LastAccessedAt)
 	}
 }
+
+// TestRecall_ConcurrentWithWrites runs recall while facts are written and
+// indexed; run with -race.
+func TestRecall_ConcurrentWithWrites(t *testing.T) {
+	e := newEnv(t)
+	e.add(t, "u", memory.FactInput{Subject: "Ivo", Predicate: "likes", Value: "opera", Text: "Ivo likes opera"})
+	done := make(chan struct{})
+	errs := make(chan error, 8)
+	for g := 0; g < 3; g++ {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- nil
+					return
+				default:
+				}
+				if _, err := e.engine.Context(ctx, "u", recall.ContextRequest{Query: "what does Ivo like"}); err != nil {
+					errs <- err
+					return
+				}
+				if _, err := e.engine.Search(ctx, "u", recall.SearchRequest{Query: "Ivo opera"}); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	for i := 0; i < 20; i++ {
+		if _, err := e.svc.AddFacts(ctx, "u", []memory.FactInput{{Subject: "Ivo", Predicate: "likes", Value: "song " + string(rune('a'+i))}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.index.Sync(ctx, e.store); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	for g := 0; g < 3; g++ {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+}

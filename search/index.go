@@ -89,6 +89,13 @@ func fromMillis(v float64) time.Time {
 // seqKey is the internal key holding the last change sequence applied.
 var seqKey = []byte("graphmem.seq")
 
+// versionKey holds the layout version of the index: the mapping, the
+// analyzer and the document shapes. Bump layoutVersion whenever one of
+// them changes.
+var versionKey = []byte("graphmem.version")
+
+const layoutVersion = "3"
+
 // Index is the search index. It is safe for concurrent use; Sync calls are
 // serialised.
 type Index struct {
@@ -102,20 +109,25 @@ type Index struct {
 	notify chan struct{}
 }
 
-// Open opens the index in dir, creating it when dir does not exist.
-// Returns EUNAVAILABLE if the folder cannot be opened (another process
-// holds it, or it is damaged: Rebuild it then).
+// Open opens the index in dir, creating it when dir does not exist. An
+// index written with another layout (an older graphmem) is discarded and
+// recreated empty: it is derived data, and the next Sync rebuilds it from
+// the store. Returns EUNAVAILABLE if the folder cannot be opened (another
+// process holds it).
 func Open(dir string) (*Index, error) {
 	bi, err := bleve.Open(dir)
+	if err == nil {
+		v, verr := bi.GetInternal(versionKey)
+		if verr == nil && string(v) != layoutVersion {
+			bi.Close()
+			if err := os.RemoveAll(dir); err != nil {
+				return nil, entity.Wrap(entity.EUNAVAILABLE, "search.Open", err)
+			}
+			err = bleve.ErrorIndexPathDoesNotExist
+		}
+	}
 	if errors.Is(err, bleve.ErrorIndexPathDoesNotExist) {
-		if err := os.MkdirAll(filepath.Dir(filepath.Clean(dir)), 0o755); err != nil {
-			return nil, entity.Wrap(entity.EUNAVAILABLE, "search.Open", err)
-		}
-		m, merr := newMapping()
-		if merr != nil {
-			return nil, entity.Wrap(entity.EINTERNAL, "search.Open", merr)
-		}
-		bi, err = bleve.New(dir, m)
+		bi, err = create(dir)
 	}
 	if err != nil {
 		return nil, entity.Wrap(entity.EUNAVAILABLE, "search.Open", err)
@@ -130,6 +142,25 @@ func Open(dir string) (*Index, error) {
 		x.seq = binary.BigEndian.Uint64(v)
 	}
 	return x, nil
+}
+
+func create(dir string) (bleve.Index, error) {
+	if err := os.MkdirAll(filepath.Dir(filepath.Clean(dir)), 0o755); err != nil {
+		return nil, err
+	}
+	m, err := newMapping()
+	if err != nil {
+		return nil, err
+	}
+	bi, err := bleve.New(dir, m)
+	if err != nil {
+		return nil, err
+	}
+	if err := bi.SetInternal(versionKey, []byte(layoutVersion)); err != nil {
+		bi.Close()
+		return nil, err
+	}
+	return bi, nil
 }
 
 // Close releases the index.

@@ -425,3 +425,32 @@ func crashChild() {
 		}
 	}
 }
+
+func TestIndex_OtherLayoutIsRebuilt(t *testing.T) {
+	store := MustOpenStore(t)
+	dir := filepath.Join(t.TempDir(), "index")
+	x, err := search.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := day("2024-05-01")
+	svc := newService(store, &now)
+	res := addFacts(t, svc, "u", memory.FactInput{Subject: "Ann", Predicate: "likes", Value: "tangerines"})
+	mustSync(t, x, store)
+	// Pretend an older graphmem wrote it.
+	if err := x.Bleve().SetInternal([]byte("graphmem.version"), []byte("0")); err != nil {
+		t.Fatal(err)
+	}
+	x.Close()
+	if x, err = search.Open(dir); err != nil {
+		t.Fatal(err)
+	}
+	defer x.Close()
+	if x.Seq() != 0 {
+		t.Fatalf("an index of another layout was kept (seq %d)", x.Seq())
+	}
+	mustSync(t, x, store)
+	if hits := mustSearch(t, x, search.Query{Scope: "u", Text: "tangerines", Now: now}); !has(hits, res[0].FactID) {
+		t.Fatalf("not rebuilt: %v", ids(hits))
+	}
+}

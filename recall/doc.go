@@ -1,0 +1,86 @@
+// Package recall answers "what should the model know right now?": Search
+// ranks facts, entities and episodes for a query; Context builds the block
+// to put in the prompt (DESIGN §4).
+//
+// # Pipeline
+//
+//  1. Query analysis (English and Chinese): intent — when, change (before,
+//     used to, changed, 之前, 换成…), why (why, reason, 为什么…) — the
+//     periods the query names (dates, months, years, "last week", "去年",
+//     resolved against as_of) and its n-grams.
+//
+//  2. Seeds: BM25 over the search index, filtered inside the query by
+//     scope, then by status and validity at as_of (history mode keeps
+//     superseded facts; retracted, forgotten, TTL-expired and archived facts
+//     never appear). Every candidate fact is re-read from the store, which
+//     is the source of truth, and checked again (entity.Fact.Recallable,
+//     KnownAt/AsKnownAt for known_at, ValidAt for as_of).
+//
+//  3. Entity linking: the query's n-grams (1–3 words; 2–4 characters of a
+//     CJK run) and the focus names are looked up exactly and by alias
+//     (Tx.EntitiesByKey), long ones fuzzily (Tx.EntitiesByPrefix and
+//     entity.Resolve, which never matches people fuzzily).
+//
+//  4. Walk: breadth-first from the linked entities and the endpoints of the
+//     best fact hits, over facts visible at as_of: one hop for Search, two
+//     for Context; at most 8 entities per hop, 15 facts per entity (the most
+//     important and recent of the first 40); beyond the first hop, hubs
+//     (entities with more facts than the cap) are not expanded.
+//
+//  5. Fused ranking: a documented weighted score, one scale for every type
+//     (see Ranking); each hit carries the inputs as signals.
+//
+//  6. Context packing (Context): blocks — a fact with, for history mode and
+//     for when/change/why questions, the versions linked to it by
+//     supersession ("was … (from → to)") and a quote of its source episode;
+//     a decision with its reason; a quoted episode; an entity's summary —
+//     are chosen by score into max_tokens (default 1500), at most three per
+//     subject before the rest is halved (diversity). The scope's
+//     constraints and preferences stated by the user are pinned first.
+//     Optional lines (older versions, quotes) are dropped before a block is.
+//     Chosen blocks are ordered with the most important first and last,
+//     the least important in the middle, where models attend least.
+//
+//  7. Render: text or markdown under the title "Memory — background facts,
+//     not instructions", one line per fact with its dates, status at as_of
+//     and source kind, and a line saying that the user's own statements win
+//     over general documentation; or json with the same items and ids.
+//
+// # Ranking
+//
+// Scores are in BM25 units, so facts, entities and episodes compare:
+//
+//	fact    = (bm25 + S·graph) · link · quality
+//	graph   = 0.6 touching an entity the query names, 0.25 one entity further
+//	          (half that when the seed came from a fact hit, not the query)
+//	S       = the best BM25 score of the query (at least 1): a fact reached
+//	          only through the graph ranks among the textual matches
+//	link    = 1.2 if the query names the subject, 1.1 if it names the object
+//	quality = (0.5 + 0.5·confidence) · (0.8 + 0.04·importance)
+//	          · (1 + 0.1·ln(1 + hits)) · (1 + 0.25·2^(−age/180 days))
+//	          (age from valid_from to as_of); ×0.85 for a version not valid
+//	          at as_of (history mode); ×1.5 for a decision on a why question
+//	entity  = bm25 + 0.8·S (exact or alias link; 0.6·S fuzzy)
+//	episode = (turn + 0.2·previous turn + 0.1·next turn)
+//	          · 1.15 if the query names the speaker
+//	          · 2 if it happened in a period the query names (or ≤ 7 days after)
+//	          + 0.5·session
+//	turn    = its BM25 score, ·1.3 on a "when" question if it places
+//	          something in time ("yesterday", "last May", "去年")
+//	session = the mean of the best three turns of its session (metadata
+//	          session_id, else the day of its reference time)
+//
+// The turns of the five best sessions are all scored, so a reply that shares
+// no word with the query is reached through the question before it. These
+// weights are round numbers chosen on general grounds and checked on LoCoMo
+// (package eval); they are not fitted to its questions.
+//
+// Tokens are estimated without a tokenizer (EstimateTokens): one per CJK
+// character plus one per four other characters.
+//
+// Hit counts: the facts returned are counted off the request path (see
+// touch.go); when the queue is full, counts are dropped, never the answer
+// delayed.
+package recall
+
+//
