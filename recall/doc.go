@@ -82,5 +82,3 @@
 // touch.go); when the queue is full, counts are dropped, never the answer
 // delayed.
 package recall
-
-//
