@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,8 +13,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/graphmem/graphmem/api"
-	"github.com/graphmem/graphmem/recall"
-	"github.com/graphmem/graphmem/search"
 )
 
 // mcpPortSwitch: the payments database listened on 5432, then moved to
@@ -213,26 +210,11 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return b.rt.RoundTrip(r)
 }
 
-// runMCPServer starts the real server with two keys, the recall routes and
-// /mcp on a recall engine over the server's store.
+// runMCPServer starts the real server (which serves the recall routes and
+// /mcp) with two keys.
 func runMCPServer(t *testing.T) *Main {
 	t.Helper()
-	return MustRunMain(t, func(m *Main) {
-		m.Config.APIKeys = "k-pay=repo:payments;k-zed=user:zed"
-		m.Setup = append(m.Setup, func(ctx context.Context, m *Main) error {
-			idx, err := search.Open(filepath.Join(m.Config.Data, "index"))
-			if err != nil {
-				return err
-			}
-			eng := &recall.Engine{Store: m.Store, Index: idx}
-			m.Service.Changed = idx.Notify
-			m.Closers = append(m.Closers, idx.Close, eng.Close)
-			m.Background = append(m.Background, func(ctx context.Context) { idx.Follow(ctx, m.Store, time.Second, nil) })
-			m.API.RegisterRecall(eng)
-			mountMCP(m, eng)
-			return nil
-		})
-	})
+	return MustRunMain(t, func(m *Main) { m.Config.APIKeys = "k-pay=repo:payments;k-zed=user:zed" })
 }
 
 func connectHTTP(t *testing.T, m *Main, key string) (*sdk.ClientSession, error) {
@@ -339,9 +321,7 @@ func TestMCP_HTTPHost(t *testing.T) {
 	if status := post(runMCPServer(t), "k-pay"); status != http.StatusOK {
 		t.Errorf("with keys, behind a proxy: status %d", status)
 	}
-	dev := MustRunMain(t, func(m *Main) {
-		m.Setup = append(m.Setup, func(ctx context.Context, m *Main) error { mountMCP(m, nil); return nil })
-	})
+	dev := MustRunMain(t, nil)
 	if status := post(dev, ""); status != http.StatusForbidden {
 		t.Errorf("development mode, foreign Host: status %d, want 403", status)
 	}

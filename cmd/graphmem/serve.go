@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -21,6 +22,8 @@ import (
 	"github.com/graphmem/graphmem/graph"
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/ontology"
+	"github.com/graphmem/graphmem/recall"
+	"github.com/graphmem/graphmem/search"
 )
 
 // Main is the server program: it wires the store, the memory service and
@@ -45,6 +48,8 @@ type Main struct {
 
 	// Set by Run.
 	Store    graph.Store
+	Index    *search.Index
+	Recall   *recall.Engine
 	Service  *memory.Service
 	Registry *prometheus.Registry
 	API      *api.Server
@@ -104,9 +109,28 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	m.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.Store = api.InstrumentStore(m.Registry, store)
 	m.Service = memory.New(m.Store, onto)
+	// The search index is derived from the store: it catches up with
+	// whatever it missed (a crash, another replica's writes) before the
+	// server answers, then follows the change sequence.
+	if m.Index, err = search.Open(filepath.Join(cfg.Data, "index")); err != nil {
+		return err
+	}
+	m.Closers = append(m.Closers, m.Index.Close)
+	if _, err := m.Index.Sync(ctx, m.Store); err != nil {
+		return fmt.Errorf("search index catch-up: %w", err)
+	}
+	m.Recall = &recall.Engine{Store: m.Store, Index: m.Index, Ontology: onto, Logger: m.Logger}
+	m.Closers = append(m.Closers, m.Recall.Close)
+	m.Service.Changed = m.Index.Notify
+	m.Background = append(m.Background, func(ctx context.Context) {
+		m.Index.Follow(ctx, m.Store, followInterval, func(err error) { m.Logger.Warn("search index sync failed", "err", err) })
+	})
 	m.API = api.New(api.Options{
 		Service: m.Service, Keys: keys, Logger: m.Logger, Registry: m.Registry, MaxBodyBytes: cfg.MaxBodyBytes,
+		FindFacts: m.findFacts,
 	})
+	m.API.RegisterRecall(m.Recall)
+	mountMCP(m, m.Recall)
 	if m.Service.Extract, err = newEpisodeExtractor(cfg, onto, m.Logger, llmUsageMetrics(m.Registry)); err != nil {
 		return fmt.Errorf("extraction model: %w", err)
 	}
@@ -147,6 +171,28 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	m.Logger.Info("listening", "addr", m.Addr(), "store", cfg.Store, "data", cfg.Data, "development_mode", len(keys) == 0)
 	return nil
+}
+
+// followInterval bounds how stale the index may be with respect to writes
+// made elsewhere (other replicas on a shared Neo4j); local writes nudge it
+// at once.
+const followInterval = 500 * time.Millisecond
+
+// findFacts turns a forget query into the ids of the facts search finds for
+// it, history included.
+func (m *Main) findFacts(ctx context.Context, scope entity.Scope, query string, limit int) ([]string, error) {
+	if _, err := m.Index.Sync(ctx, m.Store); err != nil {
+		return nil, err
+	}
+	res, err := m.Recall.Search(ctx, scope, recall.SearchRequest{Query: query, Limit: limit, IncludeHistory: true, Types: []string{"fact"}})
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(res.Hits))
+	for _, h := range res.Hits {
+		ids = append(ids, h.ID)
+	}
+	return ids, nil
 }
 
 // Addr returns the address the server listens on ("" before Run).
