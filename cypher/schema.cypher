@@ -39,12 +39,14 @@ CREATE RANGE INDEX fact_valid_to IF NOT EXISTS FOR (f:Fact) ON (f.scope, f.valid
 
 // Episodes: by status within a scope, due work across scopes.
 CREATE RANGE INDEX episode_status IF NOT EXISTS FOR (e:Episode) ON (e.scope, e.status, e.id);
-CREATE RANGE INDEX episode_due IF NOT EXISTS FOR (e:Episode) ON (e.status);
+CREATE RANGE INDEX episode_queue IF NOT EXISTS FOR (e:Episode) ON (e.status, e.reference_time, e.scope, e.id);
 
 // Names are found through the Name nodes (name_key above): their keys are
-// normalised and cut to an indexable length, which a raw name is not. An
-// index on raw names of an earlier version goes.
+// normalised and cut to an indexable length, which a raw name is not.
+//
+// Indexes of earlier versions go.
 DROP INDEX entity_name IF EXISTS;
+DROP INDEX episode_due IF EXISTS;
 
 // Wait until every index is online before the store serves anything.
 CALL db.awaitIndexes(300);

@@ -329,7 +329,9 @@ func episodeProps(e *entity.Episode) (map[string]any, error) {
 	putStr(p, "content", e.Content)
 	putStr(p, "speaker", e.Speaker)
 	putStr(p, "role", e.Role)
-	putTime(p, "reference_time", e.ReferenceTime)
+	// Always stored, the zero time included, so every episode is in the
+	// due index and an unknown reference time sorts first.
+	p["reference_time"] = e.ReferenceTime.UTC()
 	putTime(p, "recorded_at", e.RecordedAt)
 	putStr(p, "source_kind", string(e.SourceKind))
 	putStr(p, "status", e.Status)
@@ -343,6 +345,7 @@ func episodeProps(e *entity.Episode) (map[string]any, error) {
 	}
 	putStr(p, "idempotency_key", e.IdempotencyKey)
 	putStrs(p, "fact_ids", e.FactIDs)
+	putPTime(p, "forgotten_at", e.ForgottenAt)
 	return p, nil
 }
 
@@ -363,6 +366,7 @@ func decodeEpisode(scope string, p map[string]any) (entity.Episode, error) {
 		NextAttemptAt:  asPTime(p["next_attempt_at"]),
 		IdempotencyKey: asString(p["idempotency_key"]),
 		FactIDs:        asStrings(p["fact_ids"]),
+		ForgottenAt:    asPTime(p["forgotten_at"]),
 		Seq:            uint64(asInt(p["seq"])),
 	}
 	var err error

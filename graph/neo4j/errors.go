@@ -45,12 +45,8 @@ func classify(err error) entity.Code {
 		// As on the embedded store: the caller stopped waiting.
 		return entity.EUNAVAILABLE
 	}
-	// Connection failures that the driver has not wrapped yet.
-	msg := err.Error()
-	for _, s := range []string{"connection refused", "ConnectivityError", "broken pipe", "connection reset", "i/o timeout", "EOF"} {
-		if strings.Contains(msg, s) {
-			return entity.EUNAVAILABLE
-		}
+	if connectionMessage(err.Error()) {
+		return entity.EUNAVAILABLE
 	}
 	return entity.EINTERNAL
 }
@@ -81,4 +77,38 @@ func internal(op string, err error) error {
 		return nil
 	}
 	return entity.Wrap(entity.EINTERNAL, op, err)
+}
+
+// lostConnection reports whether err says the server or database went
+// away, rather than a statement failing.
+func lostConnection(err error) bool {
+	var (
+		conn  *neo.ConnectivityError
+		limit *neo.TransactionExecutionLimit
+		dbErr *neo.Neo4jError
+	)
+	switch {
+	case errors.As(err, &limit):
+		n := len(limit.Errors)
+		return n > 0 && limit.Errors[n-1] != nil && limit.Errors[n-1] != err && lostConnection(limit.Errors[n-1])
+	case errors.As(err, &conn):
+		return true
+	case errors.As(err, &dbErr):
+		return dbErr.Code == "Neo.TransientError.General.DatabaseUnavailable" ||
+			dbErr.Code == "Neo.ClientError.Database.DatabaseNotFound"
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return false
+	}
+	return connectionMessage(err.Error())
+}
+
+// connectionMessage recognises connection failures the driver has not
+// wrapped as a ConnectivityError.
+func connectionMessage(msg string) bool {
+	for _, s := range []string{"connection refused", "ConnectivityError", "broken pipe", "connection reset", "i/o timeout", "EOF"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }

@@ -45,6 +45,22 @@ func TestTranslate(t *testing.T) {
 			}
 		})
 	}
+	for _, tc := range []struct {
+		err  error
+		want bool
+	}{
+		{&neo.ConnectivityError{Inner: io.EOF}, true},
+		{&neo.Neo4jError{Code: "Neo.TransientError.General.DatabaseUnavailable"}, true},
+		{&neo.TransactionExecutionLimit{Errors: []error{&neo.ConnectivityError{Inner: io.EOF}}}, true},
+		{&neo.Neo4jError{Code: "Neo.TransientError.Transaction.DeadlockDetected"}, false},
+		{&neo.Neo4jError{Code: "Neo.ClientError.Statement.SyntaxError"}, false},
+		{context.Canceled, false},
+		{errors.New("dial tcp 127.0.0.1:7687: connect: connection refused"), true},
+	} {
+		if got := lostConnection(tc.err); got != tc.want {
+			t.Errorf("lostConnection(%v) = %v, want %v", tc.err, got, tc.want)
+		}
+	}
 	if translate("op", nil) != nil {
 		t.Error("translate(nil) is not nil")
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	neo "github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -42,6 +43,12 @@ type Store struct {
 
 	mu     sync.RWMutex // held shared by every operation, exclusively by Close
 	closed bool
+
+	// schemaOK is false after the connection to Neo4j was lost: the server
+	// may have come back with another (even an empty) database, so the
+	// schema is applied again, idempotently, before the next operation.
+	schemaOK atomic.Bool
+	schemaMu sync.Mutex
 }
 
 var _ graph.Store = (*Store)(nil)
@@ -80,11 +87,45 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		_ = drv.Close(ctx)
 		return nil, translate(op, err)
 	}
-	if err := s.applySchema(ctx); err != nil {
+	if err := s.ensureSchema(ctx); err != nil {
 		_ = drv.Close(ctx)
 		return nil, err
 	}
 	return s, nil
+}
+
+// ensureSchema applies the schema unless it is known to be in place. Two
+// stores starting together may race to create the same index, so a failed
+// attempt is retried.
+func (s *Store) ensureSchema(ctx context.Context) error {
+	if s.schemaOK.Load() {
+		return nil
+	}
+	s.schemaMu.Lock()
+	defer s.schemaMu.Unlock()
+	if s.schemaOK.Load() {
+		return nil
+	}
+	var err error
+	for range 3 {
+		if err = s.applySchema(ctx); err == nil {
+			s.schemaOK.Store(true)
+			return nil
+		}
+		if entity.ErrorCode(err) == entity.EUNAVAILABLE || ctx.Err() != nil {
+			break
+		}
+	}
+	return err
+}
+
+// observe notes a failure: a lost connection makes the next operation
+// check the schema first.
+func (s *Store) observe(err error) error {
+	if err != nil && lostConnection(err) {
+		s.schemaOK.Store(false)
+	}
+	return err
 }
 
 // applySchema runs schema.cypher, one statement per transaction (Neo4j does
@@ -164,6 +205,9 @@ func (s *Store) run(ctx context.Context, op string, scope entity.Scope, write bo
 		return err
 	}
 	defer s.leave()
+	if err := s.ensureSchema(ctx); err != nil {
+		return err
+	}
 
 	mode := neo.AccessModeRead
 	if write {
@@ -198,6 +242,7 @@ func (s *Store) run(ctx context.Context, op string, scope entity.Scope, write bo
 	} else {
 		_, err = sess.ExecuteRead(ctx, work)
 	}
+	s.observe(err)
 	if panicked != nil {
 		panic(panicked.value)
 	}
@@ -281,6 +326,9 @@ func (s *Store) transact(ctx context.Context, op string, write bool, fn func(*tx
 		return err
 	}
 	defer s.leave()
+	if err := s.ensureSchema(ctx); err != nil {
+		return err
+	}
 	mode, execute := neo.AccessModeRead, neo.SessionWithContext.ExecuteRead
 	if write {
 		mode, execute = neo.AccessModeWrite, neo.SessionWithContext.ExecuteWrite
@@ -291,11 +339,11 @@ func (s *Store) transact(ctx context.Context, op string, write bool, fn func(*tx
 		t := &tx{ctx: ctx, run: mtx}
 		return nil, t.forDriver(fn(t))
 	})
-	return translate(op, err)
+	return translate(op, s.observe(err))
 }
 
 // Ping runs a trivial query without retries, so an outage is reported at
-// once as EUNAVAILABLE.
+// once as EUNAVAILABLE. After an outage it also puts the schema back.
 func (s *Store) Ping(ctx context.Context) error {
 	const op = "neo4j.Ping"
 	if err := s.enter(op); err != nil {
@@ -308,7 +356,10 @@ func (s *Store) Ping(ctx context.Context) error {
 	if err == nil {
 		_, err = res.Consume(ctx)
 	}
-	return translate(op, err)
+	if err != nil {
+		return translate(op, s.observe(err))
+	}
+	return s.ensureSchema(ctx)
 }
 
 // Close waits for the operations in flight and closes the driver.
