@@ -38,5 +38,9 @@ type Episode struct {
 	Metadata       map[string]any `json:"metadata,omitempty"`
 	IdempotencyKey string         `json:"idempotency_key,omitempty"`
 	FactIDs        []string       `json:"fact_ids,omitempty"`
-	Seq            uint64         `json:"seq,omitempty"`
+	// ForgottenAt is set when a fact derived from the episode was
+	// forgotten: the episode leaves recall (its text would tell the fact
+	// again) and stays stored as provenance until purged.
+	ForgottenAt *time.Time `json:"forgotten_at,omitempty"`
+	Seq         uint64     `json:"seq,omitempty"`
 }

@@ -211,6 +211,9 @@ func (s *Service) forget(tx graph.Tx, facts []entity.Fact, ent *entity.Entity, r
 	if err := tx.PutFacts(writes); err != nil {
 		return err
 	}
+	if err := forgetEpisodes(tx, writes, now); err != nil {
+		return err
+	}
 	for _, t := range tombs {
 		if err := tx.PutTombstone(*t); err != nil {
 			return err
@@ -456,4 +459,31 @@ func (s *Service) Audit(ctx context.Context, scope entity.Scope, limit int) ([]A
 		log = log[:limit]
 	}
 	return log, err
+}
+
+// forgetEpisodes takes the source episodes of forgotten facts out of
+// recall: their text would tell the forgotten fact again.
+func forgetEpisodes(tx graph.Tx, facts []entity.Fact, now time.Time) error {
+	seen := map[string]bool{}
+	for _, f := range facts {
+		for _, id := range f.EpisodeIDs {
+			if seen[id] {
+				continue
+			}
+			seen[id] = true
+			ep, err := tx.Episode(id)
+			if entity.ErrorCode(err) == entity.ENOTFOUND {
+				continue
+			} else if err != nil {
+				return err
+			}
+			if ep.ForgottenAt == nil {
+				ep.ForgottenAt = &now
+				if err := tx.PutEpisode(ep); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }

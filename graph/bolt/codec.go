@@ -436,6 +436,7 @@ func encodeEpisode(seq uint64, e *entity.Episode) ([]byte, error) {
 		return nil, err
 	}
 	w.strs(e.FactIDs)
+	w.ptime(e.ForgottenAt)
 	return w.b, nil
 }
 
@@ -467,6 +468,7 @@ func decodeEpisode(scope, id string, v []byte) (entity.Episode, error) {
 	e.Attempts = int(r.varint())
 	e.Metadata = r.anyMap()
 	e.FactIDs = r.strs()
+	e.ForgottenAt = r.ptime()
 	return e, r.err
 }
 
