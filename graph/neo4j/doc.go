@@ -25,12 +25,16 @@
 // ordered index scan that stops at the limit. So a fact about an entity that
 // is not stored is still found, as on the embedded store, and the links only
 // serve the k-hop subgraph (Subgrapher, checked against Walk, the same walk
-// over FactsOf). A name or alias is a shared :Name
-// node, because Neo4j does not index the elements of a list property.
+// over FactsOf). A name or alias is a shared :Name node, because Neo4j does
+// not index the elements of a list property. Neo4j cannot index a value of
+// more than about 8 KB, so name keys and literal keys longer than 512 bytes
+// are cut and end with a hash of the whole.
 //
 // Scalars are stored as native properties (times as DATETIME in UTC, a zero
 // time as no property), nested data — claims, revisions, attribute maps — as
-// JSON strings.
+// JSON strings. Every statement is a file of package cypher; the schema is
+// applied at Open and again after a lost connection, since the server may
+// have come back with another database.
 //
 // # Transactions and the change sequence
 //
@@ -52,6 +56,7 @@
 // (a test server restarted empty) does not turn writes into silent no-ops.
 //
 // Driver errors become *entity.Error at this boundary: connectivity, an
-// unavailable database or an expired session are EUNAVAILABLE, a constraint
-// violation ECONFLICT, anything else EINTERNAL.
+// unavailable database, a lost leader or transient errors that outlived the
+// retries are EUNAVAILABLE, a constraint violation ECONFLICT, anything else
+// EINTERNAL. Errors of the caller's own function come back unchanged.
 package neo4j
