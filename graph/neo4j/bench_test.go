@@ -8,6 +8,7 @@ import (
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph"
 	"github.com/graphmem/graphmem/graph/graphtest"
+	"github.com/graphmem/graphmem/graph/neo4j"
 )
 
 // BenchmarkPutFacts writes realistic facts (graphtest.GenFacts: claims,
@@ -52,5 +53,89 @@ func BenchmarkPutFacts(b *testing.B) {
 			}
 		}
 		b.ReportMetric(float64(n)/time.Since(start).Seconds(), "facts/s")
+	})
+}
+
+// BenchmarkReads measures the reads recall makes, each in its own View, on
+// a store of 100,000 facts about 10,000 entities (most of them still
+// valid). The one-query Subgraph is reported beside Walk, the same walk
+// made of one FactsOf per entity, as its baseline.
+func BenchmarkReads(b *testing.B) {
+	if testing.Short() {
+		b.Skip("loads 100,000 facts")
+	}
+	const scope, facts = "bench", 100_000
+	s := mustOpenClosing(b)
+	var es []entity.Entity
+	for i := range graphtest.GenSubjects {
+		es = append(es, entity.Entity{ID: fmt.Sprintf("e%05d", i), Name: fmt.Sprintf("entity %d", i)})
+	}
+	if err := s.Update(ctx, scope, func(tx graph.Tx) error { return tx.PutEntities(es) }); err != nil {
+		b.Fatal(err)
+	}
+	for n := 0; n < facts; n += 2000 {
+		fs := graphtest.GenFacts(n, 2000)
+		for i := range fs {
+			if i%5 != 0 {
+				fs[i].ValidTo = nil
+				fs[i].Claims = fs[i].Claims[:1]
+				fs[i].Claims[0].To = nil
+			}
+		}
+		if err := s.Update(ctx, scope, func(tx graph.Tx) error { return tx.PutFacts(fs) }); err != nil {
+			b.Fatal(err)
+		}
+	}
+	asOf := graphtest.T0.AddDate(20, 0, 0)
+	seed := func(i int) string { return fmt.Sprintf("e%05d", (i*7919)%graphtest.GenSubjects) }
+	view := func(b *testing.B, fn func(tx graph.Tx, i int) (int, error)) {
+		i, found := 0, 0
+		for b.Loop() {
+			err := s.View(ctx, scope, func(tx graph.Tx) error {
+				n, err := fn(tx, i)
+				found += n
+				return err
+			})
+			if err != nil {
+				b.Fatal(err)
+			}
+			i++
+		}
+		b.ReportMetric(float64(found)/float64(i), "facts/op")
+	}
+	b.Run("FactsOf", func(b *testing.B) {
+		view(b, func(tx graph.Tx, i int) (int, error) {
+			fs, err := tx.FactsOf(seed(i), 50)
+			return len(fs), err
+		})
+	})
+	b.Run("Chains", func(b *testing.B) {
+		view(b, func(tx graph.Tx, i int) (int, error) {
+			var keys []graph.ChainKey
+			for j := range 10 {
+				keys = append(keys, graph.ChainKey{SubjectID: seed(i*10 + j), Predicate: "likes"})
+			}
+			m, err := tx.Chains(keys)
+			n := 0
+			for _, c := range m {
+				n += len(c)
+			}
+			return n, err
+		})
+	})
+	q := func(i int) neo4j.SubgraphQuery {
+		return neo4j.SubgraphQuery{Seeds: []string{seed(i), seed(i + 1), seed(i + 2)}, Hops: 2, FanOut: 20, AsOf: asOf, Now: asOf}
+	}
+	b.Run("Subgraph-2hops", func(b *testing.B) {
+		view(b, func(tx graph.Tx, i int) (int, error) {
+			fs, err := tx.(neo4j.Subgrapher).Subgraph(q(i))
+			return len(fs), err
+		})
+	})
+	b.Run("baseline-Walk-2hops", func(b *testing.B) {
+		view(b, func(tx graph.Tx, i int) (int, error) {
+			fs, err := neo4j.Walk(tx, q(i))
+			return len(fs), err
+		})
 	})
 }
