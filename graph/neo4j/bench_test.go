@@ -59,7 +59,8 @@ func BenchmarkPutFacts(b *testing.B) {
 // BenchmarkReads measures the reads recall makes, each in its own View, on
 // a store of 100,000 facts about 10,000 entities (most of them still
 // valid). The one-query Subgraph is reported beside Walk, the same walk
-// made of one FactsOf per entity, as its baseline.
+// made of one FactsOf per entity, and FactsOfEach beside as many FactsOf
+// calls, as their baselines.
 func BenchmarkReads(b *testing.B) {
 	if testing.Short() {
 		b.Skip("loads 100,000 facts")
@@ -121,6 +122,36 @@ func BenchmarkReads(b *testing.B) {
 				n += len(c)
 			}
 			return n, err
+		})
+	})
+	frontier := func(i int) []string {
+		var ids []string
+		for j := range 20 {
+			ids = append(ids, seed(i*20+j))
+		}
+		return ids
+	}
+	b.Run("FactsOfEach-20", func(b *testing.B) {
+		view(b, func(tx graph.Tx, i int) (int, error) {
+			m, err := tx.(neo4j.BatchReader).FactsOfEach(frontier(i), 25)
+			n := 0
+			for _, fs := range m {
+				n += len(fs)
+			}
+			return n, err
+		})
+	})
+	b.Run("baseline-FactsOf-x20", func(b *testing.B) {
+		view(b, func(tx graph.Tx, i int) (int, error) {
+			n := 0
+			for _, id := range frontier(i) {
+				fs, err := tx.FactsOf(id, 25)
+				if err != nil {
+					return 0, err
+				}
+				n += len(fs)
+			}
+			return n, nil
 		})
 	})
 	q := func(i int) neo4j.SubgraphQuery {

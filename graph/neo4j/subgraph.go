@@ -46,6 +46,46 @@ type Subgrapher interface {
 
 var _ Subgrapher = (*tx)(nil)
 
+// BatchReader is an optional read of a graph.Tx for walks that keep their
+// own selection policy: FactsOf for many entities in one round trip.
+type BatchReader interface {
+	// FactsOfEach maps each of entityIDs to what FactsOf(id, limit) returns
+	// for it; entities with no facts are left out.
+	FactsOfEach(entityIDs []string, limit int) (map[string][]entity.Fact, error)
+}
+
+var _ BatchReader = (*tx)(nil)
+
+var stmtFactsOfEach = cypher.MustRead("facts_of_each.cypher")
+
+// FactsOfEach is FactsOf for a whole frontier, in one query.
+func (t *tx) FactsOfEach(entityIDs []string, limit int) (map[string][]entity.Fact, error) {
+	const op = "neo4j.FactsOfEach"
+	out := make(map[string][]entity.Fact)
+	ids := make([]string, 0, len(entityIDs))
+	for _, id := range entityIDs {
+		if id != "" && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	recs, err := t.query(stmtFactsOfEach, map[string]any{"ids": ids, "limit": cypherLimit(limit)})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		f, err := t.decodeFact(props(r.Values[1]))
+		if err != nil {
+			return nil, internal(op, err)
+		}
+		id := asString(r.Values[0])
+		out[id] = append(out[id], f)
+	}
+	return out, nil
+}
+
 func (q *SubgraphQuery) normalize() error {
 	if q.Hops < 1 || q.Hops > MaxHops {
 		return &entity.Error{Code: entity.EINVALID, Op: "neo4j.Subgraph",
