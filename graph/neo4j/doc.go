@@ -24,8 +24,11 @@
 // id), (scope, object_id, id) …, whose trailing id makes every page an
 // ordered index scan that stops at the limit. So a fact about an entity that
 // is not stored is still found, as on the embedded store, and the links only
-// serve the k-hop subgraph (Subgrapher, checked against Walk, the same walk
-// over FactsOf). A name or alias is a shared :Name node, because Neo4j does
+// serve the k-hop subgraph. Two optional reads, found by type assertion on
+// the Tx, make walks cheaper: Subgrapher runs a whole k-hop walk with its
+// temporal filters as one query (checked against Walk, the same walk over
+// FactsOf), BatchReader reads FactsOf for a whole frontier at once, for
+// walks that keep their own selection policy. A name or alias is a shared :Name node, because Neo4j does
 // not index the elements of a list property. Neo4j cannot index a value of
 // more than about 8 KB, so name keys and literal keys longer than 512 bytes
 // are cut and end with a hash of the whole.
