@@ -35,6 +35,10 @@ func (e *Engine) rankEpisodes(ctx context.Context, c *candidates, hits []search.
 	p := &c.p
 	base := map[string]float64{}
 	byID := map[string]search.Hit{}
+	if !p.history {
+		// The index checks this too, except for known_at queries.
+		hits = slices.DeleteFunc(slices.Clone(hits), func(h search.Hit) bool { return h.Time.After(p.asOf) })
+	}
 	for _, h := range hits {
 		s := h.Score
 		if p.a.intent.When && slices.Contains(h.Tags, search.TagTime) {
@@ -89,6 +93,9 @@ func (e *Engine) rankEpisodes(ctx context.Context, c *candidates, hits []search.
 		})
 		if err != nil {
 			return err
+		}
+		if !p.history {
+			ms = slices.DeleteFunc(ms, func(m search.Hit) bool { return m.Time.After(p.asOf) })
 		}
 		ordered[s] = ms
 		ids := make([]string, 0, len(ms))

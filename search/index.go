@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2"
@@ -52,6 +53,8 @@ const (
 const (
 	flagForgotten = "forgotten"
 	flagArchived  = "archived"
+	// flagEnded marks a fact whose validity had ended when it was indexed.
+	flagEnded = "ended"
 	// TagTime marks episodes whose content places something in time.
 	TagTime = "time"
 )
@@ -94,7 +97,7 @@ var seqKey = []byte("graphmem.seq")
 // them changes.
 var versionKey = []byte("graphmem.version")
 
-const layoutVersion = "3"
+const layoutVersion = "4"
 
 // Index is the search index. It is safe for concurrent use; Sync calls are
 // serialised.
@@ -107,6 +110,10 @@ type Index struct {
 	seq    uint64
 
 	notify chan struct{}
+
+	// flagged is the latest clock reading used to flag facts as ended
+	// (flagEnded): every fact flagged ended had ended by then.
+	flagged atomic.Int64
 }
 
 // Open opens the index in dir, creating it when dir does not exist. An
@@ -133,6 +140,7 @@ func Open(dir string) (*Index, error) {
 		return nil, entity.Wrap(entity.EUNAVAILABLE, "search.Open", err)
 	}
 	x := &Index{bi: bi, dir: dir, notify: make(chan struct{}, 1)}
+	x.flagged.Store(time.Now().UnixNano())
 	v, err := bi.GetInternal(seqKey)
 	if err != nil {
 		bi.Close()
@@ -257,7 +265,7 @@ func parseDocID(d string) (typ, scope, id string) {
 	return typeOfPrefix[kind], scope, id
 }
 
-func factDoc(f *entity.Fact) map[string]any {
+func factDoc(f *entity.Fact, now time.Time) map[string]any {
 	// Names of the subject and object go into the fact's text, not into
 	// the names field: that field is for entities, so that a name matches
 	// the entity first and a term's postings in it stay short.
@@ -289,6 +297,9 @@ func factDoc(f *entity.Fact) map[string]any {
 	}
 	if f.ArchivedAt != nil {
 		flags = append(flags, flagArchived)
+	}
+	if f.ValidTo != nil && !f.ValidTo.After(now) {
+		flags = append(flags, flagEnded)
 	}
 	if len(flags) > 0 {
 		d[fFlags] = flags

@@ -85,11 +85,11 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		q.Limit = 20
 	}
 	q.Limit = min(q.Limit, MaxLimit)
-	rare, common, err := x.queryTerms(ctx, q.Text)
+	terms, err := x.queryTerms(ctx, q.Text)
 	if err != nil {
 		return nil, err
 	}
-	req := bleve.NewSearchRequestOptions(buildQuery(q, rare, common), q.Limit, 0, false)
+	req := bleve.NewSearchRequestOptions(buildQuery(q, terms, time.Unix(0, x.flagged.Load())), q.Limit, 0, false)
 	req.Fields = hitFields
 	if q.SortByTime || strings.TrimSpace(q.Text) == "" {
 		req.Score = "none"
@@ -163,14 +163,12 @@ func numRange(field string, lo, hi *float64, incHi bool) query.Query {
 
 func ptr(v float64) *float64 { return &v }
 
-// buildQuery makes the Bleve query. The text drives the search: a
-// document must hold one of the rarer query terms (the common ones only
-// add to the score of such documents, as in a "common terms" query), and
-// the filters — scope first, then type, session, predicate, time — are
+// buildQuery makes the Bleve query. The text drives the search (a
+// document must hold one of the terms), and the filters — scope first, then type, session, predicate, time — are
 // checked only on those candidates, so a scope holding most of the index
 // is never scanned document by document. Without text, the filters drive.
 // Status exclusions scan the rare side of each range (see minTime).
-func buildQuery(q Query, rare, common []string) query.Query {
+func buildQuery(q Query, terms []string, flagged time.Time) query.Query {
 	now := q.Now
 	if now.IsZero() {
 		now = time.Now()
@@ -200,36 +198,42 @@ func buildQuery(q Query, rare, common []string) query.Query {
 		}
 		filters = append(filters, numRange(fTime, lo, hi, false))
 	}
-	b := bleve.NewBooleanQuery()
-	switch {
-	case strings.TrimSpace(q.Text) == "":
-		b.AddMust(filters...)
-	case len(rare) == 0:
-		// Only stop words: nothing can match.
-		b.AddMust(bleve.NewMatchNoneQuery())
-	default:
-		b.AddMust(textQuery(rare))
-		if len(common) > 0 {
-			b.AddShould(textQuery(common))
-		}
-		if len(filters) == 1 {
-			b.AddFilter(filters[0])
-		} else {
-			b.AddFilter(bleve.NewConjunctionQuery(filters...))
-		}
-	}
-	b.AddMustNot(term(fFlags, flagForgotten), term(fFlags, flagArchived))
-	b.AddMustNot(numRange(fExpiresAt, nil, ptr(millis(now)), true))
+	// Exclusions scan the rare side of each range (see minTime).
+	excl := []query.Query{term(fFlags, flagForgotten), term(fFlags, flagArchived),
+		numRange(fExpiresAt, nil, ptr(millis(now)), true)}
 	known := now
 	if !q.KnownAt.IsZero() {
 		known = q.KnownAt
-		b.AddMustNot(numRange(fRecordedAt, ptr(millis(known)+1), nil, false))
+		excl = append(excl, numRange(fRecordedAt, ptr(millis(known)+1), nil, false))
 	}
-	b.AddMustNot(numRange(fExpiredAt, nil, ptr(millis(known)), true))
+	excl = append(excl, numRange(fExpiredAt, nil, ptr(millis(known)), true))
 	if !q.IncludeHistory && q.KnownAt.IsZero() {
-		b.AddMustNot(numRange(fValidFrom, ptr(millis(asOf)+1), nil, false))
-		b.AddMustNot(numRange(fValidTo, nil, ptr(millis(asOf)), true))
+		excl = append(excl, numRange(fValidFrom, ptr(millis(asOf)+1), nil, false))
+		if asOf.Before(flagged) {
+			excl = append(excl, numRange(fValidTo, nil, ptr(millis(asOf)), true))
+		} else {
+			// Facts that had ended when indexed: one term instead of a range
+			// over every end time in the scope. A fact ending after it was
+			// indexed still matches until its next change; recall re-checks
+			// validity against the store.
+			excl = append(excl, term(fFlags, flagEnded))
+		}
 	}
+	// The filter runs without scoring, so its postings are skipped through
+	// rather than decoded one by one.
+	filter := bleve.NewBooleanQuery()
+	filter.AddMust(filters...)
+	filter.AddMustNot(excl...)
+	switch {
+	case strings.TrimSpace(q.Text) == "":
+		return filter
+	case len(terms) == 0:
+		// Only stop words, or words no document holds.
+		return bleve.NewMatchNoneQuery()
+	}
+	b := bleve.NewBooleanQuery()
+	b.AddMust(textQuery(terms))
+	b.AddFilter(filter)
 	return b
 }
 
@@ -251,25 +255,26 @@ func textQuery(terms []string) query.Query {
 }
 
 // commonShare: a query term found in more than this share of the
-// documents is common. Common terms only score documents that hold a
-// rarer term (when the query has one): their BM25 weight is small, while
-// reading their postings would cost more than all the other terms
-// together ("person" in a scope of people).
+// documents is left out of the query when a rarer term remains. Its BM25
+// weight is small, while reading (and, to score it, decoding) its
+// postings costs more than all the other terms together ("person" in a
+// scope of people, "the" in a language without a stop list).
 const commonShare = 0.1
 
-// commonMin: in small indexes no term is common; the split only pays off
-// when postings are long.
+// commonMin: in small indexes no term is common; leaving terms out only
+// pays off when postings are long.
 const commonMin = 2000
 
 // queryTerms analyses text like the indexed fields, removes duplicates and
-// splits the terms into rare and common ones.
-func (x *Index) queryTerms(ctx context.Context, text string) (rare, common []string, err error) {
+// terms no document holds, and leaves out the common ones (commonShare)
+// unless nothing rarer remains.
+func (x *Index) queryTerms(ctx context.Context, text string) ([]string, error) {
 	if strings.TrimSpace(text) == "" {
-		return nil, nil, nil
+		return nil, nil
 	}
 	an := x.bi.Mapping().AnalyzerNamed(AnalyzerName)
 	if an == nil {
-		return nil, nil, entity.Errorf(entity.EINTERNAL, "search: analyzer %s missing", AnalyzerName)
+		return nil, entity.Errorf(entity.EINTERNAL, "search: analyzer %s missing", AnalyzerName)
 	}
 	seen := map[string]bool{}
 	var terms []string
@@ -281,31 +286,31 @@ func (x *Index) queryTerms(ctx context.Context, text string) (rare, common []str
 	}
 	ai, err := x.bi.Advanced()
 	if err != nil {
-		return nil, nil, entity.Wrap(entity.EINTERNAL, "search.Search", err)
+		return nil, entity.Wrap(entity.EINTERNAL, "search.Search", err)
 	}
 	r, err := ai.Reader()
 	if err != nil {
-		return nil, nil, entity.Wrap(entity.EINTERNAL, "search.Search", err)
+		return nil, entity.Wrap(entity.EINTERNAL, "search.Search", err)
 	}
 	defer r.Close()
 	total, err := r.DocCount()
-	if err != nil || total == 0 {
-		return terms, nil, nil
+	if err != nil {
+		return nil, entity.Wrap(entity.EINTERNAL, "search.Search", err)
 	}
 	limit := max(uint64(commonShare*float64(total)), commonMin)
+	var rare, common []string
 	for _, t := range terms {
 		var df uint64
 		for _, f := range []string{fNames, fText, fContent} {
 			tfr, err := r.TermFieldReader(ctx, []byte(t), f, false, false, false)
 			if err != nil {
-				return nil, nil, entity.Wrap(entity.EINTERNAL, "search.Search", err)
+				return nil, entity.Wrap(entity.EINTERNAL, "search.Search", err)
 			}
 			df += tfr.Count()
 			tfr.Close()
 		}
 		switch {
 		case df == 0:
-			// Matches nothing.
 		case df <= limit:
 			rare = append(rare, t)
 		default:
@@ -313,7 +318,7 @@ func (x *Index) queryTerms(ctx context.Context, text string) (rare, common []str
 		}
 	}
 	if len(rare) == 0 {
-		return common, nil, nil
+		return common, nil
 	}
-	return rare, common, nil
+	return rare, nil
 }

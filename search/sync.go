@@ -48,6 +48,12 @@ func (x *Index) Sync(ctx context.Context, store graph.Store) (int, error) {
 
 // apply indexes one page of changes in one batch with its last sequence.
 func (x *Index) apply(ctx context.Context, store graph.Store, changes []graph.Change) error {
+	// Raised before the documents are visible, so a query never trusts a
+	// flag set later than it thinks (see Query and flagEnded).
+	now := time.Now()
+	if n := now.UnixNano(); n > x.flagged.Load() {
+		x.flagged.Store(n)
+	}
 	b := x.bi.NewBatch()
 	byScope := map[entity.Scope][]graph.Change{}
 	var scopes []entity.Scope
@@ -60,7 +66,7 @@ func (x *Index) apply(ctx context.Context, store graph.Store, changes []graph.Ch
 	for _, scope := range scopes {
 		err := store.View(ctx, scope, func(tx graph.Tx) error {
 			for _, c := range byScope[scope] {
-				if err := indexChange(b, tx, c); err != nil {
+				if err := indexChange(b, tx, c, now); err != nil {
 					return err
 				}
 			}
@@ -88,7 +94,7 @@ type batch interface {
 	Delete(id string)
 }
 
-func indexChange(b batch, tx graph.Tx, c graph.Change) error {
+func indexChange(b batch, tx graph.Tx, c graph.Change, now time.Time) error {
 	var typ string
 	switch c.Kind {
 	case graph.KindFact:
@@ -111,7 +117,7 @@ func indexChange(b batch, tx graph.Tx, c graph.Change) error {
 	case TypeFact:
 		var f entity.Fact
 		if f, err = tx.Fact(c.ID); err == nil {
-			doc = factDoc(&f)
+			doc = factDoc(&f, now)
 		}
 	case TypeEntity:
 		var e entity.Entity
