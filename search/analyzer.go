@@ -1,19 +1,29 @@
 package search
 
 import (
+	"strings"
+	"sync"
+
 	"github.com/blevesearch/bleve/v2/analysis"
 	"github.com/blevesearch/bleve/v2/analysis/analyzer/custom"
 	"github.com/blevesearch/bleve/v2/analysis/lang/cjk"
 	"github.com/blevesearch/bleve/v2/analysis/lang/en"
 	"github.com/blevesearch/bleve/v2/analysis/token/lowercase"
 	"github.com/blevesearch/bleve/v2/analysis/tokenizer/unicode"
+	"github.com/blevesearch/bleve/v2/analysis/tokenizer/whitespace"
 	"github.com/blevesearch/bleve/v2/mapping"
 	"github.com/blevesearch/bleve/v2/registry"
 	porterstemmer "github.com/blevesearch/go-porterstemmer"
 )
 
-// AnalyzerName is the analyzer of every text field.
+// AnalyzerName is the analyzer of text: documents' text is analysed with
+// it before indexing, queries before searching.
 const AnalyzerName = "graphmem"
+
+// preAnalyzedName is the analyzer of the indexed text fields, which hold
+// terms already analysed and prefixed (see scopedTerms): it only splits on
+// spaces.
+const preAnalyzedName = "graphmem_pre"
 
 const (
 	bigramFilterName = "graphmem_cjk_bigram"
@@ -52,6 +62,11 @@ func addAnalyzer(m *mapping.IndexMappingImpl) error {
 	}); err != nil {
 		return err
 	}
+	if err := m.AddCustomAnalyzer(preAnalyzedName, map[string]any{
+		"type": custom.Name, "tokenizer": whitespace.Name, "token_filters": []string{},
+	}); err != nil {
+		return err
+	}
 	return m.AddCustomAnalyzer(AnalyzerName, map[string]any{
 		"type":      custom.Name,
 		"tokenizer": unicode.Name,
@@ -61,3 +76,60 @@ func addAnalyzer(m *mapping.IndexMappingImpl) error {
 		},
 	})
 }
+
+// textAnalyzer is graphmem's analyzer, for use outside an index.
+var textAnalyzer = sync.OnceValue(func() analysis.Analyzer {
+	m := mapping.NewIndexMapping()
+	if err := addAnalyzer(m); err != nil {
+		panic("search: " + err.Error())
+	}
+	a := m.AnalyzerNamed(AnalyzerName)
+	if a == nil {
+		panic("search: analyzer " + AnalyzerName + " missing")
+	}
+	return a
+})
+
+// Analyze returns the distinct terms of text as the index sees them.
+func Analyze(text string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, t := range textAnalyzer().Analyze([]byte(text)) {
+		if s := string(t.Term); !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Kinds of indexed text. A term is indexed as scope|kind|term, so the
+// postings a query reads hold only its scope's documents of the kinds it
+// wants: scope isolation holds by construction, and the current facts of a
+// scope are found without scanning its history.
+const (
+	kindFact      = "f" // a fact valid (or not yet ended) when indexed
+	kindHistory   = "h" // a fact that had ended when indexed
+	kindRetracted = "r" // a fact that had been retracted when indexed
+	kindEntity    = "e"
+	kindEpisode   = "p"
+)
+
+// scopedTerms analyses text and prefixes every term with scope and kind,
+// space-separated, for a field analysed by preAnalyzedName.
+func scopedTerms(scope, kind, text string) string {
+	var b strings.Builder
+	for _, t := range textAnalyzer().Analyze([]byte(text)) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(scope)
+		b.WriteByte('|')
+		b.WriteString(kind)
+		b.WriteByte('|')
+		b.Write(t.Term)
+	}
+	return b.String()
+}
+
+func scopedTerm(scope, kind, term string) string { return scope + "|" + kind + "|" + term }

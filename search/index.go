@@ -97,7 +97,7 @@ var seqKey = []byte("graphmem.seq")
 // them changes.
 var versionKey = []byte("graphmem.version")
 
-const layoutVersion = "4"
+const layoutVersion = "5"
 
 // Index is the search index. It is safe for concurrent use; Sync calls are
 // serialised.
@@ -213,7 +213,7 @@ func newMapping() (mapping.IndexMapping, error) {
 
 	text := func() *mapping.FieldMapping {
 		f := bleve.NewTextFieldMapping()
-		f.Analyzer = AnalyzerName
+		f.Analyzer = preAnalyzedName
 		f.Store, f.IncludeTermVectors, f.IncludeInAll, f.DocValues = false, false, false, false
 		return f
 	}
@@ -281,7 +281,6 @@ func factDoc(f *entity.Fact, now time.Time) map[string]any {
 	}
 	d := map[string]any{
 		fType: TypeFact, fScope: f.Scope, fID: f.ID,
-		fText:      text.String(),
 		fPredicate: f.Predicate, fSubject: f.SubjectID,
 		fTime:      millis(f.ValidFrom),
 		fValidFrom: millis(f.ValidFrom), fValidTo: millisOpen(f.ValidTo),
@@ -304,6 +303,16 @@ func factDoc(f *entity.Fact, now time.Time) map[string]any {
 	if len(flags) > 0 {
 		d[fFlags] = flags
 	}
+	kind := kindFact
+	switch {
+	case f.ForgottenAt != nil || f.ArchivedAt != nil:
+		return d // never recalled: no text to match
+	case f.ExpiredAt != nil && !f.ExpiredAt.After(now):
+		kind = kindRetracted
+	case f.ValidTo != nil && !f.ValidTo.After(now):
+		kind = kindHistory
+	}
+	d[fText] = scopedTerms(f.Scope, kind, text.String())
 	return d
 }
 
@@ -311,8 +320,8 @@ func entityDoc(e *entity.Entity) map[string]any {
 	names := append([]string{e.Name}, e.Aliases...)
 	return map[string]any{
 		fType: TypeEntity, fScope: e.Scope, fID: e.ID,
-		fNames: strings.Join(names, "\n"),
-		fText:  strings.TrimSpace(e.Summary + "\n" + e.Type),
+		fNames: scopedTerms(e.Scope, kindEntity, strings.Join(names, "\n")),
+		fText:  scopedTerms(e.Scope, kindEntity, e.Summary+"\n"+e.Type),
 		fTime:  millis(e.CreatedAt),
 		// Entities have no valid time: always valid, never expired.
 		fValidFrom: minTime, fValidTo: maxTime,
@@ -327,7 +336,7 @@ func episodeDoc(e *entity.Episode) map[string]any {
 	}
 	d := map[string]any{
 		fType: TypeEpisode, fScope: e.Scope, fID: e.ID,
-		fContent: content,
+		fContent: scopedTerms(e.Scope, kindEpisode, content),
 		fTime:    millis(e.ReferenceTime),
 		fSession: SessionOf(e),
 		// An episode is part of the world from the moment it happened.

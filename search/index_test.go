@@ -191,6 +191,13 @@ func TestIndex_AsOfAndHistory(t *testing.T) {
 	if !has(hits, old[0].FactID) || !has(hits, cur[0].FactID) {
 		t.Fatalf("history: want both, got %v", ids(hits))
 	}
+	// On the real clock, after the index was written: superseded facts are
+	// told apart by their indexed kind rather than by a range.
+	q.IncludeHistory, q.Now = false, time.Now().Add(time.Minute)
+	hits = mustSearch(t, x, q)
+	if !has(hits, cur[0].FactID) || has(hits, old[0].FactID) {
+		t.Fatalf("current on the real clock: want only %s, got %v", cur[0].FactID, ids(hits))
+	}
 }
 
 func TestIndex_HiddenFacts(t *testing.T) {

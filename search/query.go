@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -85,7 +86,7 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		q.Limit = 20
 	}
 	q.Limit = min(q.Limit, MaxLimit)
-	terms, err := x.queryTerms(ctx, q.Text)
+	terms, err := x.queryTerms(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -163,11 +164,43 @@ func numRange(field string, lo, hi *float64, incHi bool) query.Query {
 
 func ptr(v float64) *float64 { return &v }
 
-// buildQuery makes the Bleve query. The text drives the search (a
-// document must hold one of the terms), and the filters — scope first, then type, session, predicate, time — are
-// checked only on those candidates, so a scope holding most of the index
-// is never scanned document by document. Without text, the filters drive.
-// Status exclusions scan the rare side of each range (see minTime).
+// source is one (kind, field) whose scoped terms a query reads.
+type source struct {
+	kind, field string
+	boost       float64
+}
+
+// sources lists what a text query reads: its scope's entities (names
+// first), facts and episodes, as its types ask; facts that had ended when
+// indexed only for history, past as_of or known_at queries; retracted ones
+// only for known_at queries.
+func sources(q Query, asOf, flagged time.Time) []source {
+	wants := func(t string) bool { return len(q.Types) == 0 || slices.Contains(q.Types, t) }
+	var out []source
+	if wants(TypeEntity) {
+		out = append(out, source{kindEntity, fNames, BoostNames}, source{kindEntity, fText, BoostText})
+	}
+	if wants(TypeFact) {
+		out = append(out, source{kindFact, fText, BoostText})
+		if q.IncludeHistory || !q.KnownAt.IsZero() || asOf.Before(flagged) {
+			out = append(out, source{kindHistory, fText, BoostText})
+		}
+		if !q.KnownAt.IsZero() {
+			out = append(out, source{kindRetracted, fText, BoostText})
+		}
+	}
+	if wants(TypeEpisode) {
+		out = append(out, source{kindEpisode, fContent, BoostContent})
+	}
+	return out
+}
+
+// buildQuery makes the Bleve query. With text, the query reads only the
+// scoped terms of its scope and of the kinds it wants (see scopedTerms):
+// no document of another scope can be scored, and no filter has to walk
+// the scope's postings. The remaining exclusions scan the rare side of
+// each range (see minTime). Without text, the keyword filters drive:
+// scope first, then type, session, predicate, status.
 func buildQuery(q Query, terms []string, flagged time.Time) query.Query {
 	now := q.Now
 	if now.IsZero() {
@@ -177,11 +210,23 @@ func buildQuery(q Query, terms []string, flagged time.Time) query.Query {
 	if asOf.IsZero() {
 		asOf = now
 	}
-	// Scope first: every other clause only ever sees this scope's documents.
-	filters := []query.Query{term(fScope, q.Scope)}
-	if len(q.Types) > 0 {
-		filters = append(filters, anyTerm(fType, q.Types))
+	var excl []query.Query
+	excl = append(excl, numRange(fExpiresAt, nil, ptr(millis(now)), true))
+	known := now
+	if !q.KnownAt.IsZero() {
+		known = q.KnownAt
+		excl = append(excl, numRange(fRecordedAt, ptr(millis(known)+1), nil, false))
+		excl = append(excl, numRange(fExpiredAt, nil, ptr(millis(known)), true))
 	}
+	current := !q.IncludeHistory && q.KnownAt.IsZero()
+	if current {
+		excl = append(excl, numRange(fValidFrom, ptr(millis(asOf)+1), nil, false))
+		if asOf.Before(flagged) {
+			excl = append(excl, numRange(fValidTo, nil, ptr(millis(asOf)), true))
+		}
+	}
+
+	var filters []query.Query
 	if q.Session != "" {
 		filters = append(filters, term(fSession, q.Session))
 	}
@@ -198,92 +243,83 @@ func buildQuery(q Query, terms []string, flagged time.Time) query.Query {
 		}
 		filters = append(filters, numRange(fTime, lo, hi, false))
 	}
-	// Exclusions scan the rare side of each range (see minTime).
-	excl := []query.Query{term(fFlags, flagForgotten), term(fFlags, flagArchived),
-		numRange(fExpiresAt, nil, ptr(millis(now)), true)}
-	known := now
-	if !q.KnownAt.IsZero() {
-		known = q.KnownAt
-		excl = append(excl, numRange(fRecordedAt, ptr(millis(known)+1), nil, false))
-	}
-	excl = append(excl, numRange(fExpiredAt, nil, ptr(millis(known)), true))
-	if !q.IncludeHistory && q.KnownAt.IsZero() {
-		excl = append(excl, numRange(fValidFrom, ptr(millis(asOf)+1), nil, false))
-		if asOf.Before(flagged) {
-			excl = append(excl, numRange(fValidTo, nil, ptr(millis(asOf)), true))
-		} else {
-			// Facts that had ended when indexed: one term instead of a range
-			// over every end time in the scope. A fact ending after it was
-			// indexed still matches until its next change; recall re-checks
-			// validity against the store.
+
+	if strings.TrimSpace(q.Text) == "" {
+		// Scope first: every other clause only ever sees this scope's
+		// documents.
+		must := []query.Query{term(fScope, q.Scope)}
+		if len(q.Types) > 0 {
+			must = append(must, anyTerm(fType, q.Types))
+		}
+		must = append(must, filters...)
+		excl = append(excl, term(fFlags, flagForgotten), term(fFlags, flagArchived))
+		if q.KnownAt.IsZero() {
+			excl = append(excl, numRange(fExpiredAt, nil, ptr(millis(now)), true))
+		}
+		if current && !asOf.Before(flagged) {
 			excl = append(excl, term(fFlags, flagEnded))
 		}
+		b := bleve.NewBooleanQuery()
+		b.AddMust(must...)
+		b.AddMustNot(excl...)
+		return b
 	}
-	// The filter runs without scoring, so its postings are skipped through
-	// rather than decoded one by one.
-	filter := bleve.NewBooleanQuery()
-	filter.AddMust(filters...)
-	filter.AddMustNot(excl...)
-	switch {
-	case strings.TrimSpace(q.Text) == "":
-		return filter
-	case len(terms) == 0:
-		// Only stop words, or words no document holds.
+	if len(terms) == 0 {
+		// Only stop words, or words the scope does not hold.
+		return bleve.NewMatchNoneQuery()
+	}
+	var should []query.Query
+	for _, src := range sources(q, asOf, flagged) {
+		for _, t := range terms {
+			tq := bleve.NewTermQuery(scopedTerm(q.Scope, src.kind, t))
+			tq.SetField(src.field)
+			tq.SetBoost(src.boost)
+			should = append(should, tq)
+		}
+	}
+	if len(should) == 0 {
 		return bleve.NewMatchNoneQuery()
 	}
 	b := bleve.NewBooleanQuery()
-	b.AddMust(textQuery(terms))
-	b.AddFilter(filter)
+	b.AddMust(bleve.NewDisjunctionQuery(should...))
+	b.AddMustNot(excl...)
+	if len(filters) > 0 {
+		b.AddFilter(bleve.NewConjunctionQuery(filters...))
+	}
 	return b
 }
 
-// textQuery matches any of terms in any text field, with the field boosts.
-func textQuery(terms []string) query.Query {
-	var qs []query.Query
-	for _, f := range []struct {
-		name  string
-		boost float64
-	}{{fNames, BoostNames}, {fText, BoostText}, {fContent, BoostContent}} {
-		for _, t := range terms {
-			tq := bleve.NewTermQuery(t)
-			tq.SetField(f.name)
-			tq.SetBoost(f.boost)
-			qs = append(qs, tq)
-		}
-	}
-	return bleve.NewDisjunctionQuery(qs...)
-}
-
-// commonShare: a query term found in more than this share of the
+// commonShare: a query term found in more than this share of the scope's
 // documents is left out of the query when a rarer term remains. Its BM25
 // weight is small, while reading (and, to score it, decoding) its
 // postings costs more than all the other terms together ("person" in a
-// scope of people, "the" in a language without a stop list).
+// scope of people).
 const commonShare = 0.1
 
-// commonMin: in small indexes no term is common; leaving terms out only
+// commonMin: in small scopes no term is common; leaving terms out only
 // pays off when postings are long.
 const commonMin = 2000
 
 // queryTerms analyses text like the indexed fields, removes duplicates and
-// terms no document holds, and leaves out the common ones (commonShare)
-// unless nothing rarer remains.
-func (x *Index) queryTerms(ctx context.Context, text string) ([]string, error) {
-	if strings.TrimSpace(text) == "" {
+// terms the scope does not hold, and leaves out the common ones
+// (commonShare) unless nothing rarer remains.
+func (x *Index) queryTerms(ctx context.Context, q Query) ([]string, error) {
+	if strings.TrimSpace(q.Text) == "" {
 		return nil, nil
 	}
-	an := x.bi.Mapping().AnalyzerNamed(AnalyzerName)
-	if an == nil {
-		return nil, entity.Errorf(entity.EINTERNAL, "search: analyzer %s missing", AnalyzerName)
+	terms := Analyze(q.Text)
+	if len(terms) == 0 {
+		return nil, nil
 	}
-	seen := map[string]bool{}
-	var terms []string
-	for _, t := range an.Analyze([]byte(text)) {
-		if s := string(t.Term); !seen[s] {
-			seen[s] = true
-			terms = append(terms, s)
-		}
+	now := q.Now
+	if now.IsZero() {
+		now = time.Now()
 	}
+	asOf := q.AsOf
+	if asOf.IsZero() {
+		asOf = now
+	}
+	srcs := sources(q, asOf, time.Unix(0, x.flagged.Load()))
 	ai, err := x.bi.Advanced()
 	if err != nil {
 		return nil, entity.Wrap(entity.EINTERNAL, "search.Search", err)
@@ -293,21 +329,28 @@ func (x *Index) queryTerms(ctx context.Context, text string) ([]string, error) {
 		return nil, entity.Wrap(entity.EINTERNAL, "search.Search", err)
 	}
 	defer r.Close()
-	total, err := r.DocCount()
-	if err != nil {
-		return nil, entity.Wrap(entity.EINTERNAL, "search.Search", err)
+	count := func(field, t string) (uint64, error) {
+		tfr, err := r.TermFieldReader(ctx, []byte(t), field, false, false, false)
+		if err != nil {
+			return 0, entity.Wrap(entity.EINTERNAL, "search.Search", err)
+		}
+		defer tfr.Close()
+		return tfr.Count(), nil
 	}
-	limit := max(uint64(commonShare*float64(total)), commonMin)
+	size, err := count(fScope, q.Scope)
+	if err != nil {
+		return nil, err
+	}
+	limit := max(uint64(commonShare*float64(size)), commonMin)
 	var rare, common []string
 	for _, t := range terms {
 		var df uint64
-		for _, f := range []string{fNames, fText, fContent} {
-			tfr, err := r.TermFieldReader(ctx, []byte(t), f, false, false, false)
+		for _, src := range srcs {
+			n, err := count(src.field, scopedTerm(q.Scope, src.kind, t))
 			if err != nil {
-				return nil, entity.Wrap(entity.EINTERNAL, "search.Search", err)
+				return nil, err
 			}
-			df += tfr.Count()
-			tfr.Close()
+			df += n
 		}
 		switch {
 		case df == 0:
