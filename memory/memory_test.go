@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"path/filepath"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -13,7 +12,7 @@ import (
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/fixtures"
 	"github.com/graphmem/graphmem/graph"
-	"github.com/graphmem/graphmem/graph/bolt"
+	"github.com/graphmem/graphmem/graph/storetest"
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/temporal"
 )
@@ -31,12 +30,7 @@ func (c *clock) tick()          { c.t = c.t.Add(time.Minute) }
 // MustOpenService returns a service over a fresh embedded store.
 func MustOpenService(tb testing.TB) (*memory.Service, *clock) {
 	tb.Helper()
-	store, err := bolt.Open(filepath.Join(tb.TempDir(), "graph.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { store.Close() })
-	svc := memory.New(store, nil)
+	svc := memory.New(storetest.Open(tb), nil)
 	c := &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
 	svc.Now = func() time.Time { c.tick(); return c.t }
 	return svc, c

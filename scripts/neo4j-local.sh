@@ -137,7 +137,13 @@ cmd_start() {
   fi
   # A crashed earlier run may have left its folder behind.
   remove_db_dir
+  launch ""
+}
 
+# launch starts the server on the database folder $1, or on a fresh
+# temporary folder when $1 is empty, and waits until it answers.
+launch() {
+  local pid reuse=$1
   if port_open; then
     log "port $HOST:$PORT is already in use by another process; set NEO4J_PORT"
     exit 1
@@ -147,7 +153,8 @@ cmd_start() {
   build_launcher
 
   local db_dir log_file uri started=$SECONDS
-  db_dir=$(mktemp -d "${TMPDIR:-/tmp}/graphmem-neo4j-db.XXXXXX")
+  db_dir=$reuse
+  [[ -n "$db_dir" ]] || db_dir=$(mktemp -d "${TMPDIR:-/tmp}/graphmem-neo4j-db.XXXXXX")
   log_file="$db_dir/neo4j.log"
   uri="bolt://$HOST:$PORT"
   echo "$db_dir" >"$DIR_FILE"
@@ -210,6 +217,29 @@ cmd_stop() {
   remove_db_dir
 }
 
+# cmd_restart stops the server (with SIGKILL when NEO4J_KILL=1, as in a
+# crash) and starts it again on the same database: an outage, not a reset.
+cmd_restart() {
+  take_lock
+  local pid dir
+  dir=$(cat "$DIR_FILE" 2>/dev/null || true)
+  [[ -n "$dir" && -d "$dir" ]] || { log "nothing to restart"; exit 1; }
+  if pid=$(running_pid); then
+    if [[ "${NEO4J_KILL:-}" == 1 ]]; then
+      kill -KILL "$pid" 2>/dev/null || true
+      while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+    else
+      stop_pid "$pid"
+    fi
+    log "stopped pid $pid, keeping $dir"
+  fi
+  rm -f "$PID_FILE"
+  if [[ -n "${NEO4J_DOWN_SECONDS:-}" ]]; then
+    sleep "$NEO4J_DOWN_SECONDS"
+  fi
+  launch "$dir"
+}
+
 cmd_status() {
   local pid
   if pid=$(running_pid); then
@@ -223,9 +253,10 @@ cmd_status() {
 case "${1:-}" in
   start) cmd_start ;;
   stop) cmd_stop ;;
+  restart) cmd_restart ;;
   status) cmd_status ;;
   *)
-    echo "usage: $0 start|stop|status" >&2
+    echo "usage: $0 start|stop|restart|status" >&2
     exit 2
     ;;
 esac

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/graphmem/graphmem/api"
+	"github.com/graphmem/graphmem/graph/storetest"
 )
 
 // MustRunMain starts the real server on 127.0.0.1:0 with its data in a
@@ -26,8 +28,16 @@ func MustRunMain(tb testing.TB, mod func(m *Main)) *Main {
 	m.Config.Data = tb.TempDir()
 	m.Config.ShutdownWait = 5 * time.Second
 	m.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	if storetest.Kind() == "neo4j" {
+		m.Config.Store, m.Config.Neo4jURI = "neo4j", storetest.Neo4jURI(tb)
+	}
 	if mod != nil {
 		mod(m)
+	}
+	// A new data folder means a new server: it gets an empty Neo4j too. A
+	// restart on the same folder keeps the data.
+	if _, err := os.Stat(filepath.Join(m.Config.Data, "index")); m.Config.Store == "neo4j" && os.IsNotExist(err) {
+		storetest.Wipe(tb)
 	}
 	if err := m.Run(context.Background()); err != nil {
 		tb.Fatalf("run: %v", err)
