@@ -47,6 +47,10 @@ const (
 	fExpiresAt  = "expires_at"
 	fFlags      = "flags"
 	fTags       = "tags"
+	// fHash is a stored digest of the document: Sync skips rewriting a
+	// document whose record changed in nothing the index holds (a hit
+	// count), which spares the index churn on every recall.
+	fHash = "h"
 )
 
 // Flags of hidden records.
@@ -97,7 +101,7 @@ var seqKey = []byte("graphmem.seq")
 // them changes.
 var versionKey = []byte("graphmem.version")
 
-const layoutVersion = "5"
+const layoutVersion = "6"
 
 // Index is the search index. It is safe for concurrent use; Sync calls are
 // serialised.
@@ -241,6 +245,9 @@ func newMapping() (mapping.IndexMapping, error) {
 		d.AddFieldMappingsAt(f, keyword(false))
 	}
 	d.AddFieldMappingsAt(fFlags, keyword(false))
+	hash := bleve.NewKeywordFieldMapping()
+	hash.Index, hash.Store, hash.IncludeTermVectors, hash.IncludeInAll, hash.DocValues = false, true, false, false, false
+	d.AddFieldMappingsAt(fHash, hash)
 	d.AddFieldMappingsAt(fTime, number(true, true))
 	for _, f := range []string{fValidFrom, fValidTo, fRecordedAt, fExpiredAt, fExpiresAt} {
 		d.AddFieldMappingsAt(f, number(false, false))

@@ -461,3 +461,59 @@ func TestIndex_OtherLayoutIsRebuilt(t *testing.T) {
 		t.Fatalf("not rebuilt: %v", ids(hits))
 	}
 }
+
+// updates is how many documents the index has (re)written.
+func updates(tb testing.TB, x *search.Index) float64 {
+	tb.Helper()
+	st, ok := x.Bleve().StatsMap()["index"].(map[string]any)
+	if !ok {
+		tb.Fatal("no index stats")
+	}
+	switch v := st["TotUpdates"].(type) {
+	case uint64:
+		return float64(v)
+	case float64:
+		return v
+	}
+	tb.Fatalf("TotUpdates: %T", st["TotUpdates"])
+	return 0
+}
+
+func TestIndex_HitCountsDoNotRewrite(t *testing.T) {
+	store := MustOpenStore(t)
+	x := MustOpenIndex(t)
+	now := day("2024-05-01")
+	svc := newService(store, &now)
+	res := addFacts(t, svc, "u", memory.FactInput{Subject: "Ann", Predicate: "likes", Value: "figs"})
+	mustSync(t, x, store)
+	before := updates(t, x)
+	touch := func(fn func(*entity.Fact)) {
+		t.Helper()
+		err := store.Update(ctx, "u", func(tx graph.Tx) error {
+			f, err := tx.Fact(res[0].FactID)
+			if err != nil {
+				return err
+			}
+			fn(&f)
+			return tx.PutFacts([]entity.Fact{f})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	touch(func(f *entity.Fact) { f.Hits++; f.LastAccessedAt = &now })
+	if n := mustSync(t, x, store); n != 1 {
+		t.Fatalf("applied %d changes, want 1", n)
+	}
+	if after := updates(t, x); after != before {
+		t.Fatalf("a hit count rewrote the document (%v → %v updates)", before, after)
+	}
+	touch(func(f *entity.Fact) { f.Text = "Ann adores figs" })
+	mustSync(t, x, store)
+	if after := updates(t, x); after != before+1 {
+		t.Fatalf("a text change: %v → %v updates", before, after)
+	}
+	if hits := mustSearch(t, x, search.Query{Scope: "u", Text: "adores", Now: now}); !has(hits, res[0].FactID) {
+		t.Fatalf("changed text not searchable: %v", ids(hits))
+	}
+}

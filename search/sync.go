@@ -3,11 +3,15 @@ package search
 import (
 	"context"
 	"encoding/binary"
+	"encoding/json"
+	"hash/fnv"
+	"strconv"
 	"os"
 	"time"
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
+	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph"
@@ -66,7 +70,7 @@ func (x *Index) apply(ctx context.Context, store graph.Store, changes []graph.Ch
 	for _, scope := range scopes {
 		err := store.View(ctx, scope, func(tx graph.Tx) error {
 			for _, c := range byScope[scope] {
-				if err := indexChange(b, tx, c, now); err != nil {
+				if err := x.indexChange(b, tx, c, now); err != nil {
 					return err
 				}
 			}
@@ -94,7 +98,7 @@ type batch interface {
 	Delete(id string)
 }
 
-func indexChange(b batch, tx graph.Tx, c graph.Change, now time.Time) error {
+func (x *Index) indexChange(b batch, tx graph.Tx, c graph.Change, now time.Time) error {
 	var typ string
 	switch c.Kind {
 	case graph.KindFact:
@@ -137,7 +141,41 @@ func indexChange(b batch, tx graph.Tx, c graph.Change, now time.Time) error {
 	case err != nil:
 		return err
 	}
+	h, err := digest(doc)
+	if err != nil {
+		return entity.Wrap(entity.EINTERNAL, "search.Sync", err)
+	}
+	if x.storedDigest(id) == h {
+		return nil // only what the index does not hold changed
+	}
+	doc[fHash] = h
 	return b.Index(id, doc)
+}
+
+// digest is a short hash of a document's JSON (map keys sorted).
+func digest(doc map[string]any) (string, error) {
+	b, err := json.Marshal(doc)
+	if err != nil {
+		return "", err
+	}
+	h := fnv.New64a()
+	h.Write(b)
+	return strconv.FormatUint(h.Sum64(), 36), nil
+}
+
+// storedDigest returns the digest stored with document id, "" if none.
+func (x *Index) storedDigest(id string) string {
+	d, err := x.bi.Document(id)
+	if err != nil || d == nil {
+		return ""
+	}
+	var h string
+	d.VisitFields(func(f index.Field) {
+		if f.Name() == fHash {
+			h = string(f.Value())
+		}
+	})
+	return h
 }
 
 // Notify wakes Follow to sync now; it never blocks. Hook it to the memory
