@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -356,8 +357,9 @@ func TestContext_BudgetFormatsAndPinned(t *testing.T) {
 	var in []memory.FactInput
 	for i := 0; i < 60; i++ {
 		in = append(in, memory.FactInput{Subject: "Ravi", SubjectType: "person", Predicate: "likes",
-			Value: "hiking trail number " + string(rune('A'+i%26)) + string(rune('a'+i/26)),
-			Text:  "Ravi enjoys hiking on trail " + string(rune('A'+i%26)) + string(rune('a'+i/26)) + " in the hills near the lake", SourceKind: entity.UserExplicit})
+			Value:      "hiking trail number " + string(rune('A'+i%26)) + string(rune('a'+i/26)),
+			Text:       "Ravi enjoys hiking on trail " + string(rune('A'+i%26)) + string(rune('a'+i/26)) + " in the hills near the lake",
+			SourceKind: entity.UserExplicit, Importance: 1 + i%10})
 	}
 	in = append(in,
 		memory.FactInput{Subject: "Ravi", SubjectType: "person", Predicate: "constraint", Value: "never book flights before 9am",
@@ -401,10 +403,21 @@ func TestContext_BudgetFormatsAndPinned(t *testing.T) {
 	if n < 10 {
 		t.Errorf("a large budget holds only %d facts", n)
 	}
-	// The most relevant line is at one end of the list, not in the middle.
-	lines := strings.Split(strings.TrimSpace(big.Context), "\n")
-	if len(lines) < 5 {
-		t.Fatalf("context too short:\n%s", big.Context)
+	// The best block comes first, the second best last, the weakest in the
+	// middle.
+	var scores []float64
+	for _, f := range big.Facts {
+		if f.Role == "fact" {
+			scores = append(scores, f.Score)
+		}
+	}
+	sorted := slices.Sorted(slices.Values(scores))
+	slices.Reverse(sorted)
+	if len(scores) < 5 || sorted[0] == sorted[len(sorted)-1] || scores[0] != sorted[0] || scores[len(scores)-1] != sorted[1] {
+		t.Fatalf("order of fact scores: %v", scores)
+	}
+	if mid := scores[len(scores)/2]; mid > sorted[len(sorted)/2] {
+		t.Errorf("a strong fact in the middle: %v", scores)
 	}
 }
 

@@ -365,3 +365,23 @@ func (x *Index) queryTerms(ctx context.Context, q Query) ([]string, error) {
 	}
 	return rare, nil
 }
+
+// RawSearch is the baseline the benchmarks compare recall with: a plain
+// Bleve BM25 query for text over the scope's current fact text, top n, no
+// status filter, no ranking beyond Bleve's. It returns the number of hits.
+func (x *Index) RawSearch(ctx context.Context, scope entity.Scope, text string, n int) (int, error) {
+	var qs []query.Query
+	for _, t := range Analyze(text) {
+		tq := bleve.NewTermQuery(scopedTerm(scope, kindFact, t))
+		tq.SetField(fText)
+		qs = append(qs, tq)
+	}
+	if len(qs) == 0 {
+		return 0, nil
+	}
+	res, err := x.bi.SearchInContext(ctx, bleve.NewSearchRequestOptions(bleve.NewDisjunctionQuery(qs...), n, 0, false))
+	if err != nil {
+		return 0, entity.Wrap(entity.EINTERNAL, "search.RawSearch", err)
+	}
+	return len(res.Hits), nil
+}
