@@ -25,3 +25,7 @@ fi
 go vet ./...
 # Neo4j-backed packages share one server, so packages run one at a time.
 go test -p 1 -count=1 -timeout 30m "$@" ./...
+if [ -n "${GRAPHMEM_NEO4J_URI:-}" ]; then
+	# The scenario and API tests once more, on Neo4j instead of the embedded store.
+	GRAPHMEM_TEST_STORE=neo4j go test -p 1 -count=1 -short -timeout 30m "$@" ./memory ./cmd/graphmem
+fi
