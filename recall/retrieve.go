@@ -357,11 +357,11 @@ func (c *candidates) walk(tx graph.Tx, scale float64) error {
 				kept = kept[:fanOut]
 			}
 			for i := range kept {
-				f := kept[i]
+				f := &kept[i] // kept is not reused: items may point into it
 				g := w * s.weight
 				it, ok := c.facts[f.ID]
 				if !ok {
-					it = &item{typ: search.TypeFact, id: f.ID, fact: &f, signals: map[string]float64{}}
+					it = &item{typ: search.TypeFact, id: f.ID, fact: f, signals: make(map[string]float64, 8)}
 					c.facts[f.ID] = it
 				}
 				if g > it.signals["graph"] {
