@@ -5,8 +5,8 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"hash/fnv"
-	"strconv"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
