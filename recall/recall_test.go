@@ -508,3 +508,50 @@ func TestRecall_ConcurrentWithWrites(t *testing.T) {
 		}
 	}
 }
+
+// batchStore gives its transactions the optional FactsOfEach read and
+// counts its use.
+type batchStore struct {
+	graph.Store
+	calls *int
+}
+
+type batchTx struct {
+	graph.Tx
+	calls *int
+}
+
+func (s batchStore) View(ctx context.Context, scope string, fn func(graph.Tx) error) error {
+	return s.Store.View(ctx, scope, func(tx graph.Tx) error { return fn(batchTx{tx, s.calls}) })
+}
+
+func (t batchTx) FactsOfEach(ids []string, limit int) (map[string][]entity.Fact, error) {
+	*t.calls++
+	out := map[string][]entity.Fact{}
+	for _, id := range ids {
+		fs, err := t.FactsOf(id, limit)
+		if err != nil {
+			return nil, err
+		}
+		out[id] = fs
+	}
+	return out, nil
+}
+
+func TestContext_BatchedWalk(t *testing.T) {
+	e := newEnv(t)
+	e.add(t, "u",
+		memory.FactInput{Subject: "Mia", SubjectType: "person", Predicate: "works_at", Object: "Acme Robotics", ObjectType: "organization", SourceKind: entity.UserExplicit},
+		memory.FactInput{Subject: "Acme Robotics", SubjectType: "organization", Predicate: "located_in", Object: "Lyon", ObjectType: "place", SourceKind: entity.UserExplicit})
+	plain := e.context(t, "u", recall.ContextRequest{Query: "tell me about Mia"})
+	calls := 0
+	batched := &recall.Engine{Store: batchStore{e.store, &calls}, Index: e.index, Now: e.engine.Now}
+	defer batched.Close()
+	got, err := batched.Context(ctx, "u", recall.ContextRequest{Query: "tell me about Mia"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls == 0 || got.Context != plain.Context || lineWith(got.Context, "Lyon") == "" {
+		t.Fatalf("batched walk (%d calls):\n%s\nplain:\n%s", calls, got.Context, plain.Context)
+	}
+}

@@ -319,21 +319,40 @@ func (c *candidates) walk(tx graph.Tx, scale float64) error {
 	if len(frontier) > maxSeeds {
 		frontier = frontier[:maxSeeds]
 	}
+	readFactsOf := func(tx graph.Tx, frontier []seed, limit int) (map[string][]entity.Fact, error) {
+		ids := make([]string, len(frontier))
+		for i, s := range frontier {
+			ids[i] = s.id
+		}
+		if b, ok := tx.(batchReader); ok {
+			return b.FactsOfEach(ids, limit)
+		}
+		out := make(map[string][]entity.Fact, len(ids))
+		for _, id := range ids {
+			fs, err := tx.FactsOf(id, limit)
+			if err != nil {
+				return nil, err
+			}
+			out[id] = fs
+		}
+		return out, nil
+	}
 	for hop := 1; hop <= c.p.hops && len(frontier) > 0; hop++ {
 		w := graphLinked
 		if hop > 1 {
 			w = graphHop2
 		}
 		var next []seed
+		scan := fanOutScan
+		if hop > 1 {
+			scan = fanOut + 1
+		}
+		factsOf, err := readFactsOf(tx, frontier, scan)
+		if err != nil {
+			return err
+		}
 		for _, s := range frontier {
-			scan := fanOutScan
-			if hop > 1 {
-				scan = fanOut + 1
-			}
-			fs, err := tx.FactsOf(s.id, scan)
-			if err != nil {
-				return err
-			}
+			fs := factsOf[s.id]
 			if hop > 1 && len(fs) > fanOut {
 				// A hub (a city, a company, a topic shared by thousands):
 				// its facts say little about the query's entities and
@@ -379,6 +398,12 @@ func (c *candidates) walk(tx graph.Tx, scale float64) error {
 		frontier = next
 	}
 	return nil
+}
+
+// batchReader is an optional read of a graph.Tx (the Neo4j adapter has
+// it): FactsOf for a whole frontier in one round trip.
+type batchReader interface {
+	FactsOfEach(entityIDs []string, limit int) (map[string][]entity.Fact, error)
 }
 
 // scoreFacts computes the fused score of every fact candidate:
