@@ -50,6 +50,9 @@ type Options struct {
 	// FindFacts turns a forget query into fact ids (the search layer);
 	// forgetting by query is refused when nil.
 	FindFacts func(ctx context.Context, scope entity.Scope, query string, limit int) ([]string, error)
+	// Purged, when set, runs after a purge (the search index compacts, so
+	// purged text leaves its files).
+	Purged func(ctx context.Context) error
 }
 
 // Server is graphmem's HTTP API.

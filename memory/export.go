@@ -187,6 +187,12 @@ func (s *Service) importBatch(tx graph.Tx, scope entity.Scope, batch []Record, r
 		case r.Episode != nil:
 			e := *r.Episode
 			e.Scope, e.Seq = scope, 0
+			// An episode the scope has since forgotten stays forgotten.
+			if old, err := tx.Episode(e.ID); err == nil && old.ForgottenAt != nil && e.ForgottenAt == nil {
+				e.ForgottenAt = old.ForgottenAt
+			} else if err != nil && entity.ErrorCode(err) != entity.ENOTFOUND {
+				return err
+			}
 			if err := tx.PutEpisode(e); err != nil {
 				return err
 			}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph"
+	"github.com/graphmem/graphmem/temporal"
 )
 
 // Extractor turns one episode into statements with (at most) one model
@@ -172,16 +173,27 @@ func (s *Service) processEpisode(ctx context.Context, scope entity.Scope, id str
 				ok = append(ok, facts[i])
 			}
 		}
+		blocked := false
 		if len(ok) > 0 {
 			ref := cur.ReferenceTime
-			if _, err := s.addFacts(tx, scope, ok, s.now(), &ref); err != nil {
+			res, err := s.addFacts(tx, scope, ok, s.now(), &ref)
+			if err != nil {
 				return err
 			}
 			if cur, err = tx.Episode(id); err != nil {
 				return err
 			}
+			for _, r := range res {
+				blocked = blocked || r.Action == temporal.BlockedByTombstone
+			}
 		}
 		cur.Status, cur.Error, cur.NextAttemptAt = entity.EpisodeDone, "", nil
+		if blocked && cur.ForgottenAt == nil {
+			// The episode re-tells something the user had forgotten: its
+			// text stays out of recall like the fact itself.
+			now := s.now()
+			cur.ForgottenAt = &now
+		}
 		return tx.PutEpisode(cur)
 	})
 	if err != nil {

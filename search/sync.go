@@ -120,17 +120,28 @@ func (x *Index) indexChange(b batch, tx graph.Tx, c graph.Change, now time.Time)
 	switch typ {
 	case TypeFact:
 		var f entity.Fact
-		if f, err = tx.Fact(c.ID); err == nil {
+		if f, err = tx.Fact(c.ID); err == nil && f.ForgottenAt != nil {
+			// Forgotten facts leave every recall path, history included.
+			b.Delete(id)
+			return nil
+		} else if err == nil {
 			doc = factDoc(&f, now)
 		}
 	case TypeEntity:
 		var e entity.Entity
-		if e, err = tx.Entity(c.ID); err == nil {
+		if e, err = tx.Entity(c.ID); err == nil && e.ForgottenAt != nil {
+			b.Delete(id)
+			return nil
+		} else if err == nil {
 			doc = entityDoc(&e)
 		}
 	case TypeEpisode:
 		var e entity.Episode
-		if e, err = tx.Episode(c.ID); err == nil {
+		if e, err = tx.Episode(c.ID); err == nil && e.ForgottenAt != nil {
+			// Its text would tell a forgotten fact again: out of the index.
+			b.Delete(id)
+			return nil
+		} else if err == nil {
 			doc = episodeDoc(&e)
 		}
 	}

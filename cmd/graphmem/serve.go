@@ -127,7 +127,15 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	})
 	m.API = api.New(api.Options{
 		Service: m.Service, Keys: keys, Logger: m.Logger, Registry: m.Registry, MaxBodyBytes: cfg.MaxBodyBytes,
-		FindFacts: m.findFacts,
+		FindFacts: m.Recall.FindFacts,
+		// A purge must leave no trace in the index files either: apply the
+		// deletions now and merge the segments that held the text.
+		Purged: func(ctx context.Context) error {
+			if _, err := m.Index.Sync(ctx, m.Store); err != nil {
+				return err
+			}
+			return m.Index.Compact(ctx)
+		},
 	})
 	m.API.RegisterRecall(m.Recall)
 	mountMCP(m, m.Recall)
@@ -177,23 +185,6 @@ func (m *Main) Run(ctx context.Context) (err error) {
 // made elsewhere (other replicas on a shared Neo4j); local writes nudge it
 // at once.
 const followInterval = 500 * time.Millisecond
-
-// findFacts turns a forget query into the ids of the facts search finds for
-// it, history included.
-func (m *Main) findFacts(ctx context.Context, scope entity.Scope, query string, limit int) ([]string, error) {
-	if _, err := m.Index.Sync(ctx, m.Store); err != nil {
-		return nil, err
-	}
-	res, err := m.Recall.Search(ctx, scope, recall.SearchRequest{Query: query, Limit: limit, IncludeHistory: true, Types: []string{"fact"}})
-	if err != nil {
-		return nil, err
-	}
-	ids := make([]string, 0, len(res.Hits))
-	for _, h := range res.Hits {
-		ids = append(ids, h.ID)
-	}
-	return ids, nil
-}
 
 // Addr returns the address the server listens on ("" before Run).
 func (m *Main) Addr() string {
