@@ -13,27 +13,35 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/graphmem/graphmem/bench"
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/ontology"
+	"github.com/graphmem/graphmem/recall"
 )
 
+// storeRun is what `graphmem bench` measured on one store.
+type storeRun struct {
+	Store             string             `json:"store"`
+	IngestFactsPerSec float64            `json:"ingest_facts_per_sec"`
+	Recall            map[string]float64 `json:"-"` // search_*_ms, context_*_ms, raw_bleve_*_ms…
+}
+
 // benchReport is what `graphmem bench` prints; JSON field names are stable
-// for scripts.
+// for scripts. With --store neo4j the embedded store runs too, in the same
+// process on the same workload, and is reported under "compare".
 type benchReport struct {
-	Store             string  `json:"store"`
-	Facts             int     `json:"facts"`
-	Batch             int     `json:"batch"`
-	IngestFactsPerSec float64 `json:"ingest_facts_per_sec"`
-	RawBoltPutsPerSec float64 `json:"baseline_raw_bbolt_puts_per_sec"`
-	IngestRatio       float64 `json:"ingest_ratio_to_raw_bbolt"`
-	RSSMB             float64 `json:"rss_mb"`
-	PeakRSSMB         float64 `json:"peak_rss_mb"`
-	HeapMB            float64 `json:"heap_mb"`
-	Cores             int     `json:"cores"`
-	// Recall figures (recall issue) are appended by benchRecall.
-	Extra map[string]float64 `json:"-"`
+	storeRun
+	Facts             int        `json:"facts"`
+	Batch             int        `json:"batch"`
+	RawBoltPutsPerSec float64    `json:"baseline_raw_bbolt_puts_per_sec"`
+	IngestRatio       float64    `json:"ingest_ratio_to_raw_bbolt"`
+	RSSMB             float64    `json:"rss_mb"`
+	PeakRSSMB         float64    `json:"peak_rss_mb"`
+	HeapMB            float64    `json:"heap_mb"`
+	Cores             int        `json:"cores"`
+	Compare           []storeRun `json:"-"`
 }
 
 func runBench(ctx context.Context, args []string) error {
@@ -42,6 +50,7 @@ func runBench(ctx context.Context, args []string) error {
 	n := fs.Int("facts", 100000, "number of facts to generate and ingest")
 	batch := fs.Int("batch", 1000, "facts per batch")
 	seed := fs.Uint64("seed", 1, "workload seed")
+	queries := fs.Int("queries", 500, "search and context requests timed")
 	asJSON := fs.Bool("json", false, "print only the JSON object")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -50,45 +59,41 @@ func runBench(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	dataSet := false
-	fs.Visit(func(f *flag.Flag) { dataSet = dataSet || f.Name == "data" })
-	if !dataSet {
-		dir, err := os.MkdirTemp("", "graphmem-bench-")
-		if err != nil {
-			return err
-		}
-		defer os.RemoveAll(dir)
-		cfg.Data = dir
+	if *n < 1 || *batch < 1 || *batch > memory.MaxBatch {
+		return fmt.Errorf("--facts must be positive and --batch between 1 and %d", memory.MaxBatch)
 	}
-	rep := benchReport{Store: cfg.Store, Facts: *n, Batch: *batch, Cores: runtime.NumCPU()}
+	rep := benchReport{Facts: *n, Batch: *batch, Cores: runtime.NumCPU()}
 	work := bench.Workload(*n, *seed)
 
-	baseDir, err := os.MkdirTemp("", "graphmem-bench-raw-")
+	tmp, err := os.MkdirTemp("", "graphmem-bench-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(baseDir)
-	if rep.RawBoltPutsPerSec, err = bench.RawBolt(baseDir, *n, *batch, 400); err != nil {
+	defer os.RemoveAll(tmp)
+	if rep.RawBoltPutsPerSec, err = bench.RawBolt(tmp, *n, *batch, 400); err != nil {
 		return fmt.Errorf("raw bbolt baseline: %w", err)
 	}
-
-	store, err := openStore(ctx, cfg)
-	if err != nil {
-		return err
+	stores := []string{cfg.Store}
+	if cfg.Store == "neo4j" {
+		stores = append(stores, "embedded")
 	}
-	defer store.Close()
-	onto, err := ontology.Load(cfg.Ontology)
-	if err != nil {
-		return err
-	}
-	svc := memory.New(store, onto)
-	if rep.IngestFactsPerSec, err = bench.Ingest(ctx, svc, "bench", work, *batch); err != nil {
-		return err
+	for i, kind := range stores {
+		c := cfg
+		c.Store = kind
+		if kind == "embedded" {
+			c.Data = fmt.Sprintf("%s/data-%d", tmp, i)
+		}
+		run, err := benchStore(ctx, c, work, *batch, *queries, fmt.Sprintf("%s/index-%d", tmp, i))
+		if err != nil {
+			return fmt.Errorf("%s: %w", kind, err)
+		}
+		if i == 0 {
+			rep.storeRun = run
+		} else {
+			rep.Compare = append(rep.Compare, run)
+		}
 	}
 	rep.IngestRatio = rep.IngestFactsPerSec / rep.RawBoltPutsPerSec
-	if rep.Extra, err = benchRecall(ctx, cfg, store, svc, work); err != nil {
-		return err
-	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	rep.HeapMB = float64(ms.HeapAlloc) / (1 << 20)
@@ -99,35 +104,86 @@ func runBench(ctx context.Context, args []string) error {
 	return printBenchJSON(os.Stdout, &rep)
 }
 
-func printBench(w io.Writer, r *benchReport) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "store\t%s\t(%d cores)\n", r.Store, r.Cores)
-	fmt.Fprintf(tw, "facts\t%d\tbatches of %d\n", r.Facts, r.Batch)
-	fmt.Fprintf(tw, "ingest\t%.0f facts/s\tgraphmem: resolution, temporal rules, indexes, fsync per batch\n", r.IngestFactsPerSec)
-	fmt.Fprintf(tw, "baseline\t%.0f puts/s\traw bbolt: 400-byte values, random keys, same batches, same run\n", r.RawBoltPutsPerSec)
-	fmt.Fprintf(tw, "ratio\t%.2f\tgraphmem ÷ raw bbolt\n", r.IngestRatio)
-	for _, k := range sortedKeys(r.Extra) {
-		fmt.Fprintf(tw, "%s\t%.2f\t\n", k, r.Extra[k])
+// benchStore ingests the workload into a fresh scope of one store, then
+// times search and context over it (recall.Bench, with a raw Bleve query as
+// the in-run baseline).
+func benchStore(ctx context.Context, cfg Config, work []memory.FactInput, batch, queries int, indexDir string) (storeRun, error) {
+	run := storeRun{Store: cfg.Store}
+	store, err := openStore(ctx, cfg)
+	if err != nil {
+		return run, err
 	}
-	fmt.Fprintf(tw, "rss\t%.0f MB\tpeak %.0f MB, Go heap %.0f MB\n", r.RSSMB, r.PeakRSSMB, r.HeapMB)
-	tw.Flush()
+	defer store.Close()
+	onto, err := ontology.Load(cfg.Ontology)
+	if err != nil {
+		return run, err
+	}
+	// A scope of its own, so a shared Neo4j's other data does not count.
+	scope := fmt.Sprintf("bench-%d", time.Now().UnixNano())
+	if run.IngestFactsPerSec, err = bench.Ingest(ctx, memory.New(store, onto), scope, work, batch); err != nil {
+		return run, err
+	}
+	run.Recall, err = recall.Bench(ctx, store, recall.BenchOptions{Scope: scope, Work: work, IndexDir: indexDir, Queries: queries})
+	return run, err
 }
 
-// printBenchJSON prints the report as one JSON object on one line, with the
-// recall figures merged in.
+func printBench(w io.Writer, r *benchReport) {
+	runs := append([]storeRun{r.storeRun}, r.Compare...)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "%d facts, batches of %d, %d cores\t", r.Facts, r.Batch, r.Cores)
+	for _, run := range runs {
+		fmt.Fprintf(tw, "%s\t", run.Store)
+	}
+	fmt.Fprintln(tw)
+	row := func(name string, v func(storeRun) float64, format string) {
+		fmt.Fprintf(tw, "%s\t", name)
+		for _, run := range runs {
+			fmt.Fprintf(tw, format+"\t", v(run))
+		}
+		fmt.Fprintln(tw)
+	}
+	row("ingest facts/s", func(s storeRun) float64 { return s.IngestFactsPerSec }, "%.0f")
+	row("  baseline: raw bbolt puts/s", func(storeRun) float64 { return r.RawBoltPutsPerSec }, "%.0f")
+	for _, k := range sortedKeys(r.Recall) {
+		row(strings.ReplaceAll(k, "_", " "), func(s storeRun) float64 { return s.Recall[k] }, "%.2f")
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "rss %.0f MB (peak %.0f MB, Go heap %.0f MB) for the whole run\n", r.RSSMB, r.PeakRSSMB, r.HeapMB)
+}
+
+// printBenchJSON prints the report as one JSON object on one line, the
+// recall figures of the first store merged in at the top level.
 func printBenchJSON(w io.Writer, r *benchReport) error {
-	b, err := json.Marshal(r)
+	flat := func(v any, extra map[string]float64) (map[string]any, error) {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, err
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			return nil, err
+		}
+		for k, x := range extra {
+			m[k] = x
+		}
+		return m, nil
+	}
+	m, err := flat(r, r.Recall)
 	if err != nil {
 		return err
 	}
-	var m map[string]any
-	if err := json.Unmarshal(b, &m); err != nil {
-		return err
+	var cmp []map[string]any
+	for _, c := range r.Compare {
+		x, err := flat(c, c.Recall)
+		if err != nil {
+			return err
+		}
+		cmp = append(cmp, x)
 	}
-	for k, v := range r.Extra {
-		m[k] = v
+	if len(cmp) > 0 {
+		m["compare"] = cmp
 	}
-	b, err = json.Marshal(m)
+	b, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}

@@ -26,6 +26,11 @@ var commands = map[string]command{
 	"ingest":   {"load a JSON Lines file of facts (offline with --data, else into the server)", runIngest},
 	"bench":    {"generate a synthetic workload and measure ingestion and recall", runBench},
 	"mcp":      {"MCP server on stdio: memory tools for agents (--data DIR, or GRAPHMEM_URL)", runMCP},
+	"search":   {"ranked facts, entities and episodes for a query, from the server", runSearch},
+	"context":  {"the context block for a question, as an agent gets it, from the server", runContext},
+	"forget":   {"forget or purge facts (by id, entity, query or episode) on the server", runForget},
+	"reindex":  {"rebuild the search index of a data folder from the store (server stopped)", runReindex},
+	"eval":     {"eval locomo: evidence recall@k on LoCoMo next to a BM25 baseline", runEval},
 }
 
 func main() {

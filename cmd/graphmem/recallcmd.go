@@ -1,0 +1,201 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/graphmem/graphmem/api"
+	"github.com/graphmem/graphmem/memory"
+	"github.com/graphmem/graphmem/search"
+)
+
+// serverClient returns a client of the running server for commands that
+// only exist there (search, context, forget), with the --scope header.
+func (cf *clientFlags) serverClient() (*apiClient, error) {
+	cfg, err := cf.resolve()
+	if err != nil {
+		return nil, err
+	}
+	if cf.offline() {
+		return nil, fmt.Errorf("this command talks to a running server (GRAPHMEM_URL); --data and --store do not apply")
+	}
+	c := newAPIClient(cfg)
+	if *cf.scope != "" {
+		c.http.Transport = scopeTransport{scope: *cf.scope, next: http.DefaultTransport}
+	}
+	return c, nil
+}
+
+// runSearch is `graphmem search QUERY`: ranked facts, entities and episodes.
+func runSearch(ctx context.Context, args []string) error {
+	cf := newClientFlags("search", "search [--limit N] [--as-of T] [--history] [--types fact,entity,episode] [--json] QUERY")
+	limit := cf.fs.Int("limit", 10, "most hits")
+	asOf := cf.fs.String("as-of", "", "valid time (RFC 3339 or YYYY-MM-DD)")
+	history := cf.fs.Bool("history", false, "keep superseded and ended facts")
+	types := cf.fs.String("types", "", "comma-separated: fact, entity, episode")
+	pos, err := cf.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		cf.fs.Usage()
+		return fmt.Errorf("search needs a QUERY")
+	}
+	c, err := cf.serverClient()
+	if err != nil {
+		return err
+	}
+	body := map[string]any{"query": strings.Join(pos, " "), "limit": *limit, "include_history": *history}
+	if *asOf != "" {
+		t, err := parseWhen("as-of", *asOf)
+		if err != nil {
+			return err
+		}
+		body["as_of"] = rfc3339(t)
+	}
+	if *types != "" {
+		body["types"] = strings.Split(*types, ",")
+	}
+	var out api.SearchResponse
+	if err := c.do(ctx, "POST", "/v1/search", body, &out); err != nil {
+		return err
+	}
+	if *cf.json {
+		return printJSON(os.Stdout, out)
+	}
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCORE\tTYPE\tTEXT\tID")
+	for _, h := range out.Hits {
+		fmt.Fprintf(tw, "%.3f\t%s\t%s\t%s\n", h.Score, h.Type, cell(h.Text), h.ID)
+	}
+	return tw.Flush()
+}
+
+// runContext is `graphmem context QUESTION`: the block to put in a prompt.
+func runContext(ctx context.Context, args []string) error {
+	cf := newClientFlags("context", "context [--max-tokens N] [--mode auto|current|history] [--format text|markdown|json] [--as-of T] QUESTION")
+	maxTokens := cf.fs.Int("max-tokens", 0, "token budget (default 1500)")
+	mode := cf.fs.String("mode", "", "auto, current or history")
+	format := cf.fs.String("format", "", "text, markdown or json")
+	asOf := cf.fs.String("as-of", "", "valid time (RFC 3339 or YYYY-MM-DD)")
+	pos, err := cf.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		cf.fs.Usage()
+		return fmt.Errorf("context needs a QUESTION")
+	}
+	c, err := cf.serverClient()
+	if err != nil {
+		return err
+	}
+	body := map[string]any{"query": strings.Join(pos, " ")}
+	if *maxTokens > 0 {
+		body["max_tokens"] = *maxTokens
+	}
+	if *mode != "" {
+		body["mode"] = *mode
+	}
+	if *format != "" {
+		body["format"] = *format
+	}
+	if *asOf != "" {
+		t, err := parseWhen("as-of", *asOf)
+		if err != nil {
+			return err
+		}
+		body["as_of"] = rfc3339(t)
+	}
+	var out api.ContextResponse
+	if err := c.do(ctx, "POST", "/v1/context", body, &out); err != nil {
+		return err
+	}
+	if *cf.json {
+		return printJSON(os.Stdout, out)
+	}
+	fmt.Println(out.Context)
+	fmt.Fprintf(os.Stderr, "(%d tokens, mode %s)\n", out.Tokens, out.Mode)
+	return nil
+}
+
+// runForget is `graphmem forget`: forget or purge by ids, entity, query or
+// episode, with a dry run.
+func runForget(ctx context.Context, args []string) error {
+	cf := newClientFlags("forget", "forget [--fact ID]... [--entity NAME] [--query Q] [--episode ID] [--purge] [--reason R] [--dry-run]")
+	var ids multiFlag
+	cf.fs.Var(&ids, "fact", "a fact id (repeatable)")
+	ent := cf.fs.String("entity", "", "forget every fact of this entity")
+	query := cf.fs.String("query", "", "forget the facts search finds for this query")
+	episode := cf.fs.String("episode", "", "an episode id (with --purge: the episode and what derives only from it)")
+	purge := cf.fs.Bool("purge", false, "delete physically (privacy requests) instead of forgetting")
+	reason := cf.fs.String("reason", "", "why, for the audit record")
+	dry := cf.fs.Bool("dry-run", false, "only list what would be removed")
+	if _, err := cf.parse(args); err != nil {
+		return err
+	}
+	c, err := cf.serverClient()
+	if err != nil {
+		return err
+	}
+	body := map[string]any{"fact_ids": []string(ids), "entity": *ent, "query": *query, "episode_id": *episode,
+		"reason": *reason, "dry_run": *dry, "mode": memory.ModeForget}
+	if *purge {
+		body["mode"] = memory.ModePurge
+	}
+	var out memory.ForgetResult
+	if err := c.do(ctx, "POST", "/v1/forget", body, &out); err != nil {
+		return err
+	}
+	if *cf.json {
+		return printJSON(os.Stdout, out)
+	}
+	verb := out.Mode
+	if out.DryRun {
+		verb += " (dry run)"
+	}
+	fmt.Printf("%s: %d facts, %d episodes, %d entities, %d tombstones\n", verb, out.Facts, out.Episodes, out.Entities, out.Tombstones)
+	for _, id := range out.FactIDs {
+		fmt.Println("  ", id)
+	}
+	return nil
+}
+
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
+
+// runReindex is `graphmem reindex`: rebuild the search index of the data
+// folder from the store (the server must be stopped: it holds the folder).
+func runReindex(ctx context.Context, args []string) error {
+	cf := newClientFlags("reindex", "reindex [--data DIR] [--store embedded|neo4j]")
+	if _, err := cf.parse(args); err != nil {
+		return err
+	}
+	cfg, err := cf.resolve()
+	if err != nil {
+		return err
+	}
+	store, err := openStore(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	idx, err := search.Rebuild(ctx, filepath.Join(cfg.Data, "index"), store)
+	if err != nil {
+		return err
+	}
+	defer idx.Close()
+	n, err := idx.DocCount()
+	if err != nil {
+		return err
+	}
+	fmt.Printf("reindexed: %d documents up to change %d\n", n, idx.Seq())
+	return nil
+}
