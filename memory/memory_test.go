@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -406,5 +408,50 @@ func TestEpisodes_Queue(t *testing.T) {
 	ep, err := svc.WaitEpisode(wctx, scope, fl.ID)
 	if err != nil || ep.Status != entity.EpisodeDone || ep.Attempts != 2 {
 		t.Fatalf("retried episode %+v %v", ep, err)
+	}
+}
+
+// Concurrent writers on one chain (several replicas on one Neo4j, or many
+// clients) must not write on stale reads: the chain stays one value at a
+// time, and one entity is created for one name.
+func TestAddFacts_ConcurrentWriters(t *testing.T) {
+	svc, _ := MustOpenService(t)
+	svc.Now = func() time.Time { return time.Now().UTC() }
+	var wg sync.WaitGroup
+	errs := make(chan error, 64)
+	for w := range 4 {
+		wg.Go(func() {
+			for i := range 8 {
+				from := date("2020-01-01").AddDate(0, 0, w*8+i)
+				if _, err := svc.AddFacts(ctx, scope, []memory.FactInput{{Subject: "shared db", SubjectType: "service",
+					Predicate: "port", Value: fmt.Sprint(1000 + w*8 + i), ValidFrom: &from}}); err != nil {
+					errs <- err
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	all, _, err := svc.Facts(ctx, scope, memory.FactQuery{Subject: "shared db", IncludeHistory: true, Limit: 1000})
+	if err != nil || len(all) != 32 {
+		t.Fatalf("%d facts, %v", len(all), err)
+	}
+	cur, _, _ := svc.Facts(ctx, scope, memory.FactQuery{Subject: "shared db"})
+	if len(cur) != 1 || cur[0].Value != "1031" {
+		t.Fatalf("current: %v", values(cur))
+	}
+	for i := range all {
+		for j := i + 1; j < len(all); j++ {
+			a, b := all[i], all[j]
+			if a.Overlaps(b.ValidFrom, b.ValidTo) && b.Overlaps(a.ValidFrom, a.ValidTo) {
+				t.Fatalf("overlap: %s and %s", a.Value, b.Value)
+			}
+		}
+	}
+	if m, _ := svc.FindEntities(ctx, scope, "shared db", 10); len(m) != 1 {
+		t.Fatalf("%d entities named shared db", len(m))
 	}
 }

@@ -228,6 +228,12 @@ func (s *Store) run(ctx context.Context, op string, scope entity.Scope, write bo
 				err = panicked
 			}
 		}()
+		if write {
+			if _, err := mtx.Run(ctx, stmtLock, nil); err != nil {
+				fnErr = err
+				return nil, err
+			}
+		}
 		fnErr = fn(t)
 		if fnErr == nil && write {
 			// A context cancelled while fn ran rolls back: the caller has

@@ -54,6 +54,7 @@ var (
 	stmtScopes  = cypher.MustRead("scopes.cypher")
 	stmtPing    = cypher.MustRead("ping.cypher")
 	stmtWipe    = cypher.MustRead("wipe.cypher")
+	stmtLock    = cypher.MustRead("write_lock.cypher")
 
 	stmtCounterInit = cypher.MustRead("counter_init.cypher")
 )
