@@ -182,3 +182,31 @@ func FuzzyPrefix(key string) string {
 func FuzzyCandidate(name, typ string) bool {
 	return fuzzyAllowed(typ, "", Normalize(name))
 }
+
+// Lookup finds the entity a name in a question most likely means, for
+// recall rather than for merging: exact and alias matches first, then the
+// most similar typo-level variant of any type (people included), under the
+// same word-count, digit and length guards as Resolve's fuzzy match. A
+// wrong guess here costs a less relevant line of context, never a merge.
+func Lookup(name string, candidates []Entity) Match {
+	if m := Resolve(name, "", candidates); m.Entity != nil {
+		return m
+	}
+	key := Normalize(name)
+	if utf8.RuneCountInString(key) < FuzzyMinRunes {
+		return Match{}
+	}
+	var best Match
+	for i := range candidates {
+		c := &candidates[i]
+		for _, k := range c.Keys() {
+			if !fuzzyComparable(key, k) {
+				continue
+			}
+			if s := Similarity(key, k); s >= FuzzyThreshold && (best.Entity == nil || s > best.Score) {
+				best = Match{Entity: c, Kind: MatchFuzzy, Score: s}
+			}
+		}
+	}
+	return best
+}

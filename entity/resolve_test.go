@@ -92,3 +92,16 @@ func TestFingerprint(t *testing.T) {
 		t.Fatal("fingerprint must include the scope")
 	}
 }
+
+func TestLookup(t *testing.T) {
+	cands := []entity.Entity{ent("p1", "Caroline Smith", "person"), ent("s1", "service-0001", "service")}
+	if m := entity.Lookup("caroline smitt", cands); m.Entity == nil || m.Entity.ID != "p1" || m.Kind != entity.MatchFuzzy {
+		t.Fatalf("typo of a person's name in a question: %+v", m)
+	}
+	if m := entity.Lookup("service-0002", cands); m.Entity != nil {
+		t.Fatalf("different digits: %+v", m)
+	}
+	if m := entity.Lookup("Caroline", cands); m.Entity != nil {
+		t.Fatalf("different word count: %+v", m)
+	}
+}

@@ -425,12 +425,14 @@ func (e *Engine) pinned(ctx context.Context, p *params) ([]entity.Fact, error) {
 	cur.history = false
 	var out []entity.Fact
 	err = e.Store.View(ctx, p.scope, func(tx graph.Tx) error {
+		found, err := graph.FactsByID(tx, hitIDs(hits))
+		if err != nil {
+			return err
+		}
 		for _, h := range hits {
-			f, err := tx.Fact(h.ID)
-			if entity.ErrorCode(err) == entity.ENOTFOUND {
+			f, ok := found[h.ID]
+			if !ok {
 				continue
-			} else if err != nil {
-				return err
 			}
 			if f.SourceKind != entity.UserExplicit && f.SourceKind != entity.UserImplicit {
 				continue // only the user's word is a standing rule

@@ -174,14 +174,16 @@ func (e *Engine) retrieve(ctx context.Context, p params) (*candidates, error) {
 }
 
 func (c *candidates) loadFactHits(tx graph.Tx, hits []search.Hit) error {
+	found, err := graph.FactsByID(tx, hitIDs(hits))
+	if err != nil {
+		return err
+	}
 	for i, h := range hits {
-		f, err := tx.Fact(h.ID)
-		if entity.ErrorCode(err) == entity.ENOTFOUND {
+		f, ok := found[h.ID]
+		if !ok {
 			continue // deleted since it was indexed
-		} else if err != nil {
-			return err
 		}
-		f, ok := c.p.visible(f)
+		f, ok = c.p.visible(f)
 		if !ok {
 			continue
 		}
@@ -192,12 +194,14 @@ func (c *candidates) loadFactHits(tx graph.Tx, hits []search.Hit) error {
 }
 
 func (c *candidates) loadEntityHits(tx graph.Tx, hits []search.Hit) error {
+	found, err := graph.EntitiesByID(tx, hitIDs(hits))
+	if err != nil {
+		return err
+	}
 	for i, h := range hits {
-		en, err := tx.Entity(h.ID)
-		if entity.ErrorCode(err) == entity.ENOTFOUND {
+		en, ok := found[h.ID]
+		if !ok {
 			continue
-		} else if err != nil {
-			return err
 		}
 		c.entities[en.ID] = &item{typ: search.TypeEntity, id: en.ID, entity: &en, hit: h,
 			signals: map[string]float64{"bm25": round(h.Score), "bm25_rank": float64(i + 1)}}
@@ -246,7 +250,7 @@ func (c *candidates) link(tx graph.Tx) error {
 			}
 			byPrefix[pre] = cands
 		}
-		if m := entity.Resolve(g, "", cands); m.Kind == entity.MatchFuzzy {
+		if m := entity.Lookup(g, cands); m.Kind == entity.MatchFuzzy {
 			c.addLinked(*m.Entity, m.Kind)
 		}
 	}
@@ -324,18 +328,7 @@ func (c *candidates) walk(tx graph.Tx, scale float64) error {
 		for i, s := range frontier {
 			ids[i] = s.id
 		}
-		if b, ok := tx.(batchReader); ok {
-			return b.FactsOfEach(ids, limit)
-		}
-		out := make(map[string][]entity.Fact, len(ids))
-		for _, id := range ids {
-			fs, err := tx.FactsOf(id, limit)
-			if err != nil {
-				return nil, err
-			}
-			out[id] = fs
-		}
-		return out, nil
+		return graph.FactsOfEach(tx, ids, limit)
 	}
 	for hop := 1; hop <= c.p.hops && len(frontier) > 0; hop++ {
 		w := graphLinked
@@ -400,10 +393,12 @@ func (c *candidates) walk(tx graph.Tx, scale float64) error {
 	return nil
 }
 
-// batchReader is an optional read of a graph.Tx (the Neo4j adapter has
-// it): FactsOf for a whole frontier in one round trip.
-type batchReader interface {
-	FactsOfEach(entityIDs []string, limit int) (map[string][]entity.Fact, error)
+func hitIDs(hits []search.Hit) []string {
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	return ids
 }
 
 // scoreFacts computes the fused score of every fact candidate:

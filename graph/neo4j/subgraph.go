@@ -238,3 +238,47 @@ func Walk(tx graph.Tx, q SubgraphQuery) ([]SubgraphFact, error) {
 	}
 	return out, nil
 }
+
+var _ graph.BatchReader = (*tx)(nil)
+
+// FactsByID returns the facts among ids, in one round trip.
+func (t *tx) FactsByID(ids []string) (map[string]entity.Fact, error) {
+	const op = "neo4j.FactsByID"
+	out := make(map[string]entity.Fact, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	recs, err := t.query(stmtFactsByID, map[string]any{"ids": ids})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		f, err := t.decodeFact(props(r.Values[0]))
+		if err != nil {
+			return nil, internal(op, err)
+		}
+		out[f.ID] = f
+	}
+	return out, nil
+}
+
+// EntitiesByID returns the entities among ids, in one round trip.
+func (t *tx) EntitiesByID(ids []string) (map[string]entity.Entity, error) {
+	const op = "neo4j.EntitiesByID"
+	out := make(map[string]entity.Entity, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	recs, err := t.query(stmtEntitiesByID, map[string]any{"ids": ids})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		e, err := t.decodeEntity(props(r.Values[0]))
+		if err != nil {
+			return nil, internal(op, err)
+		}
+		out[e.ID] = e
+	}
+	return out, nil
+}

@@ -56,6 +56,9 @@ var (
 	stmtWipe    = cypher.MustRead("wipe.cypher")
 	stmtLock    = cypher.MustRead("write_lock.cypher")
 
+	stmtFactsByID    = cypher.MustRead("facts_by_id.cypher")
+	stmtEntitiesByID = cypher.MustRead("entities_by_id.cypher")
+
 	stmtCounterInit = cypher.MustRead("counter_init.cypher")
 )
 
