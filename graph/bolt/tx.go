@@ -386,24 +386,33 @@ func (t *tx) PutEntities(es []entity.Entity) error {
 }
 
 func (t *tx) DeleteEntity(id string) error {
-	const op = "bolt.DeleteEntity"
+	return t.deleteRecord("bolt.DeleteEntity", "entity", bEntity, kEntity, id, func(scope, id string, old []byte) ([]ixEntry, error) {
+		h, _, err := decodeEntityHead(old)
+		return entityIndex(scope, id, &h), err
+	})
+}
+
+// deleteRecord deletes one record and its index entries, leaving a
+// deletion in the change sequence; indexOf names the entries of the old
+// value. Returns ENOTFOUND if there is no such record.
+func (t *tx) deleteRecord(op, noun string, bucket int, kind byte, id string, indexOf func(scope, id string, old []byte) ([]ixEntry, error)) error {
 	if err := t.check(op); err != nil {
 		return err
 	}
-	b := t.bucket(bEntity)
+	b := t.bucket(bucket)
 	k := t.key(id)
 	old := b.Get(k)
 	if old == nil {
-		return &entity.Error{Code: entity.ENOTFOUND, Op: op, Message: fmt.Sprintf("entity %q not found", id)}
+		return &entity.Error{Code: entity.ENOTFOUND, Op: op, Message: fmt.Sprintf("%s %q not found", noun, id)}
 	}
-	h, _, err := decodeEntityHead(old)
+	ix, err := indexOf(t.scope, id, old)
 	if err != nil {
 		return t.wrap(op, err)
 	}
-	if err := t.reindex(entityIndex(t.scope, id, &h), nil); err != nil {
+	if err := t.reindex(ix, nil); err != nil {
 		return t.wrap(op, err)
 	}
-	if _, err := t.writeSeq(kEntity, k, old, true); err != nil {
+	if _, err := t.writeSeq(kind, k, old, true); err != nil {
 		return t.wrap(op, err)
 	}
 	return t.wrap(op, b.Delete(k))
@@ -668,27 +677,10 @@ func (t *tx) PutFacts(fs []entity.Fact) error {
 }
 
 func (t *tx) DeleteFact(id string) error {
-	const op = "bolt.DeleteFact"
-	if err := t.check(op); err != nil {
-		return err
-	}
-	b := t.bucket(bFact)
-	k := t.key(id)
-	old := b.Get(k)
-	if old == nil {
-		return &entity.Error{Code: entity.ENOTFOUND, Op: op, Message: fmt.Sprintf("fact %q not found", id)}
-	}
-	h, _, err := decodeFactHead(old)
-	if err != nil {
-		return t.wrap(op, err)
-	}
-	if err := t.reindex(factIndex(t.scope, id, &h), nil); err != nil {
-		return t.wrap(op, err)
-	}
-	if _, err := t.writeSeq(kFact, k, old, true); err != nil {
-		return t.wrap(op, err)
-	}
-	return t.wrap(op, b.Delete(k))
+	return t.deleteRecord("bolt.DeleteFact", "fact", bFact, kFact, id, func(scope, id string, old []byte) ([]ixEntry, error) {
+		h, _, err := decodeFactHead(old)
+		return factIndex(scope, id, &h), err
+	})
 }
 
 // ---- episodes ----
@@ -798,27 +790,10 @@ func (t *tx) PutEpisode(e entity.Episode) error {
 }
 
 func (t *tx) DeleteEpisode(id string) error {
-	const op = "bolt.DeleteEpisode"
-	if err := t.check(op); err != nil {
-		return err
-	}
-	b := t.bucket(bEpisode)
-	k := t.key(id)
-	old := b.Get(k)
-	if old == nil {
-		return &entity.Error{Code: entity.ENOTFOUND, Op: op, Message: fmt.Sprintf("episode %q not found", id)}
-	}
-	h, _, err := decodeEpisodeHead(old)
-	if err != nil {
-		return t.wrap(op, err)
-	}
-	if err := t.reindex(episodeIndex(t.scope, id, &h), nil); err != nil {
-		return t.wrap(op, err)
-	}
-	if _, err := t.writeSeq(kEpisode, k, old, true); err != nil {
-		return t.wrap(op, err)
-	}
-	return t.wrap(op, b.Delete(k))
+	return t.deleteRecord("bolt.DeleteEpisode", "episode", bEpisode, kEpisode, id, func(scope, id string, old []byte) ([]ixEntry, error) {
+		h, _, err := decodeEpisodeHead(old)
+		return episodeIndex(scope, id, &h), err
+	})
 }
 
 // ---- tombstones ----
