@@ -1,7 +1,9 @@
 package api
 
 import (
+	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 
@@ -93,4 +95,27 @@ func Error(c *gin.Context, err error) {
 // invalid returns an EINVALID error for one field.
 func invalid(field, msg string) error {
 	return &entity.Error{Code: entity.EINVALID, Message: "invalid request", Fields: map[string]string{field: msg}}
+}
+
+// ParseError is the client side of the one error shape: it turns an error
+// answer back into an *entity.Error, its code taken from the body or, for a
+// body of another shape (a proxy's), from the status.
+func ParseError(status int, body []byte) error {
+	var e ErrorBody
+	if json.Unmarshal(body, &e) == nil && e.Error.Code != "" {
+		return &entity.Error{Code: e.Error.Code, Message: e.Error.Message, Fields: e.Error.Fields}
+	}
+	code := entity.EINTERNAL
+	for c, st := range statuses {
+		if st == status && c != entity.EINTERNAL {
+			code = c
+		}
+	}
+	switch {
+	case code == entity.EINTERNAL && (status == http.StatusBadGateway || status == http.StatusGatewayTimeout):
+		code = entity.EUNAVAILABLE
+	case code == entity.EINTERNAL && status/100 == 4:
+		code = entity.EINVALID
+	}
+	return &entity.Error{Code: code, Message: fmt.Sprintf("the server answered %d %s", status, http.StatusText(status))}
 }

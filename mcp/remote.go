@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/graphmem/graphmem/api"
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/recall"
@@ -91,32 +92,7 @@ func (r *Remote) do(ctx context.Context, method, path string, body, out any) (in
 }
 
 // remoteError turns the server's one error shape into an *entity.Error.
-func remoteError(status int, data []byte) error {
-	var e struct {
-		Error struct {
-			Code    string            `json:"code"`
-			Message string            `json:"message"`
-			Fields  map[string]string `json:"fields"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(data, &e) == nil && e.Error.Code != "" {
-		return &entity.Error{Code: entity.Code(e.Error.Code), Message: e.Error.Message, Fields: e.Error.Fields}
-	}
-	code := entity.EINTERNAL
-	switch {
-	case status == http.StatusNotFound:
-		code = entity.ENOTFOUND
-	case status == http.StatusUnauthorized:
-		code = entity.EUNAUTHENTICATED
-	case status == http.StatusForbidden:
-		code = entity.EPERMISSION
-	case status == http.StatusServiceUnavailable || status == http.StatusBadGateway || status == http.StatusGatewayTimeout:
-		code = entity.EUNAVAILABLE
-	case status/100 == 4:
-		code = entity.EINVALID
-	}
-	return &entity.Error{Code: code, Message: fmt.Sprintf("the server answered %d %s", status, http.StatusText(status))}
-}
+func remoteError(status int, data []byte) error { return api.ParseError(status, data) }
 
 // episodeBody is POST /v1/episodes: times as RFC 3339 strings.
 type episodeBody struct {

@@ -173,16 +173,11 @@ func (s *Service) Fact(ctx context.Context, scope entity.Scope, id string) (Fact
 			return entity.Errorf(entity.ENOTFOUND, "fact %s not found", id)
 		}
 		d = FactDetail{Fact: f}
-		key := graph.ChainKey{SubjectID: f.SubjectID, Predicate: f.Predicate}
-		chains, err := tx.Chains([]graph.ChainKey{key})
+		chain, card, err := s.chainOf(tx, &f)
 		if err != nil {
 			return err
 		}
-		card, _, err := s.cardinality(tx, f.Predicate)
-		if err != nil {
-			return err
-		}
-		for _, c := range chains[key] {
+		for _, c := range chain {
 			if c.ForgottenAt != nil || (card != "one" && c.ObjectKey() != f.ObjectKey()) {
 				continue
 			}
@@ -216,6 +211,18 @@ func (s *Service) cardinality(tx graph.Tx, pred string) (string, bool, error) {
 	return v, true, nil
 }
 
+// chainOf reads the chain of f (every fact of its subject and predicate)
+// and the predicate's cardinality.
+func (s *Service) chainOf(tx graph.Tx, f *entity.Fact) ([]entity.Fact, string, error) {
+	key := graph.ChainKey{SubjectID: f.SubjectID, Predicate: f.Predicate}
+	chains, err := tx.Chains([]graph.ChainKey{key})
+	if err != nil {
+		return nil, "", err
+	}
+	card, _, err := s.cardinality(tx, f.Predicate)
+	return chains[key], card, err
+}
+
 func sortByValidTime(fs []entity.Fact) {
 	slices.SortFunc(fs, func(a, b entity.Fact) int {
 		if c := a.ValidFrom.Compare(b.ValidFrom); c != 0 {
@@ -240,16 +247,11 @@ func (s *Service) Retract(ctx context.Context, scope entity.Scope, id string) (e
 		if f.ExpiredAt != nil || f.ForgottenAt != nil {
 			return entity.Errorf(entity.ENOTFOUND, "fact %s not found", id)
 		}
-		key := graph.ChainKey{SubjectID: f.SubjectID, Predicate: f.Predicate}
-		chains, err := tx.Chains([]graph.ChainKey{key})
+		chain, card, err := s.chainOf(tx, &f)
 		if err != nil {
 			return err
 		}
-		card, _, err := s.cardinality(tx, f.Predicate)
-		if err != nil {
-			return err
-		}
-		res, err := temporal.Retract(chains[key], id, card, s.now(), s.NewID)
+		res, err := temporal.Retract(chain, id, card, s.now(), s.NewID)
 		if err != nil {
 			return err
 		}

@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/graphmem/graphmem/api"
 )
 
 // apiClient talks to a running graphmem server for the client commands.
@@ -54,21 +56,7 @@ func (c *apiClient) do(ctx context.Context, method, path string, body, out any) 
 		return err
 	}
 	if resp.StatusCode/100 != 2 {
-		var e struct {
-			Error struct {
-				Code    string            `json:"code"`
-				Message string            `json:"message"`
-				Fields  map[string]string `json:"fields"`
-			} `json:"error"`
-		}
-		if json.Unmarshal(data, &e) == nil && e.Error.Code != "" {
-			msg := fmt.Sprintf("%s %s: %d %s: %s", method, path, resp.StatusCode, e.Error.Code, e.Error.Message)
-			for k, v := range e.Error.Fields {
-				msg += fmt.Sprintf("; %s: %s", k, v)
-			}
-			return fmt.Errorf("%s", msg)
-		}
-		return fmt.Errorf("%s %s: %s", method, path, resp.Status)
+		return fmt.Errorf("%s %s: %w", method, path, api.ParseError(resp.StatusCode, data))
 	}
 	if out == nil {
 		return nil
