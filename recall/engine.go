@@ -271,9 +271,18 @@ func (e *Engine) FindFacts(ctx context.Context, scope entity.Scope, query string
 	if err != nil {
 		return nil, err
 	}
+	// Forgetting must not sweep up facts that merely share a word with the
+	// query: keep those that match about as well as the best one.
 	ids := make([]string, 0, len(hits))
 	for _, h := range hits {
+		if h.Score < forgetScoreRatio*hits[0].Score {
+			break
+		}
 		ids = append(ids, h.ID)
 	}
 	return ids, nil
 }
+
+// forgetScoreRatio is the share of the best hit's score a fact needs to be
+// selected by a forget query.
+const forgetScoreRatio = 0.5
