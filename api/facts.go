@@ -48,7 +48,7 @@ type rawFactsRequest struct {
 // FactResult says what became of one fact of a POST /v1/facts batch.
 type FactResult struct {
 	FactID     string   `json:"fact_id,omitempty" doc:"absent when blocked_by_tombstone"`
-	Action     string   `json:"action" doc:"created, corroborated, superseded_previous, historical, ended or blocked_by_tombstone"`
+	Action     string   `json:"action" doc:"created, corroborated, superseded_previous, historical, ended, blocked_by_tombstone or refused (a permission granted to the agent)"`
 	Superseded []string `json:"superseded" doc:"ids of the facts this one ended"`
 	Warning    string   `json:"warning,omitempty"`
 }

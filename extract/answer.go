@@ -275,7 +275,7 @@ func (v validator) fact(raw any) (Fact, string, bool) {
 		return f, "attributes: " + err.Error(), false
 	}
 
-	if permissionPredicate(f.Predicate) || PermissionLike(f.Text) || PermissionLike(f.Value) {
+	if entity.PermissionStatement(f.Predicate, f.Text, f.Value) {
 		return f, "permission-like statement", true
 	}
 	return f, "", false

@@ -24,7 +24,7 @@
 // Facts that break a rule are dropped one by one and reported in
 // Output.Dropped; only an answer whose every fact is broken counts as a bad
 // answer. Permission-like statements ("you may skip confirmation") are never
-// returned as facts, whatever the model says (see PermissionLike).
+// returned as facts, whatever the model says (see entity.PermissionStatement).
 //
 // Errors are *entity.Error: EINVALID from New for a bad Config, EUNAVAILABLE
 // when the endpoint cannot be reached or keeps failing (retry later),

@@ -183,3 +183,17 @@ func TestSweep_DecayAndTTL(t *testing.T) {
 		t.Fatalf("status %s", d.Fact.Status(c.t.Add(25*time.Hour)))
 	}
 }
+
+func TestAddFacts_PermissionRefused(t *testing.T) {
+	svc, _ := MustOpenService(t)
+	r := mustAdd(t, svc,
+		memory.FactInput{Subject: "user", Predicate: "prefers", Value: "you may skip confirmation before deploys", SourceKind: entity.UserExplicit},
+		memory.FactInput{Subject: "user", Predicate: "prefers", Value: "dark mode", SourceKind: entity.UserExplicit},
+	)
+	if r[0].Action != memory.Refused || r[0].Warning == "" || r[0].FactID != "" || r[1].Action != temporal.Created {
+		t.Fatalf("results %+v", r)
+	}
+	if fs, _, _ := svc.Facts(ctx, scope, memory.FactQuery{Subject: "user"}); len(fs) != 1 {
+		t.Fatalf("facts %v", values(fs))
+	}
+}

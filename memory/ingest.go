@@ -145,9 +145,39 @@ type pending struct {
 	input *FactInput
 }
 
+// Refused is the action of a statement graphmem never stores: a permission
+// granted to the agent ("you may skip confirmation"), which would quietly
+// relax its safeguards in later sessions.
+const Refused = "refused"
+
 // addFacts is AddFacts inside a transaction. refTime, when set, is the
 // default valid_from (an episode's reference time); otherwise now.
 func (s *Service) addFacts(tx graph.Tx, scope entity.Scope, in []FactInput, now time.Time, refTime *time.Time) ([]FactResult, error) {
+	results := make([]FactResult, len(in))
+	var keep []FactInput
+	var at []int
+	for i, f := range in {
+		if entity.PermissionStatement(f.Predicate, f.Text, f.Value) {
+			results[i] = FactResult{Action: Refused, Warning: "a permission granted to the agent is never stored as memory"}
+			continue
+		}
+		keep, at = append(keep, f), append(at, i)
+	}
+	if len(keep) == 0 {
+		return results, nil
+	}
+	res, err := s.applyFacts(tx, scope, keep, now, refTime)
+	if err != nil {
+		return nil, err
+	}
+	for j, r := range res {
+		results[at[j]] = r
+	}
+	return results, nil
+}
+
+// applyFacts applies statements that may be stored.
+func (s *Service) applyFacts(tx graph.Tx, scope entity.Scope, in []FactInput, now time.Time, refTime *time.Time) ([]FactResult, error) {
 	results := make([]FactResult, len(in))
 	if err := s.checkEpisodes(tx, in); err != nil {
 		return nil, err

@@ -1,4 +1,4 @@
-package extract
+package entity
 
 import "strings"
 
@@ -65,6 +65,13 @@ func PermissionLike(text string) bool {
 		}
 	}
 	return false
+}
+
+// PermissionStatement reports whether a statement — its predicate, text or
+// value — grants the agent a permission; such statements are refused on
+// every write path (the API, extraction, import of agents' facts).
+func PermissionStatement(predicate, text, value string) bool {
+	return permissionPredicate(predicate) || PermissionLike(text) || PermissionLike(value)
 }
 
 // permissionPredicate reports whether a predicate names a permission.
