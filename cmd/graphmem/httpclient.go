@@ -56,7 +56,7 @@ func (c *apiClient) do(ctx context.Context, method, path string, body, out any) 
 		return err
 	}
 	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("%s %s: %w", method, path, api.ParseError(resp.StatusCode, data))
+		return fmt.Errorf("%s %s: %d %w", method, path, resp.StatusCode, api.ParseError(resp.StatusCode, data))
 	}
 	if out == nil {
 		return nil
