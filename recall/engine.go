@@ -203,6 +203,9 @@ func (e *Engine) Search(ctx context.Context, scope entity.Scope, req SearchReque
 	if err := validateScope(scope); err != nil {
 		return SearchResult{}, err
 	}
+	if err := e.Index.CatchUp(ctx, e.Store); err != nil {
+		return SearchResult{}, err
+	}
 	if err := req.Validate(); err != nil {
 		return SearchResult{}, err
 	}
@@ -257,6 +260,9 @@ func orNow(t, now time.Time) time.Time {
 // forgotten address should take its former values with it).
 func (e *Engine) FindFacts(ctx context.Context, scope entity.Scope, query string, limit int) ([]string, error) {
 	if err := validateScope(scope); err != nil {
+		return nil, err
+	}
+	if err := e.Index.CatchUp(ctx, e.Store); err != nil {
 		return nil, err
 	}
 	fe := entity.FieldErrors{}

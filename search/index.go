@@ -114,6 +114,11 @@ type Index struct {
 	seq    uint64
 
 	notify chan struct{}
+	// pending is set by Notify and cleared when a Sync starts: a local
+	// write the index has not applied yet.
+	pending atomic.Bool
+	// syncing is set while a Sync runs, whose changes a reader may need.
+	syncing atomic.Bool
 
 	// flagged is the latest clock reading used to flag facts as ended
 	// (flagEnded): every fact flagged ended had ended by then.

@@ -28,6 +28,9 @@ const syncPage = 1000
 func (x *Index) Sync(ctx context.Context, store graph.Store) (int, error) {
 	x.syncMu.Lock()
 	defer x.syncMu.Unlock()
+	x.syncing.Store(true)
+	defer x.syncing.Store(false)
+	x.pending.Store(false)
 	n := 0
 	for {
 		if err := ctxErr(ctx, "search.Sync"); err != nil {
@@ -192,10 +195,23 @@ func (x *Index) storedDigest(id string) string {
 // Notify wakes Follow to sync now; it never blocks. Hook it to the memory
 // service's Changed callback for read-your-writes within milliseconds.
 func (x *Index) Notify() {
+	x.pending.Store(true)
 	select {
 	case x.notify <- struct{}{}:
 	default:
 	}
+}
+
+// CatchUp syncs when a local write was notified and not applied yet, or
+// a sync that may be applying it is running, so a search right after a
+// write finds it (read your writes); otherwise it costs nothing. Writes of
+// other processes are Follow's.
+func (x *Index) CatchUp(ctx context.Context, store graph.Store) error {
+	if !x.pending.Load() && !x.syncing.Load() {
+		return nil
+	}
+	_, err := x.Sync(ctx, store)
+	return err
 }
 
 // Follow keeps the index in sync with store until ctx ends: it syncs at

@@ -38,6 +38,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Concurrency", func(t *testing.T) { testConcurrency(t, open) })
 	t.Run("Scopes", func(t *testing.T) { testScopes(t, open) })
 	t.Run("Ping", func(t *testing.T) { testPing(t, open) })
+	t.Run("Subgraph", func(t *testing.T) { testSubgraph(t, open) })
 }
 
 // fresh opens a store for one subtest and, when it ends, checks the
@@ -353,5 +354,13 @@ func allChanges(t testing.TB, s graph.Store, after uint64) []graph.Change {
 		}
 		out = append(out, page...)
 		after = page[len(page)-1].Seq
+	}
+}
+
+// view runs fn in a View that must succeed.
+func view(t testing.TB, s graph.Store, scope entity.Scope, fn func(graph.Tx) error) {
+	t.Helper()
+	if err := s.View(ctx, scope, fn); err != nil {
+		t.Fatalf("View(%s): %v", scope, err)
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph"
 	"github.com/graphmem/graphmem/graph/graphtest"
-	"github.com/graphmem/graphmem/graph/neo4j"
 )
 
 // BenchmarkPutFacts writes realistic facts (graphtest.GenFacts: claims,
@@ -133,7 +132,7 @@ func BenchmarkReads(b *testing.B) {
 	}
 	b.Run("FactsOfEach-20", func(b *testing.B) {
 		view(b, func(tx graph.Tx, i int) (int, error) {
-			m, err := tx.(neo4j.BatchReader).FactsOfEach(frontier(i), 25)
+			m, err := tx.(graph.BatchReader).FactsOfEach(frontier(i), 25)
 			n := 0
 			for _, fs := range m {
 				n += len(fs)
@@ -154,18 +153,18 @@ func BenchmarkReads(b *testing.B) {
 			return n, nil
 		})
 	})
-	q := func(i int) neo4j.SubgraphQuery {
-		return neo4j.SubgraphQuery{Seeds: []string{seed(i), seed(i + 1), seed(i + 2)}, Hops: 2, FanOut: 20, AsOf: asOf, Now: asOf}
+	q := func(i int) graph.SubgraphQuery {
+		return graph.SubgraphQuery{Seeds: []string{seed(i), seed(i + 1), seed(i + 2)}, Hops: 2, FanOut: 20, AsOf: asOf, Now: asOf}
 	}
 	b.Run("Subgraph-2hops", func(b *testing.B) {
 		view(b, func(tx graph.Tx, i int) (int, error) {
-			fs, err := tx.(neo4j.Subgrapher).Subgraph(q(i))
+			fs, err := tx.(graph.Subgrapher).Subgraph(q(i))
 			return len(fs), err
 		})
 	})
 	b.Run("baseline-Walk-2hops", func(b *testing.B) {
 		view(b, func(tx graph.Tx, i int) (int, error) {
-			fs, err := neo4j.Walk(tx, q(i))
+			fs, err := graph.Walk(tx, q(i))
 			return len(fs), err
 		})
 	})

@@ -83,7 +83,7 @@ func TestStatementsSeekIndexes(t *testing.T) {
 		}
 		stmts[n] = cypher.MustRead(n)
 	}
-	for h := 1; h <= MaxHops; h++ {
+	for h := 1; h <= graph.MaxHops; h++ {
 		stmts[fmt.Sprintf("subgraph %d hops", h)] = subgraphStatements[h]
 	}
 	base := map[string]any{
