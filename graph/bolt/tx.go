@@ -357,45 +357,74 @@ func (t *tx) PutEntities(es []entity.Entity) error {
 		if err := t.checkScope(op, &e.Scope); err != nil {
 			return err
 		}
-		k := t.key(e.ID)
-		var oldIx []ixEntry
-		old := b.Get(k)
-		if old != nil {
-			h, _, err := decodeEntityHead(old)
-			if err != nil {
-				return t.wrap(op, err)
-			}
-			oldIx = entityIndex(t.scope, e.ID, &h)
-		}
-		if err := t.reindex(oldIx, entityIndex(t.scope, e.ID, &entityHead{Name: e.Name, Aliases: e.Aliases})); err != nil {
-			return t.wrap(op, err)
-		}
-		seq, err := t.writeSeq(kEntity, k, old, false)
+		err := t.putRecord(op, b, kEntity, e.ID, entityIndexOf, entityIndex(t.scope, e.ID, &entityHead{Name: e.Name, Aliases: e.Aliases}),
+			func(seq uint64) ([]byte, error) {
+				v, err := encodeEntity(seq, &e)
+				if err != nil {
+					return nil, invalid(op, "entities[%d].attributes: %v", i, err)
+				}
+				return v, nil
+			})
 		if err != nil {
-			return t.wrap(op, err)
-		}
-		v, err := encodeEntity(seq, &e)
-		if err != nil {
-			return invalid(op, "entities[%d].attributes: %v", i, err)
-		}
-		if err := b.Put(k, v); err != nil {
-			return t.wrap(op, err)
+			return err
 		}
 	}
 	return nil
 }
 
 func (t *tx) DeleteEntity(id string) error {
-	return t.deleteRecord("bolt.DeleteEntity", "entity", bEntity, kEntity, id, func(scope, id string, old []byte) ([]ixEntry, error) {
-		h, _, err := decodeEntityHead(old)
-		return entityIndex(scope, id, &h), err
-	})
+	return t.deleteRecord("bolt.DeleteEntity", "entity", bEntity, kEntity, id, entityIndexOf)
+}
+
+// indexOf names the index entries of a stored value of one kind.
+type indexOf func(scope, id string, old []byte) ([]ixEntry, error)
+
+func entityIndexOf(scope, id string, old []byte) ([]ixEntry, error) {
+	h, _, err := decodeEntityHead(old)
+	return entityIndex(scope, id, &h), err
+}
+
+func factIndexOf(scope, id string, old []byte) ([]ixEntry, error) {
+	h, _, err := decodeFactHead(old)
+	return factIndex(scope, id, &h), err
+}
+
+func episodeIndexOf(scope, id string, old []byte) ([]ixEntry, error) {
+	h, _, err := decodeEpisodeHead(old)
+	return episodeIndex(scope, id, &h), err
+}
+
+// putRecord writes one record: its index entries move from those of the
+// stored value (if any) to now, it gets a new change sequence, and encode
+// makes its value for that sequence.
+func (t *tx) putRecord(op string, b *bbolt.Bucket, kind byte, id string, oldIndex indexOf, now []ixEntry, encode func(seq uint64) ([]byte, error)) error {
+	k := t.key(id)
+	old := b.Get(k)
+	var oldIx []ixEntry
+	if old != nil {
+		var err error
+		if oldIx, err = oldIndex(t.scope, id, old); err != nil {
+			return t.wrap(op, err)
+		}
+	}
+	if err := t.reindex(oldIx, now); err != nil {
+		return t.wrap(op, err)
+	}
+	seq, err := t.writeSeq(kind, k, old, false)
+	if err != nil {
+		return t.wrap(op, err)
+	}
+	v, err := encode(seq)
+	if err != nil {
+		return err
+	}
+	return t.wrap(op, b.Put(k, v))
 }
 
 // deleteRecord deletes one record and its index entries, leaving a
 // deletion in the change sequence; indexOf names the entries of the old
 // value. Returns ENOTFOUND if there is no such record.
-func (t *tx) deleteRecord(op, noun string, bucket int, kind byte, id string, indexOf func(scope, id string, old []byte) ([]ixEntry, error)) error {
+func (t *tx) deleteRecord(op, noun string, bucket int, kind byte, id string, oldIndex indexOf) error {
 	if err := t.check(op); err != nil {
 		return err
 	}
@@ -405,7 +434,7 @@ func (t *tx) deleteRecord(op, noun string, bucket int, kind byte, id string, ind
 	if old == nil {
 		return &entity.Error{Code: entity.ENOTFOUND, Op: op, Message: fmt.Sprintf("%s %q not found", noun, id)}
 	}
-	ix, err := indexOf(t.scope, id, old)
+	ix, err := oldIndex(t.scope, id, old)
 	if err != nil {
 		return t.wrap(op, err)
 	}
@@ -647,40 +676,24 @@ func (t *tx) PutFacts(fs []entity.Fact) error {
 		if err := t.checkFact(op, i, &f); err != nil {
 			return err
 		}
-		k := t.key(f.ID)
-		var oldIx []ixEntry
-		old := b.Get(k)
-		if old != nil {
-			h, _, err := decodeFactHead(old)
-			if err != nil {
-				return t.wrap(op, err)
-			}
-			oldIx = factIndex(t.scope, f.ID, &h)
-		}
 		h := factHead{SubjectID: f.SubjectID, Predicate: f.Predicate, ObjectID: f.ObjectID, Value: f.Value}
-		if err := t.reindex(oldIx, factIndex(t.scope, f.ID, &h)); err != nil {
-			return t.wrap(op, err)
-		}
-		seq, err := t.writeSeq(kFact, k, old, false)
+		err := t.putRecord(op, b, kFact, f.ID, factIndexOf, factIndex(t.scope, f.ID, &h),
+			func(seq uint64) ([]byte, error) {
+				v, err := encodeFact(seq, &f)
+				if err != nil {
+					return nil, invalid(op, "facts[%d].attributes: %v", i, err)
+				}
+				return v, nil
+			})
 		if err != nil {
-			return t.wrap(op, err)
-		}
-		v, err := encodeFact(seq, &f)
-		if err != nil {
-			return invalid(op, "facts[%d].attributes: %v", i, err)
-		}
-		if err := b.Put(k, v); err != nil {
-			return t.wrap(op, err)
+			return err
 		}
 	}
 	return nil
 }
 
 func (t *tx) DeleteFact(id string) error {
-	return t.deleteRecord("bolt.DeleteFact", "fact", bFact, kFact, id, func(scope, id string, old []byte) ([]ixEntry, error) {
-		h, _, err := decodeFactHead(old)
-		return factIndex(scope, id, &h), err
-	})
+	return t.deleteRecord("bolt.DeleteFact", "fact", bFact, kFact, id, factIndexOf)
 }
 
 // ---- episodes ----
@@ -758,42 +771,24 @@ func (t *tx) PutEpisode(e entity.Episode) error {
 	if err := t.checkScope(op, &e.Scope); err != nil {
 		return err
 	}
-	k := t.key(e.ID)
 	if e.IdempotencyKey != "" {
 		if other := t.bucket(bEpKey).Get(t.key(e.IdempotencyKey)); other != nil && string(other) != e.ID {
 			return &entity.Error{Code: entity.ECONFLICT, Op: op, Message: fmt.Sprintf("idempotency key already used by episode %q", other)}
 		}
 	}
-	b := t.bucket(bEpisode)
-	var oldIx []ixEntry
-	old := b.Get(k)
-	if old != nil {
-		h, _, err := decodeEpisodeHead(old)
-		if err != nil {
-			return t.wrap(op, err)
-		}
-		oldIx = episodeIndex(t.scope, e.ID, &h)
-	}
 	h := episodeHead{Status: e.Status, IdempotencyKey: e.IdempotencyKey, ReferenceTime: e.ReferenceTime, NextAttemptAt: e.NextAttemptAt}
-	if err := t.reindex(oldIx, episodeIndex(t.scope, e.ID, &h)); err != nil {
-		return t.wrap(op, err)
-	}
-	seq, err := t.writeSeq(kEpisode, k, old, false)
-	if err != nil {
-		return t.wrap(op, err)
-	}
-	v, err := encodeEpisode(seq, &e)
-	if err != nil {
-		return invalid(op, "metadata: %v", err)
-	}
-	return t.wrap(op, b.Put(k, v))
+	return t.putRecord(op, t.bucket(bEpisode), kEpisode, e.ID, episodeIndexOf, episodeIndex(t.scope, e.ID, &h),
+		func(seq uint64) ([]byte, error) {
+			v, err := encodeEpisode(seq, &e)
+			if err != nil {
+				return nil, invalid(op, "metadata: %v", err)
+			}
+			return v, nil
+		})
 }
 
 func (t *tx) DeleteEpisode(id string) error {
-	return t.deleteRecord("bolt.DeleteEpisode", "episode", bEpisode, kEpisode, id, func(scope, id string, old []byte) ([]ixEntry, error) {
-		h, _, err := decodeEpisodeHead(old)
-		return episodeIndex(scope, id, &h), err
-	})
+	return t.deleteRecord("bolt.DeleteEpisode", "episode", bEpisode, kEpisode, id, episodeIndexOf)
 }
 
 // ---- tombstones ----
