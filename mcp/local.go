@@ -17,7 +17,9 @@ import (
 const ForgetQueryLimit = 10
 
 // Local is a Backend on a memory service and a recall engine in this
-// process, bound to one scope chosen by configuration.
+// process, bound to one scope chosen by configuration. The service's
+// Changed must notify the engine's index (Index.Notify), as serve and
+// graphmem mcp wire them: a recall right after a write then finds it.
 type Local struct {
 	Service *memory.Service
 	Engine  *recall.Engine
@@ -40,15 +42,6 @@ func (l *Local) now() time.Time {
 	return time.Now().UTC()
 }
 
-// synced brings the search index up to date after a write, so a recall
-// right after add_facts sees the new facts. A failure is not the write's:
-// it is committed, and the index's follower catches up later.
-func (l *Local) synced(ctx context.Context) {
-	if l.Engine != nil && l.Engine.Index != nil {
-		_, _ = l.Engine.Index.Sync(ctx, l.Service.Store)
-	}
-}
-
 func (l *Local) engine() (*recall.Engine, error) {
 	if l.Engine == nil {
 		return nil, entity.Errorf(entity.EUNAVAILABLE, "recall is not available: no search index is configured")
@@ -62,7 +55,6 @@ func (l *Local) Remember(ctx context.Context, in memory.EpisodeInput) (RememberR
 	if err != nil {
 		return RememberResult{}, err
 	}
-	l.synced(ctx)
 	return RememberResult{EpisodeID: ep.ID, Status: ep.Status, Created: created, Error: ep.Error, FactIDs: ep.FactIDs}, nil
 }
 
@@ -72,7 +64,6 @@ func (l *Local) AddFacts(ctx context.Context, facts []memory.FactInput) ([]memor
 	if err != nil {
 		return nil, err
 	}
-	l.synced(ctx)
 	return res, nil
 }
 
@@ -184,13 +175,7 @@ func (l *Local) Forget(ctx context.Context, req ForgetRequest) (memory.ForgetRes
 		FactIDs: ids, Entity: req.Entity, EpisodeID: req.EpisodeID, Mode: req.Mode,
 		Reason: req.Reason, DryRun: req.DryRun, Actor: l.Actor,
 	})
-	if err != nil {
-		return res, err
-	}
-	if !req.DryRun {
-		l.synced(ctx)
-	}
-	return res, nil
+	return res, err
 }
 
 // factView is f as the tools show it, its status derived at now.

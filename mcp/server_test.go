@@ -35,6 +35,7 @@ func newEnv(tb testing.TB) *env {
 		tb.Fatal(err)
 	}
 	e := &env{svc: memory.New(store, nil), engine: &recall.Engine{Store: store, Index: idx}}
+	e.svc.Changed = idx.Notify
 	tb.Cleanup(func() {
 		e.engine.Close()
 		idx.Close()

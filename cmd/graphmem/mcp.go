@@ -8,9 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"path/filepath"
 	"sync"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -20,7 +18,6 @@ import (
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/ontology"
 	"github.com/graphmem/graphmem/recall"
-	"github.com/graphmem/graphmem/search"
 )
 
 // runMCP is `graphmem mcp`: the memory tools as an MCP server on stdin and
@@ -102,33 +99,20 @@ func openLocalMCP(ctx context.Context, cfg Config, scope entity.Scope, logger *s
 		}
 		return nil, nil, err
 	}
-	idx, err := search.Open(filepath.Join(cfg.Data, "index"))
-	if err != nil {
-		store.Close()
-		return nil, nil, err
-	}
-	// Catch up with writes made while the index was closed before the
-	// first tool call can ask anything.
-	if _, err := idx.Sync(ctx, store); err != nil {
-		idx.Close()
-		store.Close()
-		return nil, nil, err
-	}
 	svc := memory.New(store, onto)
-	eng := &recall.Engine{Store: store, Index: idx, Ontology: onto, Logger: logger}
 	x, err := newEpisodeExtractor(cfg, onto, logger, nil)
 	if err != nil {
-		eng.Close()
-		idx.Close()
 		store.Close()
 		return nil, nil, err
 	}
-	svc.Changed = idx.Notify
+	idx, eng, err := openRecall(ctx, cfg, svc, logger)
+	if err != nil {
+		store.Close()
+		return nil, nil, err
+	}
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
-	wg.Go(func() {
-		idx.Follow(bg, store, time.Second, func(err error) { logger.Warn("search index sync failed", "error", err) })
-	})
+	wg.Go(func() { followIndex(bg, idx, store, logger) })
 	if x != nil {
 		svc.Extract = x
 		wg.Go(func() { svc.RunWorkers(bg, int(max(cfg.Workers, 1)), logger) })

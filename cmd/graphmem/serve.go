@@ -109,22 +109,11 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	m.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.Store = api.InstrumentStore(m.Registry, store)
 	m.Service = memory.New(m.Store, onto)
-	// The search index is derived from the store: it catches up with
-	// whatever it missed (a crash, another replica's writes) before the
-	// server answers, then follows the change sequence.
-	if m.Index, err = search.Open(filepath.Join(cfg.Data, "index")); err != nil {
+	if m.Index, m.Recall, err = openRecall(ctx, cfg, m.Service, m.Logger); err != nil {
 		return err
 	}
-	m.Closers = append(m.Closers, m.Index.Close)
-	if _, err := m.Index.Sync(ctx, m.Store); err != nil {
-		return fmt.Errorf("search index catch-up: %w", err)
-	}
-	m.Recall = &recall.Engine{Store: m.Store, Index: m.Index, Ontology: onto, Logger: m.Logger}
-	m.Closers = append(m.Closers, m.Recall.Close)
-	m.Service.Changed = m.Index.Notify
-	m.Background = append(m.Background, func(ctx context.Context) {
-		m.Index.Follow(ctx, m.Store, followInterval, func(err error) { m.Logger.Warn("search index sync failed", "err", err) })
-	})
+	m.Closers = append(m.Closers, m.Index.Close, m.Recall.Close)
+	m.Background = append(m.Background, func(ctx context.Context) { followIndex(ctx, m.Index, m.Store, m.Logger) })
 	m.API = api.New(api.Options{
 		Service: m.Service, Keys: keys, Logger: m.Logger, Registry: m.Registry, MaxBodyBytes: cfg.MaxBodyBytes,
 		FindFacts: m.Recall.FindFacts,
@@ -179,6 +168,29 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	m.Logger.Info("listening", "addr", m.Addr(), "store", cfg.Store, "data", cfg.Data, "development_mode", len(keys) == 0)
 	return nil
+}
+
+// openRecall opens the search index of the data folder, catches it up with
+// whatever it missed (a crash, writes made while it was closed, another
+// replica's writes) before anything is answered, and builds the recall
+// engine; the service's writes notify the index from then on.
+func openRecall(ctx context.Context, cfg Config, svc *memory.Service, log *slog.Logger) (*search.Index, *recall.Engine, error) {
+	idx, err := search.Open(filepath.Join(cfg.Data, "index"))
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := idx.Sync(ctx, svc.Store); err != nil {
+		idx.Close()
+		return nil, nil, fmt.Errorf("search index catch-up: %w", err)
+	}
+	svc.Changed = idx.Notify
+	return idx, &recall.Engine{Store: svc.Store, Index: idx, Ontology: svc.Ontology, Logger: log}, nil
+}
+
+// followIndex keeps the index following the store's change sequence until
+// ctx ends.
+func followIndex(ctx context.Context, idx *search.Index, store graph.Store, log *slog.Logger) {
+	idx.Follow(ctx, store, followInterval, func(err error) { log.Warn("search index sync failed", "err", err) })
 }
 
 // followInterval bounds how stale the index may be with respect to writes
