@@ -322,7 +322,7 @@ func (s *Service) statement(scope entity.Scope, i int, f *FactInput, ents resolv
 	if fact.Text == "" {
 		fact.Text = fmt.Sprintf("%s %s %s", fact.Subject, strings.ReplaceAll(pred, "_", " "), fact.ObjectText())
 	}
-	st := temporal.Statement{Fact: fact}
+	var st temporal.Statement
 	switch {
 	case f.ValidFrom != nil:
 		fact.ValidFrom = f.ValidFrom.UTC()
@@ -344,7 +344,7 @@ func (s *Service) statement(scope entity.Scope, i int, f *FactInput, ents resolv
 }
 
 func (s *Service) checkEpisodes(tx graph.Tx, in []FactInput) error {
-	fe := entity.FieldErrors{}
+	missing := map[string]string{}
 	seen := map[string]bool{}
 	for i, f := range in {
 		if f.EpisodeID == "" || seen[f.EpisodeID] {
@@ -352,15 +352,13 @@ func (s *Service) checkEpisodes(tx graph.Tx, in []FactInput) error {
 		}
 		seen[f.EpisodeID] = true
 		if _, err := tx.Episode(f.EpisodeID); entity.ErrorCode(err) == entity.ENOTFOUND {
-			fe.Add(fmt.Sprintf("facts[%d].episode_id", i), "no such episode")
+			missing[fmt.Sprintf("facts[%d].episode_id", i)] = "no such episode"
 		} else if err != nil {
 			return err
 		}
 	}
-	if err := fe.Err(); err != nil {
-		err.(*entity.Error).Code = entity.ENOTFOUND
-		err.(*entity.Error).Message = "unknown episode"
-		return err
+	if len(missing) > 0 {
+		return &entity.Error{Code: entity.ENOTFOUND, Message: "unknown episode", Fields: missing}
 	}
 	return nil
 }

@@ -45,7 +45,7 @@ func TestE2E_ForgetAcceptance(t *testing.T) {
 	// (1) Said in one session, answered from memory in a new one.
 	waitEpisode(c, postEpisode(c, "our production database is on port 5432", "2025-01-10T09:00:00Z").EpisodeID)
 	fix := extracttest.LoadFixture(t, "port_change")
-	said := waitEpisode(c, postEpisode(c, fix.Episode.Content, "2025-03-14T10:20:00Z").EpisodeID)
+	waitEpisode(c, postEpisode(c, fix.Episode.Content, "2025-03-14T10:20:00Z").EpisodeID)
 	var export strings.Builder
 	r := c.do("GET", "/v1/export", nil)
 	r.ok(t, 200, nil)
@@ -97,7 +97,6 @@ func TestE2E_ForgetAcceptance(t *testing.T) {
 	if len(audit.Items) != 1 || audit.Items[0].Action != "forget" || audit.Items[0].Actor == "" {
 		t.Fatalf("audit: %+v", audit.Items)
 	}
-	_ = said
 }
 
 // TestE2E_PurgeLeavesNoTrace purges an episode and checks search, context,

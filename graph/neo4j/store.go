@@ -356,16 +356,22 @@ func (s *Store) Ping(ctx context.Context) error {
 		return err
 	}
 	defer s.leave()
-	sess := s.session(ctx, neo.AccessModeRead)
-	defer sess.Close(ctx)
-	res, err := sess.Run(ctx, stmtPing, nil)
-	if err == nil {
-		_, err = res.Consume(ctx)
-	}
-	if err != nil {
+	if err := s.autoCommit(ctx, neo.AccessModeRead, stmtPing); err != nil {
 		return translate(op, s.observe(err))
 	}
 	return s.ensureSchema(ctx)
+}
+
+// autoCommit runs one statement in an auto-commit transaction: no retries,
+// and room for CALL … IN TRANSACTIONS.
+func (s *Store) autoCommit(ctx context.Context, mode neo.AccessMode, stmt string) error {
+	sess := s.session(ctx, mode)
+	defer sess.Close(ctx)
+	res, err := sess.Run(ctx, stmt, nil)
+	if err == nil {
+		_, err = res.Consume(ctx)
+	}
+	return err
 }
 
 // Close waits for the operations in flight and closes the driver.
@@ -388,14 +394,7 @@ func (s *Store) Wipe(ctx context.Context) error {
 		return err
 	}
 	defer s.leave()
-	sess := s.session(ctx, neo.AccessModeWrite)
-	defer sess.Close(ctx)
-	// CALL … IN TRANSACTIONS needs an auto-commit transaction.
-	res, err := sess.Run(ctx, stmtWipe, nil)
-	if err == nil {
-		_, err = res.Consume(ctx)
-	}
-	if err != nil {
+	if err := s.autoCommit(ctx, neo.AccessModeWrite, stmtWipe); err != nil {
 		return translate(op, err)
 	}
 	return s.runEach(ctx, op, []string{stmtCounterInit})
