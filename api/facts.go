@@ -12,26 +12,28 @@ import (
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
+	"github.com/graphmem/graphmem/ontology"
+	"github.com/graphmem/graphmem/temporal"
 )
 
 // factInput is one fact of POST /v1/facts. Times are strings so a bad one
 // is reported by its JSON path; limits mirror the memory service's.
 type factInput struct {
-	Subject     string         `json:"subject" validate:"required,max=256"`
-	SubjectType string         `json:"subject_type,omitempty" validate:"max=64"`
-	Predicate   string         `json:"predicate" validate:"required,max=64"`
-	Object      string         `json:"object,omitempty" validate:"max=256" doc:"an entity name; exactly one of object and value"`
-	ObjectType  string         `json:"object_type,omitempty" validate:"max=64"`
-	Value       string         `json:"value,omitempty" validate:"max=2000" doc:"a literal; exactly one of object and value"`
-	Text        string         `json:"text,omitempty" validate:"max=4000"`
-	ValidFrom   string         `json:"valid_from,omitempty" validate:"omitempty,rfc3339" doc:"default: now"`
-	ValidTo     string         `json:"valid_to,omitempty" validate:"omitempty,rfc3339" doc:"after valid_from; alone, it ends the matching fact"`
-	SourceKind  string         `json:"source_kind,omitempty" validate:"omitempty,oneof=user_explicit user_implicit agent_inferred tool import"`
-	EpisodeID   string         `json:"episode_id,omitempty" validate:"max=128"`
-	Confidence  *float64       `json:"confidence,omitempty" validate:"omitempty,gte=0,lte=1"`
-	Importance  int            `json:"importance,omitempty" validate:"omitempty,min=1,max=10"`
-	Attributes  map[string]any `json:"attributes,omitempty" validate:"max=64" doc:"e.g. reason, alternatives"`
-	Cardinality string         `json:"cardinality,omitempty" validate:"omitempty,oneof=one many" doc:"a hint for predicates the ontology does not define"`
+	Subject     string               `json:"subject" validate:"required,max=256"`
+	SubjectType string               `json:"subject_type,omitempty" validate:"max=64"`
+	Predicate   string               `json:"predicate" validate:"required,max=64"`
+	Object      string               `json:"object,omitempty" validate:"max=256" doc:"an entity name; exactly one of object and value"`
+	ObjectType  string               `json:"object_type,omitempty" validate:"max=64"`
+	Value       string               `json:"value,omitempty" validate:"max=2000" doc:"a literal; exactly one of object and value"`
+	Text        string               `json:"text,omitempty" validate:"max=4000"`
+	ValidFrom   string               `json:"valid_from,omitempty" validate:"omitempty,rfc3339" doc:"default: now"`
+	ValidTo     string               `json:"valid_to,omitempty" validate:"omitempty,rfc3339" doc:"after valid_from; alone, it ends the matching fact"`
+	SourceKind  string               `json:"source_kind,omitempty" validate:"omitempty,oneof=user_explicit user_implicit agent_inferred tool import"`
+	EpisodeID   string               `json:"episode_id,omitempty" validate:"max=128"`
+	Confidence  *float64             `json:"confidence,omitempty" validate:"omitempty,gte=0,lte=1"`
+	Importance  int                  `json:"importance,omitempty" validate:"omitempty,min=1,max=10"`
+	Attributes  map[string]any       `json:"attributes,omitempty" validate:"max=64" doc:"e.g. reason, alternatives"`
+	Cardinality ontology.Cardinality `json:"cardinality,omitempty" validate:"omitempty,oneof=one many" doc:"a hint for predicates the ontology does not define"`
 }
 
 // factsRequest is the body of POST /v1/facts.
@@ -47,10 +49,10 @@ type rawFactsRequest struct {
 
 // FactResult says what became of one fact of a POST /v1/facts batch.
 type FactResult struct {
-	FactID     string   `json:"fact_id,omitempty" doc:"absent when blocked_by_tombstone"`
-	Action     string   `json:"action" doc:"created, corroborated, superseded_previous, historical, ended, blocked_by_tombstone or refused (a permission granted to the agent)"`
-	Superseded []string `json:"superseded" doc:"ids of the facts this one ended"`
-	Warning    string   `json:"warning,omitempty"`
+	FactID     string          `json:"fact_id,omitempty" doc:"absent when blocked_by_tombstone"`
+	Action     temporal.Action `json:"action" doc:"created, corroborated, superseded_previous, historical, ended, blocked_by_tombstone or refused (a permission granted to the agent)"`
+	Superseded []string        `json:"superseded" doc:"ids of the facts this one ended"`
+	Warning    string          `json:"warning,omitempty"`
 }
 
 // FactsResponse answers POST /v1/facts, one result per fact, in order.
@@ -105,7 +107,7 @@ func (s *Server) postFacts(c *gin.Context) {
 	out := FactsResponse{Results: make([]FactResult, len(res))}
 	for i, r := range res {
 		out.Results[i] = FactResult{FactID: r.FactID, Action: r.Action, Superseded: nonNil(r.Superseded), Warning: r.Warning}
-		s.metrics.facts.WithLabelValues(r.Action).Inc()
+		s.metrics.facts.WithLabelValues(string(r.Action)).Inc()
 	}
 	c.JSON(http.StatusOK, out)
 }

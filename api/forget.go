@@ -11,14 +11,14 @@ import (
 
 // forgetRequest is the body of POST /v1/forget.
 type forgetRequest struct {
-	FactIDs   []string `json:"fact_ids" validate:"omitempty,max=1000,dive,required,max=64"`
-	Entity    string   `json:"entity" validate:"max=256"`
-	Query     string   `json:"query" validate:"max=2000"`
-	EpisodeID string   `json:"episode_id" validate:"max=64"`
-	Mode      string   `json:"mode" validate:"omitempty,oneof=forget purge"`
-	Reason    string   `json:"reason" validate:"max=1000"`
-	DryRun    bool     `json:"dry_run"`
-	Limit     int      `json:"limit" validate:"omitempty,min=1,max=1000" doc:"most facts a query may select (default 50)"`
+	FactIDs   []string          `json:"fact_ids" validate:"omitempty,max=1000,dive,required,max=64"`
+	Entity    string            `json:"entity" validate:"max=256"`
+	Query     string            `json:"query" validate:"max=2000"`
+	EpisodeID string            `json:"episode_id" validate:"max=64"`
+	Mode      memory.ForgetMode `json:"mode" validate:"omitempty,oneof=forget purge"`
+	Reason    string            `json:"reason" validate:"max=1000"`
+	DryRun    bool              `json:"dry_run"`
+	Limit     int               `json:"limit" validate:"omitempty,min=1,max=1000" doc:"most facts a query may select (default 50)"`
 }
 
 // AuditList is the answer of GET /v1/audit.
@@ -86,7 +86,7 @@ func (s *Server) postForget(c *gin.Context) {
 	c.JSON(http.StatusOK, res)
 }
 
-func modeOr(m string) string {
+func modeOr(m memory.ForgetMode) memory.ForgetMode {
 	if m == "" {
 		return memory.ModeForget
 	}

@@ -21,13 +21,13 @@ type searchRequest struct {
 
 // contextRequest is the body of POST /v1/context.
 type contextRequest struct {
-	Query     string   `json:"query" validate:"required,max=4000"`
-	AsOf      string   `json:"as_of,omitempty" validate:"omitempty,rfc3339" doc:"valid time (default now)"`
-	KnownAt   string   `json:"known_at,omitempty" validate:"omitempty,rfc3339" doc:"transaction time (default now)"`
-	MaxTokens int      `json:"max_tokens,omitempty" validate:"omitempty,min=50,max=32000" doc:"default 1500"`
-	Mode      string   `json:"mode,omitempty" validate:"omitempty,oneof=auto current history" doc:"auto: history for when / before / changed / why questions"`
-	Format    string   `json:"format,omitempty" validate:"omitempty,oneof=text markdown json"`
-	Focus     []string `json:"focus,omitempty" validate:"max=20,dive,required,max=256" doc:"entity names the answer is about"`
+	Query     string      `json:"query" validate:"required,max=4000"`
+	AsOf      string      `json:"as_of,omitempty" validate:"omitempty,rfc3339" doc:"valid time (default now)"`
+	KnownAt   string      `json:"known_at,omitempty" validate:"omitempty,rfc3339" doc:"transaction time (default now)"`
+	MaxTokens int         `json:"max_tokens,omitempty" validate:"omitempty,min=50,max=32000" doc:"default 1500"`
+	Mode      recall.Mode `json:"mode,omitempty" validate:"omitempty,oneof=auto current history" doc:"auto: history for when / before / changed / why questions"`
+	Format    string      `json:"format,omitempty" validate:"omitempty,oneof=text markdown json"`
+	Focus     []string    `json:"focus,omitempty" validate:"max=20,dive,required,max=256" doc:"entity names the answer is about"`
 }
 
 // SearchHit is one ranked result of POST /v1/search; Signals are the
@@ -69,7 +69,7 @@ type ContextResponse struct {
 	Entities []Entity         `json:"entities"`
 	Episodes []ContextEpisode `json:"episodes"`
 	Tokens   int              `json:"tokens" doc:"estimated size of context"`
-	Mode     string           `json:"mode" doc:"the mode used: current or history"`
+	Mode     recall.Mode      `json:"mode" doc:"the mode used: current or history"`
 	AsOf     time.Time        `json:"as_of"`
 }
 

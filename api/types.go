@@ -23,7 +23,7 @@ type Fact struct {
 	ValidTo      *time.Time        `json:"valid_to" doc:"null: still true"`
 	RecordedAt   time.Time         `json:"recorded_at"`
 	ExpiredAt    *time.Time        `json:"expired_at" doc:"when it was retracted; null if it never was"`
-	Status       string            `json:"status" doc:"current, superseded, ended, retracted, expired, archived or future"`
+	Status       entity.Status     `json:"status" doc:"current, superseded, ended, retracted, expired, archived or future"`
 	Supersedes   *string           `json:"supersedes"`
 	SupersededBy *string           `json:"superseded_by"`
 	EpisodeIDs   []string          `json:"episode_ids"`

@@ -5,16 +5,20 @@ import (
 	"time"
 )
 
-// Fact statuses, derived from the two time axes (see Fact.Status).
+// Status is a fact's position on the two time axes at some instant, derived
+// by Fact.Status.
+type Status string
+
+// Fact statuses.
 const (
-	StatusCurrent    = "current"
-	StatusSuperseded = "superseded"
-	StatusEnded      = "ended"
-	StatusRetracted  = "retracted"
-	StatusExpired    = "expired"
-	StatusForgotten  = "forgotten"
-	StatusArchived   = "archived"
-	StatusFuture     = "future"
+	StatusCurrent    Status = "current"
+	StatusSuperseded        = "superseded"
+	StatusEnded             = "ended"
+	StatusRetracted         = "retracted"
+	StatusExpired           = "expired"
+	StatusForgotten         = "forgotten"
+	StatusArchived          = "archived"
+	StatusFuture            = "future"
 )
 
 // Fact is a directed, dated statement subject —predicate→ object, where the
@@ -146,7 +150,7 @@ func (f *Fact) Overlaps(from time.Time, to *time.Time) bool {
 
 // Status derives f's status at now: retracted and forgotten facts first,
 // then TTL expiry and archiving, then the valid-time position.
-func (f *Fact) Status(now time.Time) string {
+func (f *Fact) Status(now time.Time) Status {
 	switch {
 	case f.ExpiredAt != nil && !f.ExpiredAt.After(now):
 		return StatusRetracted

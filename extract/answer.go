@@ -245,9 +245,9 @@ func (v validator) fact(raw any) (Fact, string, bool) {
 		return f, "valid_to must be after valid_from", false
 	}
 
-	card, ok2 := scalar(m["cardinality"])
-	card = strings.ToLower(card)
-	if !ok2 || (card != "" && !ontology.ValidCardinality(card)) {
+	cs, ok2 := scalar(m["cardinality"])
+	card := ontology.Cardinality(strings.ToLower(cs))
+	if !ok2 || (card != "" && !card.Valid()) {
 		return f, `cardinality must be "one", "many" or null`, false
 	}
 	if c, defined := v.onto.Cardinality(f.Predicate); defined {

@@ -250,8 +250,8 @@ type Fact struct {
 	ValidTo   *time.Time `json:"valid_to"`
 	// Cardinality is "one", "many" or "" (no opinion). For predicates the
 	// ontology defines, it is the ontology's, whatever the model said.
-	Cardinality string            `json:"cardinality,omitempty"`
-	SourceKind  entity.SourceKind `json:"source_kind"`
+	Cardinality ontology.Cardinality `json:"cardinality,omitempty"`
+	SourceKind  entity.SourceKind    `json:"source_kind"`
 	// Importance is 1–10.
 	Importance int `json:"importance"`
 	// Attributes holds "reason" (string) and "alternatives" ([]string) when

@@ -8,6 +8,7 @@ import (
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
+	"github.com/graphmem/graphmem/ontology"
 	"github.com/graphmem/graphmem/recall"
 )
 
@@ -27,21 +28,21 @@ type RememberArgs struct {
 // FactArg is one fact of the add_facts tool, shaped like a fact of
 // POST /v1/facts.
 type FactArg struct {
-	Subject     string         `json:"subject" jsonschema:"the entity the fact is about: a person, project, service, place… (its usual name)"`
-	SubjectType string         `json:"subject_type,omitempty" jsonschema:"the subject's type, e.g. person, project, service, organization"`
-	Predicate   string         `json:"predicate" jsonschema:"the relation in snake_case, e.g. works_at, lives_in, port, prefers, decided"`
-	Object      string         `json:"object,omitempty" jsonschema:"another entity, by name; give exactly one of object and value"`
-	ObjectType  string         `json:"object_type,omitempty" jsonschema:"the object entity's type"`
-	Value       string         `json:"value,omitempty" jsonschema:"a literal (number, version, date, free text); give exactly one of object and value"`
-	Text        string         `json:"text,omitempty" jsonschema:"the fact as one natural sentence (default: generated)"`
-	ValidFrom   string         `json:"valid_from,omitempty" jsonschema:"when it became true, RFC 3339 or YYYY-MM-DD; default now"`
-	ValidTo     string         `json:"valid_to,omitempty" jsonschema:"when it stopped being true; alone (without a new value) it ends the matching fact"`
-	SourceKind  string         `json:"source_kind,omitempty" jsonschema:"user_explicit when the user said it, user_implicit, agent_inferred (default), tool or import"`
-	EpisodeID   string         `json:"episode_id,omitempty" jsonschema:"the id of the episode (from remember) the fact comes from"`
-	Confidence  *float64       `json:"confidence,omitempty" jsonschema:"0 to 1"`
-	Importance  int            `json:"importance,omitempty" jsonschema:"1 (trivia) to 10 (must never be missed)"`
-	Attributes  map[string]any `json:"attributes,omitempty" jsonschema:"extra details; for a decision put the why in reason and the options not taken in alternatives"`
-	Cardinality string         `json:"cardinality,omitempty" jsonschema:"for a predicate graphmem does not know: one (a single current value, a new one replaces the old) or many (values coexist)"`
+	Subject     string               `json:"subject" jsonschema:"the entity the fact is about: a person, project, service, place… (its usual name)"`
+	SubjectType string               `json:"subject_type,omitempty" jsonschema:"the subject's type, e.g. person, project, service, organization"`
+	Predicate   string               `json:"predicate" jsonschema:"the relation in snake_case, e.g. works_at, lives_in, port, prefers, decided"`
+	Object      string               `json:"object,omitempty" jsonschema:"another entity, by name; give exactly one of object and value"`
+	ObjectType  string               `json:"object_type,omitempty" jsonschema:"the object entity's type"`
+	Value       string               `json:"value,omitempty" jsonschema:"a literal (number, version, date, free text); give exactly one of object and value"`
+	Text        string               `json:"text,omitempty" jsonschema:"the fact as one natural sentence (default: generated)"`
+	ValidFrom   string               `json:"valid_from,omitempty" jsonschema:"when it became true, RFC 3339 or YYYY-MM-DD; default now"`
+	ValidTo     string               `json:"valid_to,omitempty" jsonschema:"when it stopped being true; alone (without a new value) it ends the matching fact"`
+	SourceKind  string               `json:"source_kind,omitempty" jsonschema:"user_explicit when the user said it, user_implicit, agent_inferred (default), tool or import"`
+	EpisodeID   string               `json:"episode_id,omitempty" jsonschema:"the id of the episode (from remember) the fact comes from"`
+	Confidence  *float64             `json:"confidence,omitempty" jsonschema:"0 to 1"`
+	Importance  int                  `json:"importance,omitempty" jsonschema:"1 (trivia) to 10 (must never be missed)"`
+	Attributes  map[string]any       `json:"attributes,omitempty" jsonschema:"extra details; for a decision put the why in reason and the options not taken in alternatives"`
+	Cardinality ontology.Cardinality `json:"cardinality,omitempty" jsonschema:"for a predicate graphmem does not know: one (a single current value, a new one replaces the old) or many (values coexist)"`
 }
 
 // AddFactsArgs are the arguments of the add_facts tool.
@@ -51,12 +52,12 @@ type AddFactsArgs struct {
 
 // RecallArgs are the arguments of the recall tool.
 type RecallArgs struct {
-	Query     string   `json:"query" jsonschema:"the question or task, in natural language, in any language"`
-	AsOf      string   `json:"as_of,omitempty" jsonschema:"answer as things were at this time (RFC 3339 or YYYY-MM-DD); default now"`
-	Mode      string   `json:"mode,omitempty" jsonschema:"auto (default: history for when/before/why/changed questions), current (only what holds now) or history (with superseded values and reasons)"`
-	MaxTokens int      `json:"max_tokens,omitempty" jsonschema:"size budget of the block, 50 to 32000 (default 1500)"`
-	Format    string   `json:"format,omitempty" jsonschema:"text (default), markdown or json"`
-	Focus     []string `json:"focus,omitempty" jsonschema:"entity names the question is about, if the query does not name them"`
+	Query     string      `json:"query" jsonschema:"the question or task, in natural language, in any language"`
+	AsOf      string      `json:"as_of,omitempty" jsonschema:"answer as things were at this time (RFC 3339 or YYYY-MM-DD); default now"`
+	Mode      recall.Mode `json:"mode,omitempty" jsonschema:"auto (default: history for when/before/why/changed questions), current (only what holds now) or history (with superseded values and reasons)"`
+	MaxTokens int         `json:"max_tokens,omitempty" jsonschema:"size budget of the block, 50 to 32000 (default 1500)"`
+	Format    string      `json:"format,omitempty" jsonschema:"text (default), markdown or json"`
+	Focus     []string    `json:"focus,omitempty" jsonschema:"entity names the question is about, if the query does not name them"`
 }
 
 // SearchArgs are the arguments of the search tool.
@@ -76,13 +77,13 @@ type TimelineArgs struct {
 
 // ForgetArgs are the arguments of the forget tool.
 type ForgetArgs struct {
-	FactIDs   []string `json:"fact_ids,omitempty" jsonschema:"ids of the facts to forget (from search, recall with format json, or timeline)"`
-	Entity    string   `json:"entity,omitempty" jsonschema:"forget everything about this entity (name or id)"`
-	Query     string   `json:"query,omitempty" jsonschema:"forget the current facts best matching this text (at most 10); use dry_run first"`
-	EpisodeID string   `json:"episode_id,omitempty" jsonschema:"forget what came from this episode"`
-	Mode      string   `json:"mode,omitempty" jsonschema:"forget (default: hidden from recall, never learned again) or purge (deleted for good with its source episodes)"`
-	Reason    string   `json:"reason,omitempty" jsonschema:"why, in the user's words; kept in the audit log"`
-	DryRun    bool     `json:"dry_run,omitempty" jsonschema:"only report what would be removed"`
+	FactIDs   []string          `json:"fact_ids,omitempty" jsonschema:"ids of the facts to forget (from search, recall with format json, or timeline)"`
+	Entity    string            `json:"entity,omitempty" jsonschema:"forget everything about this entity (name or id)"`
+	Query     string            `json:"query,omitempty" jsonschema:"forget the current facts best matching this text (at most 10); use dry_run first"`
+	EpisodeID string            `json:"episode_id,omitempty" jsonschema:"forget what came from this episode"`
+	Mode      memory.ForgetMode `json:"mode,omitempty" jsonschema:"forget (default: hidden from recall, never learned again) or purge (deleted for good with its source episodes)"`
+	Reason    string            `json:"reason,omitempty" jsonschema:"why, in the user's words; kept in the audit log"`
+	DryRun    bool              `json:"dry_run,omitempty" jsonschema:"only report what would be removed"`
 }
 
 // Limits on arguments the service does not bound itself.

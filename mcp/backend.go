@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/recall"
 )
@@ -41,19 +42,19 @@ type RememberResult struct {
 
 // RecallResult is a context block and what went into it.
 type RecallResult struct {
-	Context string   `json:"context"`
-	Tokens  int      `json:"tokens"`
-	Mode    string   `json:"mode,omitempty"`
-	FactIDs []string `json:"fact_ids"`
+	Context string      `json:"context"`
+	Tokens  int         `json:"tokens"`
+	Mode    recall.Mode `json:"mode,omitempty"`
+	FactIDs []string    `json:"fact_ids"`
 }
 
 // Hit is one search result as a model needs it.
 type Hit struct {
-	Type   string  `json:"type"`
-	ID     string  `json:"id"`
-	Text   string  `json:"text"`
-	Score  float64 `json:"score"`
-	Status string  `json:"status,omitempty"`
+	Type   string        `json:"type"`
+	ID     string        `json:"id"`
+	Text   string        `json:"text"`
+	Score  float64       `json:"score"`
+	Status entity.Status `json:"status,omitempty"`
 }
 
 // SearchResult is a ranked list of hits.
@@ -89,7 +90,7 @@ type Fact struct {
 	Text         string         `json:"text,omitempty"`
 	ValidFrom    *time.Time     `json:"valid_from"`
 	ValidTo      *time.Time     `json:"valid_to"`
-	Status       string         `json:"status"`
+	Status       entity.Status  `json:"status"`
 	Supersedes   *string        `json:"supersedes"`
 	SupersededBy *string        `json:"superseded_by"`
 	SourceKind   string         `json:"source_kind,omitempty"`
@@ -109,7 +110,7 @@ type ForgetRequest struct {
 	Entity    string
 	Query     string
 	EpisodeID string
-	Mode      string // memory.ModeForget (default) or memory.ModePurge
+	Mode      memory.ForgetMode // memory.ModeForget (default) or memory.ModePurge
 	Reason    string
 	DryRun    bool
 }

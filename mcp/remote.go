@@ -139,7 +139,7 @@ func (r *Remote) Recall(ctx context.Context, req recall.ContextRequest) (RecallR
 	var out struct {
 		Context string            `json:"context"`
 		Tokens  int               `json:"tokens"`
-		Mode    string            `json:"mode"`
+		Mode    recall.Mode       `json:"mode"`
 		Facts   []json.RawMessage `json:"facts"`
 	}
 	if _, err := r.do(ctx, http.MethodPost, "/v1/context", req, &out); err != nil {
@@ -173,7 +173,7 @@ func (r *Remote) Search(ctx context.Context, req recall.SearchRequest) (SearchRe
 		Hits []struct {
 			Hit
 			Fact *struct {
-				Status string `json:"status"`
+				Status entity.Status `json:"status"`
 			} `json:"fact"`
 		} `json:"hits"`
 	}
@@ -241,14 +241,14 @@ func (r *Remote) Timeline(ctx context.Context, req TimelineRequest) (TimelineRes
 
 // forgetBody is POST /v1/forget.
 type forgetBody struct {
-	FactIDs   []string `json:"fact_ids,omitempty"`
-	Entity    string   `json:"entity,omitempty"`
-	Query     string   `json:"query,omitempty"`
-	EpisodeID string   `json:"episode_id,omitempty"`
-	Mode      string   `json:"mode"`
-	Reason    string   `json:"reason,omitempty"`
-	DryRun    bool     `json:"dry_run,omitempty"`
-	Limit     int      `json:"limit,omitempty"`
+	FactIDs   []string          `json:"fact_ids,omitempty"`
+	Entity    string            `json:"entity,omitempty"`
+	Query     string            `json:"query,omitempty"`
+	EpisodeID string            `json:"episode_id,omitempty"`
+	Mode      memory.ForgetMode `json:"mode"`
+	Reason    string            `json:"reason,omitempty"`
+	DryRun    bool              `json:"dry_run,omitempty"`
+	Limit     int               `json:"limit,omitempty"`
 }
 
 // Forget implements Backend.

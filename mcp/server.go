@@ -305,7 +305,7 @@ func (t tools) search(ctx context.Context, a SearchArgs) (SearchResult, string, 
 	for i, h := range res.Hits {
 		kind := h.Type
 		if h.Type == search.TypeFact && h.Status != "" {
-			kind += ", " + h.Status
+			kind += ", " + string(h.Status)
 		}
 		fmt.Fprintf(&b, "\n%d. [%s] %s (id %s, score %s)", i+1, kind, oneLine(h.Text), h.ID,
 			strconv.FormatFloat(h.Score, 'f', -1, 64))
@@ -365,7 +365,7 @@ func (t tools) forget(ctx context.Context, a ForgetArgs) (memory.ForgetResult, s
 	if err != nil {
 		return memory.ForgetResult{}, "", err
 	}
-	verb := map[string]string{memory.ModeForget: "Forgot", memory.ModePurge: "Purged"}[res.Mode]
+	verb := map[memory.ForgetMode]string{memory.ModeForget: "Forgot", memory.ModePurge: "Purged"}[res.Mode]
 	if verb == "" {
 		verb = "Removed"
 	}

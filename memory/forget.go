@@ -11,10 +11,13 @@ import (
 	"github.com/graphmem/graphmem/temporal"
 )
 
+// ForgetMode says how Forget removes what it selects.
+type ForgetMode string
+
 // Forget modes.
 const (
-	ModeForget = "forget"
-	ModePurge  = "purge"
+	ModeForget ForgetMode = "forget"
+	ModePurge             = "purge"
 )
 
 // ForgetRequest selects what to forget or purge. FactIDs, Entity (a name or
@@ -24,7 +27,7 @@ type ForgetRequest struct {
 	FactIDs   []string
 	Entity    string
 	EpisodeID string
-	Mode      string
+	Mode      ForgetMode
 	Reason    string
 	DryRun    bool
 	Actor     string // who asked: the key's name, for the audit record
@@ -32,13 +35,13 @@ type ForgetRequest struct {
 
 // ForgetResult counts what was (or, for a dry run, would be) removed.
 type ForgetResult struct {
-	Mode       string   `json:"mode"`
-	DryRun     bool     `json:"dry_run,omitempty"`
-	Facts      int      `json:"facts"`
-	Episodes   int      `json:"episodes"`
-	Entities   int      `json:"entities"`
-	Tombstones int      `json:"tombstones"`
-	FactIDs    []string `json:"fact_ids,omitempty"`
+	Mode       ForgetMode `json:"mode"`
+	DryRun     bool       `json:"dry_run,omitempty"`
+	Facts      int        `json:"facts"`
+	Episodes   int        `json:"episodes"`
+	Entities   int        `json:"entities"`
+	Tombstones int        `json:"tombstones"`
+	FactIDs    []string   `json:"fact_ids,omitempty"`
 }
 
 // AuditRecord notes a forget or purge: ids, time, actor and counts — never
@@ -101,7 +104,7 @@ func (s *Service) Forget(ctx context.Context, scope entity.Scope, req ForgetRequ
 		if err != nil || req.DryRun {
 			return err
 		}
-		rec := AuditRecord{ID: s.NewID(), At: now, Actor: req.Actor, Action: req.Mode, Reason: req.Reason,
+		rec := AuditRecord{ID: s.NewID(), At: now, Actor: req.Actor, Action: string(req.Mode), Reason: req.Reason,
 			FactIDs: res.FactIDs, EpisodeID: req.EpisodeID, Result: res}
 		if ent != nil {
 			rec.EntityID = ent.ID

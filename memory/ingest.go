@@ -17,21 +17,21 @@ import (
 // FactInput is one structured statement, as sent to POST /v1/facts, written
 // in an ingest file, or produced by extraction.
 type FactInput struct {
-	Subject     string            `json:"subject"`
-	SubjectType string            `json:"subject_type,omitempty"`
-	Predicate   string            `json:"predicate"`
-	Object      string            `json:"object,omitempty"`
-	ObjectType  string            `json:"object_type,omitempty"`
-	Value       string            `json:"value,omitempty"`
-	Text        string            `json:"text,omitempty"`
-	ValidFrom   *time.Time        `json:"valid_from,omitempty"`
-	ValidTo     *time.Time        `json:"valid_to,omitempty"`
-	SourceKind  entity.SourceKind `json:"source_kind,omitempty"`
-	EpisodeID   string            `json:"episode_id,omitempty"`
-	Confidence  *float64          `json:"confidence,omitempty"`
-	Importance  int               `json:"importance,omitempty"`
-	Attributes  map[string]any    `json:"attributes,omitempty"`
-	Cardinality string            `json:"cardinality,omitempty"`
+	Subject     string               `json:"subject"`
+	SubjectType string               `json:"subject_type,omitempty"`
+	Predicate   string               `json:"predicate"`
+	Object      string               `json:"object,omitempty"`
+	ObjectType  string               `json:"object_type,omitempty"`
+	Value       string               `json:"value,omitempty"`
+	Text        string               `json:"text,omitempty"`
+	ValidFrom   *time.Time           `json:"valid_from,omitempty"`
+	ValidTo     *time.Time           `json:"valid_to,omitempty"`
+	SourceKind  entity.SourceKind    `json:"source_kind,omitempty"`
+	EpisodeID   string               `json:"episode_id,omitempty"`
+	Confidence  *float64             `json:"confidence,omitempty"`
+	Importance  int                  `json:"importance,omitempty"`
+	Attributes  map[string]any       `json:"attributes,omitempty"`
+	Cardinality ontology.Cardinality `json:"cardinality,omitempty"`
 	// SubjectAliases and ObjectAliases are other names of the subject and
 	// object (extraction fills them); they become the entities' aliases.
 	SubjectAliases []string `json:"subject_aliases,omitempty"`
@@ -40,10 +40,10 @@ type FactInput struct {
 
 // FactResult says what became of one FactInput.
 type FactResult struct {
-	FactID     string   `json:"fact_id,omitempty"`
-	Action     string   `json:"action"`
-	Superseded []string `json:"superseded,omitempty"`
-	Warning    string   `json:"warning,omitempty"`
+	FactID     string          `json:"fact_id,omitempty"`
+	Action     temporal.Action `json:"action"`
+	Superseded []string        `json:"superseded,omitempty"`
+	Warning    string          `json:"warning,omitempty"`
 }
 
 // Limits on structured input.
@@ -106,7 +106,7 @@ func validateFact(fe entity.FieldErrors, p string, f *FactInput) {
 	if f.SourceKind != "" && !f.SourceKind.Valid() {
 		fe.Add(p+"source_kind", "must be one of user_explicit, user_implicit, agent_inferred, tool, import")
 	}
-	if f.Cardinality != "" && !ontology.ValidCardinality(f.Cardinality) {
+	if f.Cardinality != "" && !f.Cardinality.Valid() {
 		fe.Add(p+"cardinality", "must be one or many")
 	}
 	if f.Confidence != nil && (*f.Confidence < 0 || *f.Confidence > 1) {
@@ -140,7 +140,7 @@ type pending struct {
 	idx   int
 	st    temporal.Statement
 	key   graph.ChainKey
-	card  string
+	card  ontology.Cardinality
 	ttl   time.Duration
 	input *FactInput
 }
@@ -148,7 +148,7 @@ type pending struct {
 // Refused is the action of a statement graphmem never stores: a permission
 // granted to the agent ("you may skip confirmation"), which would quietly
 // relax its safeguards in later sessions.
-const Refused = "refused"
+const Refused temporal.Action = "refused"
 
 // addFacts is AddFacts inside a transaction. refTime, when set, is the
 // default valid_from (an episode's reference time); otherwise now.
@@ -293,7 +293,7 @@ func mapKeys[K comparable](m map[K]bool) []K {
 
 // statement turns an input into a temporal statement with every field of
 // the fact it may become.
-func (s *Service) statement(scope entity.Scope, i int, f *FactInput, ents resolved, cards []string, now time.Time, refTime *time.Time) pending {
+func (s *Service) statement(scope entity.Scope, i int, f *FactInput, ents resolved, cards []ontology.Cardinality, now time.Time, refTime *time.Time) pending {
 	subj := ents.of(f.Subject, f.SubjectType)
 	pred := s.Ontology.Canonical(f.Predicate)
 	fact := entity.Fact{
@@ -383,9 +383,9 @@ func linkEpisode(tx graph.Tx, id string, factIDs []string) error {
 // cardinalities decides each statement's cardinality: the ontology wins;
 // for predicates it does not define, the first hint given in the scope is
 // remembered and used from then on. Conflicting hints become warnings.
-func (s *Service) cardinalities(tx graph.Tx, in []FactInput, results []FactResult) ([]string, error) {
-	out := make([]string, len(in))
-	remembered := map[string]string{}
+func (s *Service) cardinalities(tx graph.Tx, in []FactInput, results []FactResult) ([]ontology.Cardinality, error) {
+	out := make([]ontology.Cardinality, len(in))
+	remembered := map[string]ontology.Cardinality{}
 	for i, f := range in {
 		pred := s.Ontology.Canonical(f.Predicate)
 		if c, ok := s.Ontology.Cardinality(pred); ok {
@@ -402,7 +402,7 @@ func (s *Service) cardinalities(tx graph.Tx, in []FactInput, results []FactResul
 				return nil, err
 			}
 			if found {
-				c, ok = v, true
+				c, ok = ontology.Cardinality(v), true
 			}
 		}
 		switch {
@@ -412,7 +412,7 @@ func (s *Service) cardinalities(tx graph.Tx, in []FactInput, results []FactResul
 			}
 		case f.Cardinality != "":
 			c = f.Cardinality
-			if err := tx.PutMeta("cardinality:"+pred, c); err != nil {
+			if err := tx.PutMeta("cardinality:"+pred, string(c)); err != nil {
 				return nil, err
 			}
 		default:

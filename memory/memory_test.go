@@ -56,8 +56,8 @@ func scenario(tb testing.TB, name string) []memory.FactInput {
 	return fs
 }
 
-func actions(res []memory.FactResult) []string {
-	var out []string
+func actions(res []memory.FactResult) []temporal.Action {
+	var out []temporal.Action
 	for _, r := range res {
 		out = append(out, r.Action)
 	}
@@ -116,11 +116,11 @@ func TestScenario_PortChange(t *testing.T) {
 
 func TestScenario_EmploymentOutOfOrder(t *testing.T) {
 	svc, _ := MustOpenService(t)
-	var got []string
+	var got []temporal.Action
 	for _, f := range scenario(t, "employment") {
 		got = append(got, actions(mustAdd(t, svc, f))...)
 	}
-	want := []string{temporal.Created, temporal.Historical, temporal.SupersededPrevious, temporal.Created, temporal.Created}
+	want := []temporal.Action{temporal.Created, temporal.Historical, temporal.SupersededPrevious, temporal.Created, temporal.Created}
 	if !slices.Equal(got, want) {
 		t.Fatalf("actions %v, want %v", got, want)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph"
+	"github.com/graphmem/graphmem/ontology"
 	"github.com/graphmem/graphmem/temporal"
 )
 
@@ -178,7 +179,7 @@ func (s *Service) Fact(ctx context.Context, scope entity.Scope, id string) (Fact
 			return err
 		}
 		for _, c := range chain {
-			if c.ForgottenAt != nil || (card != "one" && c.ObjectKey() != f.ObjectKey()) {
+			if c.ForgottenAt != nil || (card != ontology.One && c.ObjectKey() != f.ObjectKey()) {
 				continue
 			}
 			d.Chain = append(d.Chain, c)
@@ -200,20 +201,20 @@ func (s *Service) Fact(ctx context.Context, scope entity.Scope, id string) (Fact
 
 // cardinality returns a predicate's cardinality in a scope: the ontology's,
 // else the remembered hint, else "many".
-func (s *Service) cardinality(tx graph.Tx, pred string) (string, bool, error) {
+func (s *Service) cardinality(tx graph.Tx, pred string) (ontology.Cardinality, bool, error) {
 	if c, ok := s.Ontology.Cardinality(pred); ok {
 		return c, true, nil
 	}
 	v, ok, err := tx.Meta("cardinality:" + pred)
 	if err != nil || !ok {
-		return "many", false, err
+		return ontology.Many, false, err
 	}
-	return v, true, nil
+	return ontology.Cardinality(v), true, nil
 }
 
 // chainOf reads the chain of f (every fact of its subject and predicate)
 // and the predicate's cardinality.
-func (s *Service) chainOf(tx graph.Tx, f *entity.Fact) ([]entity.Fact, string, error) {
+func (s *Service) chainOf(tx graph.Tx, f *entity.Fact) ([]entity.Fact, ontology.Cardinality, error) {
 	key := graph.ChainKey{SubjectID: f.SubjectID, Predicate: f.Predicate}
 	chains, err := tx.Chains([]graph.ChainKey{key})
 	if err != nil {

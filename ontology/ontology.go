@@ -12,23 +12,27 @@ import (
 	"github.com/graphmem/graphmem/entity"
 )
 
+// Cardinality says how many objects of a predicate may hold for one subject
+// at once.
+type Cardinality string
+
 // Cardinalities.
 const (
-	One  = "one"  // at most one current object per subject at any instant
-	Many = "many" // several objects may hold at once
+	One  Cardinality = "one"  // at most one current object per subject at any instant
+	Many Cardinality = "many" // several objects may hold at once
 )
 
-// ValidCardinality reports whether c is "one" or "many".
-func ValidCardinality(c string) bool { return c == One || c == Many }
+// Valid reports whether c is "one" or "many".
+func (c Cardinality) Valid() bool { return c == One || c == Many }
 
 // Predicate describes one relation.
 type Predicate struct {
-	Name        string   `yaml:"name"`
-	Description string   `yaml:"description"`
-	Cardinality string   `yaml:"cardinality"`
-	Synonyms    []string `yaml:"synonyms"`
-	Inverse     string   `yaml:"inverse"`
-	Symmetric   bool     `yaml:"symmetric"`
+	Name        string      `yaml:"name"`
+	Description string      `yaml:"description"`
+	Cardinality Cardinality `yaml:"cardinality"`
+	Synonyms    []string    `yaml:"synonyms"`
+	Inverse     string      `yaml:"inverse"`
+	Symmetric   bool        `yaml:"symmetric"`
 	// Decision marks predicates whose facts record a decision; they carry
 	// attributes.reason and answer "why" questions.
 	Decision bool `yaml:"decision"`
@@ -102,7 +106,7 @@ func Parse(b []byte) (*Ontology, error) {
 		if p.Cardinality == "" {
 			p.Cardinality = Many
 		}
-		if !ValidCardinality(p.Cardinality) {
+		if !p.Cardinality.Valid() {
 			return nil, fmt.Errorf("ontology: predicate %s: cardinality %q is neither one nor many", p.Name, p.Cardinality)
 		}
 		if _, dup := o.byName[p.Name]; dup {
@@ -146,7 +150,7 @@ func (o *Ontology) Predicate(name string) (Predicate, bool) {
 
 // Cardinality returns the cardinality of a canonical predicate and whether
 // the ontology defines it. Unknown predicates are "many".
-func (o *Ontology) Cardinality(name string) (string, bool) {
+func (o *Ontology) Cardinality(name string) (Cardinality, bool) {
 	if p, ok := o.byName[name]; ok {
 		return p.Cardinality, true
 	}

@@ -13,8 +13,8 @@ import (
 // ContextFact is a fact that went into a context, with its status at
 // as_of and the role it plays there.
 type ContextFact struct {
-	Fact   entity.Fact `json:"fact"`
-	Status string      `json:"status"`
+	Fact   entity.Fact   `json:"fact"`
+	Status entity.Status `json:"status"`
 	// Role is "pinned", "fact", "history" (an earlier or later version of
 	// a fact in the context) or "decision".
 	Role  string  `json:"role"`
@@ -37,7 +37,7 @@ type ContextResult struct {
 	// Tokens is the estimated size of Context (EstimateTokens).
 	Tokens int `json:"tokens"`
 	// Mode is the mode used: "current" or "history" (auto resolved).
-	Mode string    `json:"mode"`
+	Mode Mode      `json:"mode"`
 	AsOf time.Time `json:"as_of"`
 }
 
@@ -71,16 +71,16 @@ type block struct {
 // line is one rendered line of a context; it is also the json format's
 // item.
 type line struct {
-	Kind       string     `json:"kind"` // constraint, preference, fact, was, later, decision, source, episode, entity
-	ID         string     `json:"id"`
-	Text       string     `json:"text"`
-	Status     string     `json:"status,omitempty"`
-	ValidFrom  *time.Time `json:"valid_from,omitempty"`
-	ValidTo    *time.Time `json:"valid_to,omitempty"`
-	SourceKind string     `json:"source_kind,omitempty"`
-	Reason     string     `json:"reason,omitempty"`
-	Speaker    string     `json:"speaker,omitempty"`
-	Time       *time.Time `json:"time,omitempty"`
+	Kind       string        `json:"kind"` // constraint, preference, fact, was, later, decision, source, episode, entity
+	ID         string        `json:"id"`
+	Text       string        `json:"text"`
+	Status     entity.Status `json:"status,omitempty"`
+	ValidFrom  *time.Time    `json:"valid_from,omitempty"`
+	ValidTo    *time.Time    `json:"valid_to,omitempty"`
+	SourceKind string        `json:"source_kind,omitempty"`
+	Reason     string        `json:"reason,omitempty"`
+	Speaker    string        `json:"speaker,omitempty"`
+	Time       *time.Time    `json:"time,omitempty"`
 	optional   bool
 	nested     bool
 }
@@ -372,7 +372,7 @@ func (b *builder) factLine(kind string, f *entity.Fact) line {
 
 // statusAt is a fact's status at as_of, so that a version superseded by
 // as_of is never shown as current.
-func statusAt(f *entity.Fact, asOf, now time.Time) string {
+func statusAt(f *entity.Fact, asOf, now time.Time) entity.Status {
 	switch s := f.Status(now); s {
 	case entity.StatusRetracted, entity.StatusForgotten, entity.StatusExpired, entity.StatusArchived:
 		return s

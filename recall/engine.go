@@ -45,11 +45,16 @@ const (
 	MaxFocus           = 20
 )
 
+// Mode says which facts a context answer draws on: the ones in force
+// (current), their whole chains (history), or either, chosen from the
+// question (auto).
+type Mode string
+
 // Context modes and formats.
 const (
-	ModeAuto    = "auto"
-	ModeCurrent = "current"
-	ModeHistory = "history"
+	ModeAuto    Mode = "auto"
+	ModeCurrent      = "current"
+	ModeHistory      = "history"
 
 	FormatText     = "text"
 	FormatMarkdown = "markdown"
@@ -93,7 +98,7 @@ type ContextRequest struct {
 	AsOf      time.Time `json:"as_of,omitzero"`
 	KnownAt   time.Time `json:"known_at,omitzero"`
 	MaxTokens int       `json:"max_tokens,omitempty"`
-	Mode      string    `json:"mode,omitempty"`
+	Mode      Mode      `json:"mode,omitempty"`
 	Format    string    `json:"format,omitempty"`
 	// Focus names entities the answer is about; they seed the walk as if
 	// the query named them.

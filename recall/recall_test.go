@@ -133,7 +133,7 @@ func lineWith(context string, parts ...string) string {
 	return ""
 }
 
-func statusOf(res recall.ContextResult, id string) string {
+func statusOf(res recall.ContextResult, id string) entity.Status {
 	for _, f := range res.Facts {
 		if f.Fact.ID == id {
 			return f.Status

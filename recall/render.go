@@ -17,7 +17,7 @@ const precedence = "A user's own statement (user_explicit) wins over general doc
 
 type header struct {
 	asOf, now, knownAt time.Time
-	mode               string
+	mode               Mode
 }
 
 func (h header) when() string {
@@ -52,7 +52,7 @@ func render(format string, h header, blocks []*block) string {
 			Title string    `json:"title"`
 			AsOf  time.Time `json:"as_of"`
 			Note  string    `json:"note"`
-			Mode  string    `json:"mode"`
+			Mode  Mode      `json:"mode"`
 			Items []line    `json:"items"`
 		}{Title, h.asOf, precedence, h.mode, items})
 		return string(b)
@@ -126,7 +126,7 @@ func meta(l line, dates bool) string {
 			parts = append(parts, "since "+day(*l.ValidFrom))
 		}
 	}
-	parts = append(parts, l.Status)
+	parts = append(parts, string(l.Status))
 	if l.SourceKind != "" {
 		parts = append(parts, l.SourceKind)
 	}

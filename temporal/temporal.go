@@ -9,15 +9,18 @@ import (
 	"github.com/graphmem/graphmem/ontology"
 )
 
+// Action says what happened to one incoming statement.
+type Action string
+
 // Actions reported for each incoming statement.
 const (
-	Created            = "created"
-	Corroborated       = "corroborated"
-	SupersededPrevious = "superseded_previous"
-	Historical         = "historical"
-	Ended              = "ended"
-	NothingToEnd       = "nothing_to_end"
-	BlockedByTombstone = "blocked_by_tombstone"
+	Created            Action = "created"
+	Corroborated              = "corroborated"
+	SupersededPrevious        = "superseded_previous"
+	Historical                = "historical"
+	Ended                     = "ended"
+	NothingToEnd              = "nothing_to_end"
+	BlockedByTombstone        = "blocked_by_tombstone"
 )
 
 // Statement is one incoming statement about a chain. Fact carries the
@@ -31,7 +34,7 @@ type Statement struct {
 
 // Outcome says what happened to one statement.
 type Outcome struct {
-	Action     string
+	Action     Action
 	FactID     string
 	Superseded []string
 }
@@ -64,7 +67,7 @@ type segment struct {
 // (ontology.One or ontology.Many) at transaction time now. Chain must hold
 // every stored fact of the chain, history and retracted ones included.
 // newID names new facts.
-func Apply(chain []entity.Fact, in []Statement, card string, now time.Time, newID func() string) Result {
+func Apply(chain []entity.Fact, in []Statement, card ontology.Cardinality, now time.Time, newID func() string) Result {
 	return rebuild(chain, in, "", card, now, newID)
 }
 
@@ -72,7 +75,7 @@ func Apply(chain []entity.Fact, in []Statement, card string, now time.Time, newI
 // expired_at becomes now, valid time is untouched, and the rest of the chain
 // is recomputed without it. Queries known at an earlier time still see it.
 // It returns ENOTFOUND if the chain has no live fact id.
-func Retract(chain []entity.Fact, id string, card string, now time.Time, newID func() string) (Result, error) {
+func Retract(chain []entity.Fact, id string, card ontology.Cardinality, now time.Time, newID func() string) (Result, error) {
 	i := slices.IndexFunc(chain, func(f entity.Fact) bool { return f.ID == id && f.ExpiredAt == nil })
 	if i < 0 {
 		return Result{}, entity.Errorf(entity.ENOTFOUND, "fact %s not found", id)
@@ -145,7 +148,7 @@ func compareRefs(a, b *ref) int {
 	return a.c.RecordedAt.Compare(b.c.RecordedAt)
 }
 
-func rebuild(chain []entity.Fact, in []Statement, retract string, card string, now time.Time, newID func() string) Result {
+func rebuild(chain []entity.Fact, in []Statement, retract string, card ontology.Cardinality, now time.Time, newID func() string) Result {
 	facts := make([]entity.Fact, len(chain))
 	dirty := make([]bool, len(chain), len(chain)+len(in))
 	existing := len(chain)
@@ -368,7 +371,7 @@ func firstRefOf(refs []ref, owner int) int {
 }
 
 // buildLane turns one lane's sorted claims into segments of constant value.
-func buildLane(refs []ref, lane []int, segOf []*segment, card string) []*segment {
+func buildLane(refs []ref, lane []int, segOf []*segment, card ontology.Cardinality) []*segment {
 	var segs []*segment
 	lastOf := map[string]*segment{}
 	for _, k := range lane {

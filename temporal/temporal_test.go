@@ -24,12 +24,12 @@ func dayp(n int) *time.Time {
 // chain is an in-memory store of one chain, the way the service uses Apply.
 type chain struct {
 	facts []entity.Fact
-	card  string
+	card  ontology.Cardinality
 	now   time.Time
 	n     int
 }
 
-func newChain(card string) *chain { return &chain{card: card, now: t0.AddDate(5, 0, 0)} }
+func newChain(card ontology.Cardinality) *chain { return &chain{card: card, now: t0.AddDate(5, 0, 0)} }
 
 func (c *chain) newID() string { c.n++; return fmt.Sprintf("f%03d", c.n) }
 

@@ -401,9 +401,9 @@ func printFacts(w io.Writer, fs []api.Fact, timeline bool) {
 			obj = f.Value
 		}
 		from, to := when(f.ValidFrom, "?"), when(f.ValidTo, "-")
-		cells := []string{cell(f.Subject), cell(f.Predicate), cell(obj), from, to, f.Status, string(f.SourceKind), f.ID}
+		cells := []string{cell(f.Subject), cell(f.Predicate), cell(obj), from, to, string(f.Status), string(f.SourceKind), f.ID}
 		if timeline {
-			cells = []string{from, to, f.Status, cell(f.Subject), cell(f.Predicate), cell(obj), string(f.SourceKind), f.ID}
+			cells = []string{from, to, string(f.Status), cell(f.Subject), cell(f.Predicate), cell(obj), string(f.SourceKind), f.ID}
 		}
 		fmt.Fprintln(tw, strings.Join(cells, "\t"))
 	}

@@ -99,7 +99,7 @@ func TestE2E_Temporal(t *testing.T) {
 		fs := c.facts(q.Encode() + "&include_history=true")
 		got := map[string]string{}
 		for _, f := range fs {
-			got[f.ID] = f.Status
+			got[f.ID] = string(f.Status)
 		}
 		want := map[string]string{id6000: "superseded", id5432: "superseded", id3307: "current"}
 		if fmt.Sprint(got) != fmt.Sprint(want) {

@@ -96,7 +96,7 @@ func TestE2E_ClientCommands(t *testing.T) {
 		}
 		var got []string
 		for _, f := range tl[0].Items {
-			got = append(got, f.Object+"/"+f.Status)
+			got = append(got, f.Object+"/"+string(f.Status))
 		}
 		if want := []string{"Initech/superseded", "Globex/superseded", "Acme Corp/current"}; !slices.Equal(got, want) {
 			t.Errorf("timeline %v, want %v", got, want)

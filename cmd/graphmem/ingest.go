@@ -106,7 +106,7 @@ func ingestLines(ctx context.Context, r io.Reader, sink ingestSink, batch int) (
 			return err
 		}
 		for _, x := range res {
-			counts[x.Action]++
+			counts[string(x.Action)]++
 		}
 		pending = pending[:0]
 		return nil
