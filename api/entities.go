@@ -1,6 +1,8 @@
 package api
 
 import (
+	"time"
+
 	"net/http"
 
 	"github.com/gin-gonic/gin"
@@ -65,7 +67,7 @@ func (s *Server) getEntity(c *gin.Context) {
 		Error(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, EntityDetail{Entity: NewEntity(d.Entity), Facts: NewFacts(d.Facts, s.now())})
+	c.JSON(http.StatusOK, EntityDetail{Entity: NewEntity(d.Entity), Facts: NewFacts(d.Facts, time.Time{}, s.now())})
 }
 
 func (s *Server) timeline(c *gin.Context) {
@@ -81,5 +83,5 @@ func (s *Server) timeline(c *gin.Context) {
 		Error(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, FactList{Items: NewFacts(fs, s.now())})
+	c.JSON(http.StatusOK, FactList{Items: NewFacts(fs, time.Time{}, s.now())})
 }

@@ -112,7 +112,7 @@ func (s *Server) postEpisode(c *gin.Context) {
 					Error(c, err)
 					return
 				}
-				out.Facts = append(out.Facts, NewFact(d.Fact, now))
+				out.Facts = append(out.Facts, NewFact(d.Fact, now, now))
 			}
 		}
 	}

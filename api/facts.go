@@ -1,6 +1,8 @@
 package api
 
 import (
+	"time"
+
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -227,7 +229,7 @@ func (s *Server) listFacts(c *gin.Context) {
 		Error(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, FactList{Items: NewFacts(fs, s.now()), NextCursor: optional(next)})
+	c.JSON(http.StatusOK, FactList{Items: NewFacts(fs, fq.AsOf, s.now()), NextCursor: optional(next)})
 }
 
 func (s *Server) getFact(c *gin.Context) {
@@ -241,7 +243,7 @@ func (s *Server) getFact(c *gin.Context) {
 		return
 	}
 	now := s.now()
-	out := FactDetail{Fact: NewFact(d.Fact, now), Chain: NewFacts(d.Chain, now), Episodes: make([]Episode, len(d.Episodes))}
+	out := FactDetail{Fact: NewFact(d.Fact, now, now), Chain: NewFacts(d.Chain, now, now), Episodes: make([]Episode, len(d.Episodes))}
 	for i, e := range d.Episodes {
 		out.Episodes[i] = NewEpisode(e)
 	}
@@ -262,7 +264,7 @@ func (s *Server) deleteFact(c *gin.Context) {
 			Error(c, err)
 			return
 		}
-		c.JSON(http.StatusOK, NewFact(f, s.now()))
+		c.JSON(http.StatusOK, NewFact(f, time.Time{}, s.now()))
 	default:
 		res, err := s.svc.Forget(c.Request.Context(), Scope(c), memory.ForgetRequest{
 			FactIDs: []string{c.Param("id")}, Mode: memory.ModeForget, Actor: Actor(c)})

@@ -122,7 +122,7 @@ func (s *Server) postSearch(eng *recall.Engine) gin.HandlerFunc {
 			}
 			switch {
 			case h.Fact != nil:
-				f := NewFact(*h.Fact, now)
+				f := NewFact(*h.Fact, optTime(req.AsOf), now)
 				hit.Fact = &f
 			case h.Entity != nil:
 				e := NewEntity(*h.Entity)
@@ -157,8 +157,7 @@ func (s *Server) postContext(eng *recall.Engine) gin.HandlerFunc {
 			Facts: make([]ContextFact, 0, len(res.Facts)), Entities: make([]Entity, 0, len(res.Entities)),
 			Episodes: make([]ContextEpisode, 0, len(res.Episodes))}
 		for _, f := range res.Facts {
-			cf := ContextFact{Fact: NewFact(f.Fact, now), Role: f.Role, Score: f.Score}
-			cf.Fact.Status = f.Status // at as_of, as the context shows it
+			cf := ContextFact{Fact: NewFact(f.Fact, res.AsOf, now), Role: f.Role, Score: f.Score}
 			out.Facts = append(out.Facts, cf)
 		}
 		for _, e := range res.Entities {

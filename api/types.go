@@ -106,13 +106,14 @@ type EpisodeList struct {
 	NextCursor *string   `json:"next_cursor"`
 }
 
-// NewFact returns f as the API shows it, its status derived at now.
-func NewFact(f entity.Fact, now time.Time) Fact {
+// NewFact returns f as the API shows it, its status derived for valid time
+// asOf (zero: now) at now, as every interface derives it.
+func NewFact(f entity.Fact, asOf, now time.Time) Fact {
 	out := Fact{
 		ID: f.ID, Scope: f.Scope, Subject: f.Subject, SubjectID: f.SubjectID, Predicate: f.Predicate,
 		Object: f.Object, ObjectID: f.ObjectID, Value: f.Value, Text: f.Text,
 		ValidTo: utc(f.ValidTo), RecordedAt: f.RecordedAt.UTC(), ExpiredAt: utc(f.ExpiredAt),
-		Status: f.Status(now), Supersedes: optional(f.Supersedes), SupersededBy: optional(f.SupersededBy),
+		Status: f.StatusAt(asOf, now), Supersedes: optional(f.Supersedes), SupersededBy: optional(f.SupersededBy),
 		EpisodeIDs: nonNil(f.EpisodeIDs), SourceKind: f.SourceKind, Confidence: f.Confidence,
 		Importance: f.Importance, Attributes: f.Attributes, ExpiresAt: utc(f.ExpiresAt),
 	}
@@ -126,10 +127,10 @@ func NewFact(f entity.Fact, now time.Time) Fact {
 }
 
 // NewFacts converts a list with NewFact.
-func NewFacts(fs []entity.Fact, now time.Time) []Fact {
+func NewFacts(fs []entity.Fact, asOf, now time.Time) []Fact {
 	out := make([]Fact, len(fs))
 	for i := range fs {
-		out[i] = NewFact(fs[i], now)
+		out[i] = NewFact(fs[i], asOf, now)
 	}
 	return out
 }

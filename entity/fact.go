@@ -148,9 +148,21 @@ func (f *Fact) Overlaps(from time.Time, to *time.Time) bool {
 	return f.ValidTo == nil || f.ValidTo.After(from)
 }
 
-// Status derives f's status at now: retracted and forgotten facts first,
-// then TTL expiry and archiving, then the valid-time position.
-func (f *Fact) Status(now time.Time) Status {
+// Status is f's status now: StatusAt(now, now).
+func (f *Fact) Status(now time.Time) Status { return f.StatusAt(now, now) }
+
+// StatusAt derives f's status for a question about valid time asOf asked at
+// transaction time now (a zero asOf means now). What happened to the record
+// itself is judged at now and wins — retracted, forgotten, expired by TTL,
+// archived — then f's position in valid time at asOf: future, ended or
+// superseded (it stopped being true by asOf), else current. A value that was
+// in force at asOf is therefore "current" in an as_of answer even if it has
+// been superseded since. Every interface (REST, CLI, MCP, context) derives
+// statuses here.
+func (f *Fact) StatusAt(asOf, now time.Time) Status {
+	if asOf.IsZero() {
+		asOf = now
+	}
 	switch {
 	case f.ExpiredAt != nil && !f.ExpiredAt.After(now):
 		return StatusRetracted
@@ -160,12 +172,12 @@ func (f *Fact) Status(now time.Time) Status {
 		return StatusExpired
 	case f.ArchivedAt != nil:
 		return StatusArchived
-	case f.ValidTo != nil && !f.ValidTo.After(now):
+	case f.ValidTo != nil && !f.ValidTo.After(asOf):
 		if f.SupersededBy != "" {
 			return StatusSuperseded
 		}
 		return StatusEnded
-	case !f.ValidFrom.IsZero() && f.ValidFrom.After(now):
+	case !f.ValidFrom.IsZero() && f.ValidFrom.After(asOf):
 		return StatusFuture
 	}
 	return StatusCurrent

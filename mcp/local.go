@@ -99,7 +99,7 @@ func (l *Local) Search(ctx context.Context, req recall.SearchRequest) (SearchRes
 	for _, h := range res.Hits {
 		hit := Hit{Type: h.Type, ID: h.ID, Text: h.Text, Score: h.Score}
 		if h.Fact != nil {
-			hit.Status = h.Fact.Status(now)
+			hit.Status = h.Fact.StatusAt(req.AsOf, now)
 		}
 		out.Hits = append(out.Hits, hit)
 	}
@@ -120,7 +120,7 @@ func (l *Local) Timeline(ctx context.Context, req TimelineRequest) (TimelineResu
 	now := l.now()
 	out := TimelineResult{Entity: EntityRef{ID: ent.ID, Name: ent.Name, Type: ent.Type}, Facts: make([]Fact, len(fs))}
 	for i := range fs {
-		out.Facts[i] = factView(&fs[i], now)
+		out.Facts[i] = factView(&fs[i], time.Time{}, now)
 	}
 	return out, nil
 }
@@ -178,11 +178,12 @@ func (l *Local) Forget(ctx context.Context, req ForgetRequest) (memory.ForgetRes
 	return res, err
 }
 
-// factView is f as the tools show it, its status derived at now.
-func factView(f *entity.Fact, now time.Time) Fact {
+// factView is f as the tools show it, its status derived for valid time
+// asOf (zero: now) at now.
+func factView(f *entity.Fact, asOf, now time.Time) Fact {
 	v := Fact{
 		ID: f.ID, Subject: f.Subject, Predicate: f.Predicate, Object: f.Object, Value: f.Value, Text: f.Text,
-		ValidTo: utcPtr(f.ValidTo), Status: f.Status(now), SourceKind: string(f.SourceKind), Attributes: f.Attributes,
+		ValidTo: utcPtr(f.ValidTo), Status: f.StatusAt(asOf, now), SourceKind: string(f.SourceKind), Attributes: f.Attributes,
 	}
 	if !f.ValidFrom.IsZero() {
 		t := f.ValidFrom.UTC()

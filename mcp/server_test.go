@@ -194,6 +194,9 @@ func TestTools_SupersessionRecallTimeline(t *testing.T) {
 		t.Fatalf("want 3 results, got %v", out)
 	}
 	first, second := results[0].(map[string]any), results[1].(map[string]any)
+	if first["action"] != "created" {
+		t.Errorf("a brand-new fact is reported %v, want created (the action must not depend on the batch)", first["action"])
+	}
 	if second["action"] != "superseded_previous" || !strings.Contains(text, "facts[1] superseded_previous") {
 		t.Errorf("the second port did not supersede the first: %v\n%s", second, text)
 	}
@@ -393,5 +396,21 @@ func TestTools_NoIndex(t *testing.T) {
 	text, _, isErr := callRaw(t, cs, "recall", map[string]any{"query": "port"})
 	if !isErr || !strings.Contains(text, "unavailable") {
 		t.Errorf("recall without an index: %v %s", isErr, text)
+	}
+}
+
+// TestTools_StatusAtAsOf: search as of a past time reports a value that
+// was in force then as current, as REST and the context do.
+func TestTools_StatusAtAsOf(t *testing.T) {
+	e := newEnv(t)
+	cs := connect(t, mcp.NewLocal(e.svc, e.engine, "repo:payments"))
+	call(t, cs, "add_facts", map[string]any{"facts": portSwitch})
+	text, out := call(t, cs, "search", map[string]any{"query": "payments-db port 5432", "types": []string{"fact"}, "as_of": "2024-02-01"})
+	if hits, _ := out["hits"].([]any); len(hits) == 0 || lineWith(text, "[fact, current]", "5432") == "" {
+		t.Errorf("search as of 2024-02-01 should show 5432 as current:\n%s", text)
+	}
+	text, _ = call(t, cs, "search", map[string]any{"query": "payments-db port 5432", "types": []string{"fact"}, "include_history": true})
+	if lineWith(text, "[fact, superseded]", "5432") == "" {
+		t.Errorf("search now should show 5432 as superseded:\n%s", text)
 	}
 }

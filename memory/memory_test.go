@@ -114,6 +114,26 @@ func TestScenario_PortChange(t *testing.T) {
 	}
 }
 
+// TestAddFacts_ActionsIndependentOfBatch: each statement of a batch is
+// reported as it would be on its own, in order, whatever the batch size.
+func TestAddFacts_ActionsIndependentOfBatch(t *testing.T) {
+	for _, name := range []string{"port-change", "employment", "package-manager", "decisions"} {
+		in := scenario(t, name)
+		one, _ := MustOpenService(t)
+		var single []string
+		for _, f := range in {
+			single = append(single, actions(mustAdd(t, one, f))...)
+		}
+		all, _ := MustOpenService(t)
+		if got := actions(mustAdd(t, all, in...)); !slices.Equal(got, single) {
+			t.Errorf("%s: one batch %v, one by one %v", name, got, single)
+		}
+	}
+	if got := actions(mustAdd(t, func() *memory.Service { s, _ := MustOpenService(t); return s }(), scenario(t, "port-change")...)); got[0] != temporal.Created {
+		t.Errorf("port-change in one batch: the first fact is %s, want created", got[0])
+	}
+}
+
 func TestScenario_EmploymentOutOfOrder(t *testing.T) {
 	svc, _ := MustOpenService(t)
 	var got []temporal.Action

@@ -359,7 +359,7 @@ func (b *builder) factBlock(score float64, head entity.Fact, chain []entity.Fact
 }
 
 func (b *builder) factLine(kind string, f *entity.Fact) line {
-	l := line{Kind: kind, ID: f.ID, Text: factSentence(f), Status: statusAt(f, b.p.asOf, b.p.now),
+	l := line{Kind: kind, ID: f.ID, Text: factSentence(f), Status: f.StatusAt(b.p.asOf, b.p.now),
 		SourceKind: string(f.SourceKind), Reason: search.AttrString(f.Attributes, "reason")}
 	if !f.ValidFrom.IsZero() {
 		l.ValidFrom = timePtr(f.ValidFrom)
@@ -368,25 +368,6 @@ func (b *builder) factLine(kind string, f *entity.Fact) line {
 		l.ValidTo = timePtr(*f.ValidTo)
 	}
 	return l
-}
-
-// statusAt is a fact's status at as_of, so that a version superseded by
-// as_of is never shown as current.
-func statusAt(f *entity.Fact, asOf, now time.Time) entity.Status {
-	switch s := f.Status(now); s {
-	case entity.StatusRetracted, entity.StatusForgotten, entity.StatusExpired, entity.StatusArchived:
-		return s
-	}
-	switch {
-	case !f.ValidFrom.IsZero() && f.ValidFrom.After(asOf):
-		return entity.StatusFuture
-	case f.ValidTo != nil && !f.ValidTo.After(asOf):
-		if f.SupersededBy != "" {
-			return entity.StatusSuperseded
-		}
-		return entity.StatusEnded
-	}
-	return entity.StatusCurrent
 }
 
 // addSources quotes the source episode of each block's fact.

@@ -67,8 +67,35 @@ type segment struct {
 // (ontology.One or ontology.Many) at transaction time now. Chain must hold
 // every stored fact of the chain, history and retracted ones included.
 // newID names new facts.
+//
+// Statements of one batch are applied one after the other, so the action
+// reported for each is the one it would get in a batch of its own: the
+// outcome never depends on how statements were grouped into requests.
 func Apply(chain []entity.Fact, in []Statement, card ontology.Cardinality, now time.Time, newID func() string) Result {
-	return rebuild(chain, in, "", card, now, newID)
+	if len(in) <= 1 {
+		return rebuild(chain, in, "", card, now, newID)
+	}
+	work := slices.Clone(chain)
+	written := map[string]bool{}
+	var res Result
+	for i := range in {
+		r := rebuild(work, in[i:i+1], "", card, now, newID)
+		res.Outcomes = append(res.Outcomes, r.Outcomes...)
+		for _, w := range r.Writes {
+			written[w.ID] = true
+			if j := slices.IndexFunc(work, func(f entity.Fact) bool { return f.ID == w.ID }); j >= 0 {
+				work[j] = w
+			} else {
+				work = append(work, w)
+			}
+		}
+	}
+	for _, f := range work {
+		if written[f.ID] {
+			res.Writes = append(res.Writes, f)
+		}
+	}
+	return res
 }
 
 // Retract marks the fact id as never having been true (rule 5): its
@@ -452,7 +479,9 @@ type state struct {
 func setState(f *entity.Fact, st state, claims []entity.Claim, now time.Time, stored bool) bool {
 	changed := false
 	if !f.ValidFrom.Equal(st.from) || !eqTime(f.ValidTo, st.to) || f.Supersedes != st.supersedes || f.SupersededBy != st.supersededBy {
-		if stored {
+		if stored && f.UpdatedAt.Before(now) {
+			// A belief held before this transaction becomes a revision;
+			// one formed earlier in the same batch was never visible.
 			f.Touch(now)
 		}
 		f.ValidFrom, f.ValidTo, f.Supersedes, f.SupersededBy = st.from, st.to, st.supersedes, st.supersededBy

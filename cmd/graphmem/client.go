@@ -186,7 +186,7 @@ func (r *localReader) facts(ctx context.Context, q memory.FactQuery) (api.FactLi
 		if err != nil {
 			return out, err
 		}
-		out.Items = append(out.Items, api.NewFacts(fs, time.Now())...)
+		out.Items = append(out.Items, api.NewFacts(fs, q.AsOf, time.Now())...)
 		out.NextCursor = nil
 		if next != "" {
 			out.NextCursor = &next
@@ -209,7 +209,7 @@ func (r *localReader) findEntities(ctx context.Context, name string) ([]api.Enti
 
 func (r *localReader) timeline(ctx context.Context, id, predicate string, knownAt time.Time) (api.FactList, error) {
 	fs, err := r.svc.Timeline(ctx, r.scope, id, predicate, knownAt)
-	return api.FactList{Items: api.NewFacts(fs, time.Now())}, err
+	return api.FactList{Items: api.NewFacts(fs, time.Time{}, time.Now())}, err
 }
 
 func (r *localReader) close() error { return r.svc.Store.Close() }

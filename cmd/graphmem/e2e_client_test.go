@@ -66,6 +66,19 @@ func TestE2E_ClientCommands(t *testing.T) {
 			t.Errorf("table:\n%s", out)
 		}
 	})
+	t.Run("FactsAsOfStatus", func(t *testing.T) {
+		out, err := runCLI(t, bin, append([]string{"facts", "--subject", "Alice Chen", "--as-of", "2022-01-01", "--scope", "bob", "--json"}, online...)...)
+		if err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		var list api.FactList
+		if err := json.Unmarshal([]byte(out), &list); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		if len(list.Items) != 1 || list.Items[0].Object != "Globex" || list.Items[0].Status != "current" {
+			t.Errorf("employer in 2022 should be Globex, current then: %+v", list.Items)
+		}
+	})
 	t.Run("OtherScope", func(t *testing.T) {
 		out, err := runCLI(t, bin, append([]string{"facts", "--history", "--json"}, online...)...) // the key's first scope: alice
 		if err != nil {
