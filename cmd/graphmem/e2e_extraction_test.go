@@ -103,7 +103,7 @@ func TestE2E_Extraction(t *testing.T) {
 		t.Fatalf("current port: %+v", cur)
 	}
 	old := c.facts("subject=production+database&as_of=2025-02-01T00:00:00Z")
-	if len(old) != 1 || old[0].Value != "5432" || old[0].Status != entity.StatusSuperseded || old[0].ValidTo == nil ||
+	if len(old) != 1 || old[0].Value != "5432" || old[0].Status != entity.StatusCurrent || old[0].ValidTo == nil ||
 		!old[0].ValidTo.Equal(*cur[0].ValidFrom) || old[0].SupersededBy == nil || *old[0].SupersededBy != cur[0].ID {
 		t.Fatalf("old port: %+v", old)
 	}
