@@ -21,7 +21,7 @@ func TestFactStatusAt(t *testing.T) {
 		name string
 		f    entity.Fact
 		asOf time.Time
-		want string
+		want entity.Status
 	}{
 		{"superseded now", old, now, entity.StatusSuperseded},
 		{"in force at as_of", old, day(5), entity.StatusCurrent},

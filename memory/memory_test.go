@@ -120,7 +120,7 @@ func TestAddFacts_ActionsIndependentOfBatch(t *testing.T) {
 	for _, name := range []string{"port-change", "employment", "package-manager", "decisions"} {
 		in := scenario(t, name)
 		one, _ := MustOpenService(t)
-		var single []string
+		var single []temporal.Action
 		for _, f := range in {
 			single = append(single, actions(mustAdd(t, one, f))...)
 		}

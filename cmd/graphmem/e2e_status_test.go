@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/graphmem/graphmem/api"
+	"github.com/graphmem/graphmem/entity"
 )
 
 // TestE2E_StatusAtAsOf: a fact that was in force at as_of is "current" in
@@ -21,7 +22,7 @@ func TestE2E_StatusAtAsOf(t *testing.T) {
 	}
 	fs = c.facts("subject=orders-db&predicate=port&include_history=true&as_of=2023-06-01T00:00:00Z")
 	for _, f := range fs {
-		if want := map[string]string{"5432": "current", "3307": "future"}[f.Value]; f.Status != want {
+		if want := map[string]entity.Status{"5432": "current", "3307": "future"}[f.Value]; f.Status != want {
 			t.Errorf("history as_of 2023-06-01: %s is %s, want %s", f.Value, f.Status, want)
 		}
 	}
@@ -29,7 +30,7 @@ func TestE2E_StatusAtAsOf(t *testing.T) {
 		t.Errorf("history now: %+v", fs)
 	} else {
 		for _, f := range fs {
-			if want := map[string]string{"5432": "superseded", "3307": "current"}[f.Value]; f.Status != want {
+			if want := map[string]entity.Status{"5432": "superseded", "3307": "current"}[f.Value]; f.Status != want {
 				t.Errorf("history now: %s is %s, want %s", f.Value, f.Status, want)
 			}
 		}
