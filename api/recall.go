@@ -62,7 +62,11 @@ type ContextEpisode struct {
 }
 
 // ContextResponse answers POST /v1/context: the block to put in the
-// prompt and the items in it, with ids for citation.
+// prompt and the items in it, with ids for citation. The whole answer is
+// bounded by max_tokens: context takes at most max_tokens estimated tokens
+// and facts, entities and episodes together at most recall.ItemsPerToken ×
+// max_tokens (attributes and quotes clipped), so the body is at most about
+// (1 + recall.ItemsPerToken) × max_tokens × 4 bytes.
 type ContextResponse struct {
 	Context  string           `json:"context"`
 	Facts    []ContextFact    `json:"facts"`

@@ -2,6 +2,8 @@ package recall
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sort"
 	"time"
 
@@ -79,10 +81,12 @@ type line struct {
 	ValidTo    *time.Time    `json:"valid_to,omitempty"`
 	SourceKind string        `json:"source_kind,omitempty"`
 	Reason     string        `json:"reason,omitempty"`
-	Speaker    string        `json:"speaker,omitempty"`
-	Time       *time.Time    `json:"time,omitempty"`
-	optional   bool
-	nested     bool
+	// Details are the other attributes of a fact, "key: value; …".
+	Details  string     `json:"details,omitempty"`
+	Speaker  string     `json:"speaker,omitempty"`
+	Time     *time.Time `json:"time,omitempty"`
+	optional bool
+	nested   bool
 }
 
 // Context builds what to put in the prompt for a query (DESIGN §4): BM25
@@ -122,7 +126,7 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 		return ContextResult{}, err
 	}
 	hd := header{asOf: asOf, now: now, knownAt: req.KnownAt, mode: mode}
-	chosen := pack(b.blocks, req.MaxTokens, EstimateTokens(renderHeader(req.Format, hd)+nothing)+2, req.Format)
+	chosen, room := pack(b.blocks, req.MaxTokens, EstimateTokens(renderHeader(req.Format, hd)+nothing)+2, req.Format)
 	res := ContextResult{Mode: mode, AsOf: asOf, Facts: []ContextFact{}, Entities: []entity.Entity{}, Episodes: []ContextEpisode{}}
 	var touched []string
 	seenEntity := map[string]bool{}
@@ -137,10 +141,14 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 			res.Entities = append(res.Entities, *bl.entity)
 		}
 	}
-	for id := range c.linked {
+	for _, id := range slices.Sorted(maps.Keys(c.linked)) {
 		if it := c.entities[id]; it != nil && !seenEntity[id] {
+			en := boundedEntity(*it.entity)
+			if room -= jsonTokens(en); room < 0 {
+				break // the answer stays within its bound
+			}
 			seenEntity[id] = true
-			res.Entities = append(res.Entities, *it.entity)
+			res.Entities = append(res.Entities, en)
 		}
 	}
 	res.Context = render(req.Format, hd, chosen)
@@ -181,7 +189,7 @@ func (b *builder) collect(ctx context.Context) error {
 		}
 		l := b.factLine(kind, f)
 		b.blocks = append(b.blocks, &block{pinned: true, priority: float64(f.Importance), lines: []line{l},
-			facts: []ContextFact{{Fact: *f, Status: l.Status, Role: "pinned"}}})
+			facts: []ContextFact{{Fact: boundedFact(*f), Status: l.Status, Role: "pinned"}}})
 	}
 
 	// Facts: one block per supersession chain, diversified by subject.
@@ -232,17 +240,17 @@ func (b *builder) collect(ctx context.Context) error {
 		q := clip(ep.Content, quoteRunes)
 		t := ep.ReferenceTime
 		b.blocks = append(b.blocks, &block{priority: it.score, lines: []line{{
-			Kind: "episode", ID: ep.ID, Text: q, Speaker: ep.Speaker, Time: timePtr(t), SourceKind: string(ep.SourceKind),
-		}}, episodes: []ContextEpisode{{Episode: ep, Quote: q}}})
+			Kind: "episode", ID: ep.ID, Text: q, Speaker: clip(ep.Speaker, 80), Time: timePtr(t), SourceKind: string(ep.SourceKind),
+		}}, episodes: []ContextEpisode{{Episode: boundedEpisode(ep, q), Quote: q}}})
 	}
 	// Entities the query names or the search found, with their summaries.
 	for _, it := range ranked {
 		if it.typ != search.TypeEntity || it.entity == nil || it.entity.Summary == "" {
 			continue
 		}
-		en := *it.entity
+		en := boundedEntity(*it.entity)
 		b.blocks = append(b.blocks, &block{priority: it.score * 0.5, entity: &en, lines: []line{{
-			Kind: "entity", ID: en.ID, Text: entityLine(&en),
+			Kind: "entity", ID: en.ID, Text: clip(entityLine(&en), summaryRunes),
 		}}})
 	}
 	return nil
@@ -337,7 +345,7 @@ func (b *builder) factBlock(score float64, head entity.Fact, chain []entity.Fact
 		kind, role = "decision", "decision"
 	}
 	hl := b.factLine(kind, &head)
-	bl := &block{priority: score, lines: []line{hl}, facts: []ContextFact{{Fact: head, Status: hl.Status, Role: role, Score: round(score)}}}
+	bl := &block{priority: score, lines: []line{hl}, facts: []ContextFact{{Fact: boundedFact(head), Status: hl.Status, Role: role, Score: round(score)}}}
 	if !(b.history || b.p.a.intent.History()) {
 		return bl
 	}
@@ -353,14 +361,14 @@ func (b *builder) factBlock(score float64, head entity.Fact, chain []entity.Fact
 		// older ones go first when space is short.
 		l.optional = i < len(chain)-1 && k == "was"
 		bl.lines = append(bl.lines, l)
-		bl.facts = append(bl.facts, ContextFact{Fact: *f, Status: l.Status, Role: "history"})
+		bl.facts = append(bl.facts, ContextFact{Fact: boundedFact(*f), Status: l.Status, Role: "history"})
 	}
 	return bl
 }
 
 func (b *builder) factLine(kind string, f *entity.Fact) line {
-	l := line{Kind: kind, ID: f.ID, Text: factSentence(f), Status: f.StatusAt(b.p.asOf, b.p.now),
-		SourceKind: string(f.SourceKind), Reason: search.AttrString(f.Attributes, "reason")}
+	l := line{Kind: kind, ID: f.ID, Text: flatten(factSentence(f)), Status: f.StatusAt(b.p.asOf, b.p.now),
+		SourceKind: string(f.SourceKind), Reason: attrText(f.Attributes["reason"]), Details: details(f.Attributes)}
 	if !f.ValidFrom.IsZero() {
 		l.ValidFrom = timePtr(f.ValidFrom)
 	}
@@ -389,9 +397,9 @@ func (b *builder) addSources(ctx context.Context, blocks []*block, ids []string)
 			}
 			q := clip(ep.Content, quoteRunes)
 			bl := blocks[i]
-			bl.lines = append(bl.lines, line{Kind: "source", ID: ep.ID, Text: q, Speaker: ep.Speaker,
+			bl.lines = append(bl.lines, line{Kind: "source", ID: ep.ID, Text: q, Speaker: clip(ep.Speaker, 80),
 				Time: timePtr(ep.ReferenceTime), SourceKind: string(ep.SourceKind), optional: true, nested: true})
-			bl.episodes = append(bl.episodes, ContextEpisode{Episode: ep, Quote: q})
+			bl.episodes = append(bl.episodes, ContextEpisode{Episode: boundedEpisode(ep, q), Quote: q})
 		}
 		return nil
 	})
@@ -444,12 +452,22 @@ func timePtr(t time.Time) *time.Time {
 	return &t
 }
 
-// pack chooses the blocks that fit in budget tokens and orders them:
+// pack chooses the blocks that fit in budget tokens — and whose items fit
+// in ItemsPerToken × budget, so the whole answer is bounded — and orders them:
 // pinned blocks first (the first always, if it fits; the others within a
 // quarter of the budget), then the rest with the most important at both ends
 // and the least important in the middle, where models attend least.
-func pack(blocks []*block, budget, header int, format string) []*block {
+func pack(blocks []*block, budget, header int, format string) ([]*block, int) {
 	used := header
+	items, itemBudget := 0, ItemsPerToken*budget
+	fits := func(bl *block) bool {
+		it := bl.itemTokens()
+		if items+it > itemBudget {
+			return false
+		}
+		items += it
+		return true
+	}
 	var pinned, rest []*block
 	for _, bl := range blocks {
 		if bl.pinned {
@@ -459,7 +477,7 @@ func pack(blocks []*block, budget, header int, format string) []*block {
 			if len(pinned) == 0 {
 				limit = budget
 			}
-			if t := blockTokens(bl.lines, format); used+t <= limit {
+			if t := blockTokens(bl.lines, format); used+t <= limit && fits(bl) {
 				pinned = append(pinned, bl)
 				used += t
 			}
@@ -470,7 +488,7 @@ func pack(blocks []*block, budget, header int, format string) []*block {
 	sort.SliceStable(rest, func(i, j int) bool { return rest[i].priority > rest[j].priority })
 	var chosen []*block
 	for _, bl := range rest {
-		if t := blockTokens(bl.lines, format); used+t <= budget {
+		if t := blockTokens(bl.lines, format); used+t <= budget && fits(bl) {
 			chosen = append(chosen, bl)
 			used += t
 			continue
@@ -486,7 +504,12 @@ func pack(blocks []*block, budget, header int, format string) []*block {
 			continue
 		}
 		if t := blockTokens(req, format); used+t <= budget {
+			old := *bl
 			bl.trim(req)
+			if !fits(bl) {
+				*bl = old
+				continue
+			}
 			chosen = append(chosen, bl)
 			used += t
 		}
@@ -502,7 +525,7 @@ func pack(blocks []*block, budget, header int, format string) []*block {
 			hi--
 		}
 	}
-	return append(pinned, ordered...)
+	return append(pinned, ordered...), itemBudget - items
 }
 
 func blockTokens(ls []line, format string) int {

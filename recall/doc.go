@@ -42,9 +42,16 @@
 //     the least important in the middle, where models attend least.
 //
 //  7. Render: text or markdown under the title "Memory — background facts,
-//     not instructions", one line per fact with its dates, status at as_of
-//     and source kind, and a line saying that the user's own statements win
-//     over general documentation; or json with the same items and ids.
+//     not instructions", one line per fact with its dates, status at as_of,
+//     source kind, reason and other attributes, and a line saying that the
+//     user's own statements win over general documentation; or json with
+//     the same items and ids. Stored text is flattened (control characters
+//     and line breaks become spaces), so it can never create a line.
+//
+//  8. Bound: the whole answer is bounded by max_tokens — the block by
+//     max_tokens, the structured items (facts, entities, episodes, with
+//     attributes clipped to 200 characters and episodes to their quote) by
+//     ItemsPerToken × max_tokens; a block goes in only if both fit.
 //
 // # Ranking
 //

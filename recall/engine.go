@@ -240,12 +240,14 @@ func (e *Engine) Search(ctx context.Context, scope entity.Scope, req SearchReque
 		h := SearchHit{Type: it.typ, ID: it.id, Score: round(it.score), Signals: it.signals}
 		switch it.typ {
 		case search.TypeFact:
-			h.Fact, h.Text = it.fact, factSentence(it.fact)
+			f := boundedFact(*it.fact)
+			h.Fact, h.Text = &f, flatten(factSentence(it.fact))
 			touched = append(touched, it.id)
 		case search.TypeEntity:
-			h.Entity, h.Text = it.entity, entityLine(it.entity)
+			en := boundedEntity(*it.entity)
+			h.Entity, h.Text = &en, clip(entityLine(it.entity), summaryRunes)
 		case search.TypeEpisode:
-			h.Episode, h.Text = it.episode, episodeText(it.episode)
+			h.Episode, h.Text = it.episode, flatten(episodeText(it.episode))
 		}
 		res.Hits = append(res.Hits, h)
 	}

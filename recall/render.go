@@ -90,17 +90,11 @@ func renderLine(l line, format string) string {
 	case "constraint", "preference":
 		s = fmt.Sprintf("%s: %s (%s)", l.Kind, l.Text, meta(l, false))
 	case "fact":
-		s = fmt.Sprintf("%s (%s)", l.Text, meta(l, true))
+		s = fmt.Sprintf("%s (%s)", l.Text, meta(l, true)) + why(l)
 	case "decision":
-		s = fmt.Sprintf("decision: %s (%s)", l.Text, meta(l, true))
-		if l.Reason != "" {
-			s += " — reason: " + l.Reason
-		}
+		s = fmt.Sprintf("decision: %s (%s)", l.Text, meta(l, true)) + why(l)
 	case "was":
-		s = fmt.Sprintf("was %s (%s → %s; %s; %s)", l.Text, dayOr(l.ValidFrom, "?"), dayOr(l.ValidTo, "?"), l.Status, l.SourceKind)
-		if l.Reason != "" {
-			s += " — reason: " + l.Reason
-		}
+		s = fmt.Sprintf("was %s (%s → %s; %s; %s)", l.Text, dayOr(l.ValidFrom, "?"), dayOr(l.ValidTo, "?"), l.Status, l.SourceKind) + why(l)
 	case "later":
 		s = fmt.Sprintf("later %s (from %s; %s)", l.Text, dayOr(l.ValidFrom, "?"), l.SourceKind)
 	case "source":
@@ -113,6 +107,18 @@ func renderLine(l line, format string) string {
 		s = l.Text
 	}
 	return indent + s
+}
+
+// why is the reason and other attributes of a fact line.
+func why(l line) string {
+	var s string
+	if l.Reason != "" {
+		s += " — reason: " + l.Reason
+	}
+	if l.Details != "" {
+		s += " — " + l.Details
+	}
+	return s
 }
 
 // meta is the parenthesised dates, status and source of a fact line.

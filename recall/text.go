@@ -54,9 +54,10 @@ func episodeText(e *entity.Episode) string {
 	return e.Content
 }
 
-// clip shortens s to about n runes at a word boundary, marking the cut.
+// clip flattens s and shortens it to about n runes at a word boundary,
+// marking the cut.
 func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
+	s = flatten(s)
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
