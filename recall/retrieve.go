@@ -66,6 +66,13 @@ type candidates struct {
 	episodes map[string]*item
 	linked   map[string]entity.MatchKind // entity id → how the query named it
 	order    []*item
+
+	// linkedFacts are the facts of the linked entities, linkedNames their
+	// names and aliases, q the question as predicate linking reads it
+	// (predicates.go).
+	linkedFacts *linkedFacts
+	linkedNames []string
+	q           *question
 }
 
 func (c *candidates) ranked() []*item {
@@ -123,41 +130,49 @@ func (e *Engine) retrieve(ctx context.Context, p params) (*candidates, error) {
 	if len(p.types) > 0 {
 		types = append(slices.Clone(p.types), search.TypeFact, search.TypeEntity)
 	}
-	hits, err := e.Index.Search(ctx, search.Query{
-		Scope: p.scope, Text: p.a.text, Limit: n, AsOf: p.asOf, KnownAt: p.knownAt, Now: p.now,
-		IncludeHistory: p.history, Types: types,
-	})
-	if err != nil {
-		return nil, err
-	}
-	var factHits, entityHits []search.Hit
 	var episodeHits []search.Hit
-	for _, h := range hits {
-		switch h.Type {
-		case search.TypeFact:
-			factHits = append(factHits, h)
-		case search.TypeEntity:
-			entityHits = append(entityHits, h)
-		case search.TypeEpisode:
-			episodeHits = append(episodeHits, h)
-		}
-	}
 	// scale is what one unit of graph weight is worth: the best BM25
 	// score of the query, so graph-only facts rank among textual matches.
 	scale := 1.0
-	if len(hits) > 0 {
-		scale = max(scale, hits[0].Score)
-	}
-	err = e.Store.View(ctx, p.scope, func(tx graph.Tx) error {
+	err := e.Store.View(ctx, p.scope, func(tx graph.Tx) error {
+		// Entities first: the words that tell their facts apart must not
+		// be dropped from the search as common (readLinked).
+		if err := c.link(tx); err != nil {
+			return err
+		}
+		keep, err := c.readLinked(tx)
+		if err != nil {
+			return err
+		}
+		c.q = newQuestion(lexiconOf(e.ontology()), p.a.text, c.linkedNames)
+		hits, err := e.Index.Search(ctx, search.Query{
+			Scope: p.scope, Text: p.a.text, Limit: n, AsOf: p.asOf, KnownAt: p.knownAt, Now: p.now,
+			IncludeHistory: p.history, Types: types, Keep: keep,
+		})
+		if err != nil {
+			return err
+		}
+		var factHits, entityHits []search.Hit
+		for _, h := range hits {
+			switch h.Type {
+			case search.TypeFact:
+				factHits = append(factHits, h)
+			case search.TypeEntity:
+				entityHits = append(entityHits, h)
+			case search.TypeEpisode:
+				episodeHits = append(episodeHits, h)
+			}
+		}
+		if len(hits) > 0 {
+			scale = max(scale, hits[0].Score)
+		}
 		if err := c.loadFactHits(tx, factHits); err != nil {
 			return err
 		}
 		if err := c.loadEntityHits(tx, entityHits); err != nil {
 			return err
 		}
-		if err := c.link(tx); err != nil {
-			return err
-		}
+		c.addLinkedFacts(c.q)
 		return c.walk(tx, scale)
 	})
 	if err != nil {
@@ -170,6 +185,7 @@ func (e *Engine) retrieve(ctx context.Context, p params) (*candidates, error) {
 	}
 	c.scoreFacts(scale, e)
 	c.scoreEntities(scale)
+	c.settle()
 	return c, nil
 }
 
@@ -201,6 +217,11 @@ func (c *candidates) loadEntityHits(tx graph.Tx, hits []search.Hit) error {
 	for i, h := range hits {
 		en, ok := found[h.ID]
 		if !ok {
+			continue
+		}
+		if it, ok := c.entities[en.ID]; ok { // linked before the search
+			it.hit = h
+			it.signals["bm25"], it.signals["bm25_rank"] = round(h.Score), float64(i+1)
 			continue
 		}
 		c.entities[en.ID] = &item{typ: search.TypeEntity, id: en.ID, entity: &en, hit: h,
@@ -413,6 +434,14 @@ func (c *candidates) scoreFacts(scale float64, e *Engine) {
 		rel := it.hit.Score + scale*it.signals["graph"]
 		if it.signals["graph"] == 0 {
 			delete(it.signals, "graph")
+		}
+		// A fact of an entity the query names, whose predicate the
+		// question names, is what was asked for.
+		if pair := c.pairScore(it, c.q); pair > 0 {
+			rel += scale * pairWeight * pair
+			it.signals["pair"] = round(pair)
+		} else if pm := it.signals["predicate"]; pm > 0 {
+			rel *= 1 + predicateOnly*pm
 		}
 		// A fact whose subject or object the query names is more likely
 		// what is asked about than one that merely shares words.

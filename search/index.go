@@ -277,10 +277,12 @@ func parseDocID(d string) (typ, scope, id string) {
 	return typeOfPrefix[kind], scope, id
 }
 
-func factDoc(f *entity.Fact, now time.Time) map[string]any {
-	// Names of the subject and object go into the fact's text, not into
-	// the names field: that field is for entities, so that a name matches
-	// the entity first and a term's postings in it stay short.
+// FactText is the text a fact is indexed by: its subject, predicate (in
+// words), object or value, sentence, reason and alternatives. Names of the
+// subject and object go into the fact's text, not into the names field:
+// that field is for entities, so that a name matches the entity first and
+// a term's postings in it stay short.
+func FactText(f *entity.Fact) string {
 	var text strings.Builder
 	for _, s := range []string{f.Subject, strings.ReplaceAll(f.Predicate, "_", " "), f.Object, f.Value, f.Text,
 		attrString(f.Attributes, "reason"), attrString(f.Attributes, "alternatives")} {
@@ -291,6 +293,10 @@ func factDoc(f *entity.Fact, now time.Time) map[string]any {
 			text.WriteString(s)
 		}
 	}
+	return text.String()
+}
+
+func factDoc(f *entity.Fact, now time.Time) map[string]any {
 	d := map[string]any{
 		fType: TypeFact, fScope: f.Scope, fID: f.ID,
 		fPredicate: f.Predicate, fSubject: f.SubjectID,
@@ -324,7 +330,7 @@ func factDoc(f *entity.Fact, now time.Time) map[string]any {
 	case f.ValidTo != nil && !f.ValidTo.After(now):
 		kind = kindHistory
 	}
-	d[fText] = scopedTerms(f.Scope, kind, text.String())
+	d[fText] = scopedTerms(f.Scope, kind, FactText(f))
 	return d
 }
 

@@ -58,6 +58,11 @@ type Query struct {
 	From, To time.Time
 	// SortByTime orders by time, oldest first, instead of by score.
 	SortByTime bool
+	// Keep are analysed terms never left out as common (see commonShare):
+	// words that tell apart the facts of an entity the query names, however
+	// common they are across the scope ("memory" in "the memory limit of
+	// identity-worker").
+	Keep []string
 }
 
 // Hit is one matching document.
@@ -302,7 +307,7 @@ const commonMin = 2000
 
 // queryTerms analyses text like the indexed fields, removes duplicates and
 // terms the scope does not hold, and leaves out the common ones
-// (commonShare) unless nothing rarer remains.
+// (commonShare) unless nothing rarer remains or the query keeps them.
 func (x *Index) queryTerms(ctx context.Context, q Query) ([]string, error) {
 	if strings.TrimSpace(q.Text) == "" {
 		return nil, nil
@@ -354,7 +359,7 @@ func (x *Index) queryTerms(ctx context.Context, q Query) ([]string, error) {
 		}
 		switch {
 		case df == 0:
-		case df <= limit:
+		case df <= limit || slices.Contains(q.Keep, t):
 			rare = append(rare, t)
 		default:
 			common = append(common, t)

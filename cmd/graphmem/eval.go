@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -16,8 +17,11 @@ import (
 // runEval is `graphmem eval locomo`: evidence recall@k on LoCoMo through
 // the search path agents use, next to BM25 over turns in the same run.
 func runEval(ctx context.Context, args []string) error {
+	if len(args) > 0 && args[0] == "catalog" {
+		return runEvalCatalog(ctx, args[1:])
+	}
 	if len(args) == 0 || args[0] != "locomo" {
-		return fmt.Errorf("usage: graphmem eval locomo [--data DIR] [--k 5,10,20] [--json]")
+		return fmt.Errorf("usage: graphmem eval locomo [--data DIR] [--k 5,10,20] [--json]\n       graphmem eval catalog [--seed N] [--questions N] [--misses] [--json]")
 	}
 	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
 	data := fs.String("data", "../shared/data/locomo", "folder of LoCoMo conversations (*.json)")
@@ -36,24 +40,43 @@ func runEval(ctx context.Context, args []string) error {
 		cut = append(cut, k)
 	}
 	o := eval.Options{DataDir: *data, Ks: cut}
-	var bar *progressbar.ProgressBar
+	var done func()
 	if !*quiet && !*asJSON {
-		o.Progress = func(done, total int) {
-			if bar == nil {
-				bar = progressbar.Default(int64(total), "evaluating")
-			}
-			_ = bar.Set(done)
-		}
+		o.Progress, done = progress("evaluating")
 	}
 	rep, err := eval.LoCoMo(ctx, o)
-	if bar != nil {
-		_ = bar.Finish()
-		fmt.Fprintln(os.Stderr)
+	if done != nil {
+		done()
 	}
 	if err != nil {
 		return err
 	}
-	if !*asJSON {
+	return printReport(rep, *asJSON)
+}
+
+// progress returns a progress callback drawing a bar, and the function
+// that finishes it.
+func progress(label string) (func(done, total int), func()) {
+	var bar *progressbar.ProgressBar
+	return func(done, total int) {
+			if bar == nil {
+				bar = progressbar.Default(int64(total), label)
+			}
+			_ = bar.Set(done)
+		}, func() {
+			if bar != nil {
+				_ = bar.Finish()
+				fmt.Fprintln(os.Stderr)
+			}
+		}
+}
+
+// printReport prints a report's table (unless asJSON), then its JSON line.
+func printReport(rep interface {
+	WriteTable(io.Writer) error
+	JSON() ([]byte, error)
+}, asJSON bool) error {
+	if !asJSON {
 		if err := rep.WriteTable(os.Stdout); err != nil {
 			return err
 		}
@@ -64,4 +87,37 @@ func runEval(ctx context.Context, args []string) error {
 	}
 	fmt.Println(string(b))
 	return nil
+}
+
+// runEvalCatalog is `graphmem eval catalog`: hit@k of the asked fact on a
+// generated service catalog, next to plain BM25 in the same run.
+func runEvalCatalog(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("eval catalog", flag.ContinueOnError)
+	seed := fs.Uint64("seed", eval.ReportSeed, fmt.Sprintf("catalog seed (tuned on %d, reported on %d)", eval.TuneSeed, eval.ReportSeed))
+	n := fs.Int("questions", 200, "number of questions")
+	misses := fs.Bool("misses", false, "print the questions whose fact did not rank first, with the hits")
+	asJSON := fs.Bool("json", false, "print only the JSON object")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *n < 1 {
+		return fmt.Errorf("--questions: must be at least 1")
+	}
+	o := eval.CatalogOptions{Seed: *seed, Questions: *n}
+	if *misses {
+		o.Misses = os.Stdout
+	}
+	var done func()
+	if !*quiet && !*asJSON && !*misses {
+		o.Progress, done = progress("asking")
+	}
+	rep, err := eval.Catalog(ctx, o)
+	if done != nil {
+		done()
+	}
+	if err != nil {
+		return err
+	}
+	return printReport(rep, *asJSON)
 }

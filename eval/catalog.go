@@ -1,0 +1,344 @@
+package eval
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"text/tabwriter"
+	"time"
+
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/memory"
+	"github.com/graphmem/graphmem/ontology"
+	"github.com/graphmem/graphmem/recall"
+	"github.com/graphmem/graphmem/search"
+)
+
+// Catalog seeds: weights and lexicon are tuned on TuneSeed; figures are
+// reported on ReportSeed.
+const (
+	TuneSeed   = 1
+	ReportSeed = 2
+)
+
+// CatalogOptions configure Catalog.
+type CatalogOptions struct {
+	Seed      uint64 // ReportSeed when 0
+	Questions int    // 200 when 0
+	// WorkDir receives the store and the index; a temporary folder,
+	// removed afterwards, when empty.
+	WorkDir string
+	// Progress, when set, is called after each question.
+	Progress func(done, total int)
+	// Misses, when set, receives each question whose fact graphmem's
+	// search did not rank first, with the fact hits it returned.
+	Misses io.Writer
+}
+
+// CatalogScores are the figures of one system on the catalog questions.
+type CatalogScores struct {
+	// Hit1 and Hit5: share of questions whose current fact is the first
+	// (among the first five) fact hits of search.
+	Hit1 float64 `json:"hit_at_1"`
+	Hit5 float64 `json:"hit_at_5"`
+	// TopHit: share of questions whose first hit of any type is the fact.
+	TopHit float64 `json:"top_hit_is_fact"`
+	// ContextHolds: share of questions whose context block holds the fact
+	// (graphmem only).
+	ContextHolds float64 `json:"context_holds,omitempty"`
+	// SupersededAbove counts questions where, with history included, a
+	// superseded version of the asked fact ranks above the current one (or
+	// is returned without it).
+	SupersededAbove int     `json:"superseded_above_current"`
+	SearchP50Ms     float64 `json:"search_p50_ms"`
+	SearchP95Ms     float64 `json:"search_p95_ms"`
+	ContextP50Ms    float64 `json:"context_p50_ms,omitempty"`
+	ContextP95Ms    float64 `json:"context_p95_ms,omitempty"`
+}
+
+// CatalogReport is the outcome of a catalog run.
+type CatalogReport struct {
+	Seed       uint64 `json:"seed"`
+	Entities   int    `json:"entities"`
+	Facts      int    `json:"facts"`
+	Superseded int    `json:"superseded_facts"`
+	Predicates int    `json:"predicates"`
+	Changing   int    `json:"changing_predicates"`
+	Questions  int    `json:"questions"`
+	// Graphmem is recall's search and context; Baseline plain BM25 over
+	// the same index (search.Index.Search, facts only).
+	Graphmem CatalogScores `json:"graphmem"`
+	Baseline CatalogScores `json:"baseline_bm25"`
+	// ByGroup is graphmem's hit@1 for questions naming the entity by
+	// name or alias, and for English and Chinese questions.
+	ByGroup map[string]float64 `json:"hit_at_1_by_group"`
+}
+
+// Catalog generates a service catalog from the seed, loads it through the
+// memory service into an embedded store, and asks its questions through
+// recall's search and context, and through plain BM25 as the baseline.
+func Catalog(ctx context.Context, o CatalogOptions) (CatalogReport, error) {
+	if o.Seed == 0 {
+		o.Seed = ReportSeed
+	}
+	if o.Questions == 0 {
+		o.Questions = 200
+	}
+	onto, err := ontology.Parse([]byte(catalogOntology))
+	if err != nil {
+		return CatalogReport{}, err
+	}
+	ws, err := openWorkspace(o.WorkDir, "graphmem-catalog-")
+	if err != nil {
+		return CatalogReport{}, err
+	}
+	defer ws.close()
+	store, idx := ws.store, ws.index
+	clock := func() time.Time { return catalogNow }
+	svc := memory.New(store, onto)
+	svc.Now = clock
+	eng := &recall.Engine{Store: store, Index: idx, Ontology: onto, Now: clock}
+	defer eng.Close()
+
+	data := generateCatalog(o.Seed, o.Questions)
+	const scope = "catalog"
+	for i := 0; i < len(data.facts); i += memory.MaxBatch {
+		if _, err := svc.AddFacts(ctx, scope, data.facts[i:min(i+memory.MaxBatch, len(data.facts))]); err != nil {
+			return CatalogReport{}, fmt.Errorf("loading the catalog: %w", err)
+		}
+	}
+	if _, err := idx.Sync(ctx, store); err != nil {
+		return CatalogReport{}, err
+	}
+	rep := CatalogReport{Seed: o.Seed, Entities: data.entities, Predicates: len(onto.Predicates),
+		Changing: len(data.changing), ByGroup: map[string]float64{}}
+	if rep.Facts, rep.Superseded, err = countFacts(ctx, svc, scope, data); err != nil {
+		return CatalogReport{}, err
+	}
+
+	var ours, base tallyCatalog
+	groups := map[string][2]int{}
+	for qi, q := range data.questions {
+		cur, _, err := svc.Facts(ctx, scope, memory.FactQuery{Subject: q.Subject, Predicate: q.Predicate, Limit: 10})
+		if err != nil {
+			return CatalogReport{}, err
+		}
+		if len(cur) != 1 {
+			return CatalogReport{}, fmt.Errorf("question %q: %d current facts of %s %s", q.Text, len(cur), q.Subject, q.Predicate)
+		}
+		want := cur[0]
+		hist, _, err := svc.Facts(ctx, scope, memory.FactQuery{Subject: q.Subject, Predicate: q.Predicate, IncludeHistory: true, Limit: 100})
+		if err != nil {
+			return CatalogReport{}, err
+		}
+		older := map[string]bool{}
+		for _, f := range hist {
+			if f.ID != want.ID {
+				older[f.ID] = true
+			}
+		}
+
+		// graphmem: search, search with history, context.
+		start := time.Now()
+		res, err := eng.Search(ctx, scope, recall.SearchRequest{Query: q.Text, Limit: 10})
+		if err != nil {
+			return CatalogReport{}, err
+		}
+		ours.search = append(ours.search, ms(time.Since(start)))
+		var ids []string
+		for _, h := range res.Hits {
+			if h.Type == search.TypeFact {
+				ids = append(ids, h.ID)
+			}
+		}
+		top := len(res.Hits) > 0 && res.Hits[0].ID == want.ID
+		rank := ours.add(ids, want.ID, top)
+		key := "name"
+		if q.Alias {
+			key = "alias"
+		}
+		for _, g := range []string{key, q.Lang} {
+			n := groups[g]
+			n[0]++
+			if rank == 1 {
+				n[1]++
+			}
+			groups[g] = n
+		}
+		if rank != 1 && o.Misses != nil {
+			missed(o.Misses, q, want, res)
+		}
+		res, err = eng.Search(ctx, scope, recall.SearchRequest{Query: q.Text, Limit: 10, IncludeHistory: true})
+		if err != nil {
+			return CatalogReport{}, err
+		}
+		ids = ids[:0]
+		for _, h := range res.Hits {
+			ids = append(ids, h.ID)
+		}
+		ours.superseded(ids, want.ID, older)
+		start = time.Now()
+		cres, err := eng.Context(ctx, scope, recall.ContextRequest{Query: q.Text})
+		if err != nil {
+			return CatalogReport{}, err
+		}
+		ours.context = append(ours.context, ms(time.Since(start)))
+		if slices.ContainsFunc(cres.Facts, func(f recall.ContextFact) bool { return f.Fact.ID == want.ID }) {
+			ours.holds++
+		}
+
+		// Baseline: BM25 over the same index, facts only.
+		start = time.Now()
+		hits, err := idx.Search(ctx, search.Query{Scope: scope, Text: q.Text, Types: []string{search.TypeFact}, Limit: 10, Now: catalogNow})
+		if err != nil {
+			return CatalogReport{}, err
+		}
+		base.search = append(base.search, ms(time.Since(start)))
+		ids = ids[:0]
+		for _, h := range hits {
+			ids = append(ids, h.ID)
+		}
+		base.add(ids, want.ID, len(ids) > 0 && ids[0] == want.ID)
+		hits, err = idx.Search(ctx, search.Query{Scope: scope, Text: q.Text, Types: []string{search.TypeFact}, Limit: 10,
+			Now: catalogNow, IncludeHistory: true})
+		if err != nil {
+			return CatalogReport{}, err
+		}
+		ids = ids[:0]
+		for _, h := range hits {
+			ids = append(ids, h.ID)
+		}
+		base.superseded(ids, want.ID, older)
+		if o.Progress != nil {
+			o.Progress(qi+1, len(data.questions))
+		}
+	}
+	n := len(data.questions)
+	rep.Questions = n
+	rep.Graphmem, rep.Baseline = ours.scores(n), base.scores(n)
+	rep.Graphmem.ContextHolds = roundTo(float64(ours.holds)/float64(n), 3)
+	rep.Graphmem.ContextP50Ms, rep.Graphmem.ContextP95Ms = percentile(ours.context, 50), percentile(ours.context, 95)
+	for g, c := range groups {
+		rep.ByGroup[g] = roundTo(float64(c[1])/float64(c[0]), 3)
+	}
+	return rep, nil
+}
+
+// countFacts counts the facts of the catalog's subjects and how many of
+// them are superseded now.
+func countFacts(ctx context.Context, svc *memory.Service, scope entity.Scope, d catalogData) (total, superseded int, err error) {
+	seen := map[string]bool{}
+	for _, f := range d.facts {
+		if seen[f.Subject] {
+			continue
+		}
+		seen[f.Subject] = true
+		cursor := ""
+		for {
+			fs, next, err := svc.Facts(ctx, scope, memory.FactQuery{Subject: f.Subject, IncludeHistory: true,
+				Limit: memory.MaxLimit, Cursor: cursor})
+			if err != nil {
+				return 0, 0, err
+			}
+			for _, g := range fs {
+				total++
+				if g.SupersededBy != "" {
+					superseded++
+				}
+			}
+			if next == "" {
+				break
+			}
+			cursor = next
+		}
+	}
+	return total, superseded, nil
+}
+
+func missed(w io.Writer, q catalogQuestion, want entity.Fact, res recall.SearchResult) {
+	fmt.Fprintf(w, "MISS %q (want %s: %s)\n", q.Text, want.Predicate, want.Text)
+	for i, h := range res.Hits {
+		if i == 5 {
+			break
+		}
+		sig, _ := json.Marshal(h.Signals)
+		fmt.Fprintf(w, "   %d %-6s %6.2f %s %s\n", i+1, h.Type, h.Score, h.Text, sig)
+	}
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// tallyCatalog accumulates one system's results.
+type tallyCatalog struct {
+	hit1, hit5, top, holds, above int
+	search, context               []float64
+}
+
+// add scores one ranked list of fact ids and returns the rank of want
+// (0 when absent).
+func (t *tallyCatalog) add(ids []string, want string, top bool) int {
+	rank := slices.Index(ids, want) + 1
+	if rank == 1 {
+		t.hit1++
+	}
+	if rank >= 1 && rank <= 5 {
+		t.hit5++
+	}
+	if top {
+		t.top++
+	}
+	return rank
+}
+
+// superseded counts a list (history included) where an older version of
+// want ranks above it, or is there without it.
+func (t *tallyCatalog) superseded(ids []string, want string, older map[string]bool) {
+	for _, id := range ids {
+		if id == want {
+			return
+		}
+		if older[id] {
+			t.above++
+			return
+		}
+	}
+}
+
+func (t *tallyCatalog) scores(n int) CatalogScores {
+	f := func(k int) float64 { return roundTo(float64(k)/float64(n), 3) }
+	return CatalogScores{Hit1: f(t.hit1), Hit5: f(t.hit5), TopHit: f(t.top), SupersededAbove: t.above,
+		SearchP50Ms: percentile(t.search, 50), SearchP95Ms: percentile(t.search, 95)}
+}
+
+// JSON is the report as one JSON object.
+func (r CatalogReport) JSON() ([]byte, error) { return json.Marshal(r) }
+
+// WriteTable prints graphmem's figures next to the BM25 baseline.
+func (r CatalogReport) WriteTable(w io.Writer) error {
+	fmt.Fprintf(w, "Service catalog (seed %d): %d entities, %d facts (%d superseded), %d predicates (%d change over time), %d questions\n",
+		r.Seed, r.Entities, r.Facts, r.Superseded, r.Predicates, r.Changing, r.Questions)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "\thit@1 (facts)\thit@5 (facts)\tfirst hit is the fact\tcontext holds it\tsuperseded above current\tsearch p50 ms\tsearch p95 ms\tcontext p50 ms\tcontext p95 ms\t")
+	row := func(name string, s CatalogScores, holds, cp50, cp95 string) {
+		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%s\t%d\t%.2f\t%.2f\t%s\t%s\t\n", name, s.Hit1, s.Hit5, s.TopHit, holds,
+			s.SupersededAbove, s.SearchP50Ms, s.SearchP95Ms, cp50, cp95)
+	}
+	g := r.Graphmem
+	row("graphmem", g, fmt.Sprintf("%.3f", g.ContextHolds), fmt.Sprintf("%.2f", g.ContextP50Ms), fmt.Sprintf("%.2f", g.ContextP95Ms))
+	row("BM25 only", r.Baseline, "-", "-", "-")
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	groups := make([]string, 0, len(r.ByGroup))
+	for g := range r.ByGroup {
+		groups = append(groups, g)
+	}
+	slices.Sort(groups)
+	for _, g := range groups {
+		fmt.Fprintf(w, "hit@1 %s: %.3f  ", g, r.ByGroup[g])
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}

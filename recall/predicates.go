@@ -1,0 +1,395 @@
+package recall
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
+	"github.com/graphmem/graphmem/ontology"
+	"github.com/graphmem/graphmem/search"
+)
+
+// Predicate linking: the words of a question are linked to predicates as
+// its n-grams are linked to entities. A predicate is named by
+//
+//   - its own name, split into words and stemmed ("owns" → owned_by,
+//     "memory limit" → memory_limit);
+//   - its synonyms in the ontology, the same way (operators extend the
+//     linking through the ontology file);
+//   - the built-in lexicon of property words (propertyWords);
+//   - the content words of its description in the ontology, weakly.
+//
+// A phrase counts in proportion to the share of its words the question
+// holds; the predicate's match is its best phrase's.
+
+// Weights of the phrases that name a predicate.
+const (
+	phraseName        = 1.0
+	phraseDescription = 0.35
+)
+
+// phrase is one way of naming a predicate: stemmed terms, or a CJK word
+// matched as a substring of the normalised question.
+type phrase struct {
+	terms  []string
+	cjk    string
+	weight float64
+}
+
+// lexicon holds the phrases of the ontology's predicates and of the
+// built-in property words, by canonical predicate name.
+type lexicon struct {
+	phrases map[string][]phrase
+}
+
+var lexicons sync.Map // *ontology.Ontology → *lexicon
+
+// lexiconOf returns the lexicon of an ontology, built once.
+func lexiconOf(o *ontology.Ontology) *lexicon {
+	if lx, ok := lexicons.Load(o); ok {
+		return lx.(*lexicon)
+	}
+	lx := &lexicon{phrases: map[string][]phrase{}}
+	for _, p := range o.Predicates {
+		for _, s := range p.Synonyms {
+			lx.add(p.Name, strings.ReplaceAll(entity.CanonicalPredicate(s), "_", " "), phraseName)
+		}
+		for _, t := range search.Analyze(p.Description) {
+			if !descriptionFiller[t] && !isCJKTerm(t) {
+				lx.phrases[p.Name] = append(lx.phrases[p.Name], phrase{terms: []string{t}, weight: phraseDescription})
+			}
+		}
+	}
+	for pred, words := range propertyWords {
+		name := o.Canonical(pred)
+		for _, w := range words {
+			lx.add(name, w, phraseName)
+		}
+	}
+	v, _ := lexicons.LoadOrStore(o, lx)
+	return v.(*lexicon)
+}
+
+func (lx *lexicon) add(pred, words string, weight float64) {
+	if ph, ok := newPhrase(words, weight); ok {
+		lx.phrases[pred] = append(lx.phrases[pred], ph)
+	}
+}
+
+func newPhrase(words string, weight float64) (phrase, bool) {
+	for _, r := range words {
+		if isCJK(r) {
+			return phrase{cjk: entity.Normalize(words), weight: weight}, true
+		}
+	}
+	terms := search.Analyze(words)
+	return phrase{terms: terms, weight: weight}, len(terms) > 0
+}
+
+// descriptionFiller are stemmed words of predicate descriptions that say
+// nothing about which property a question asks for.
+var descriptionFiller = map[string]bool{}
+
+func init() {
+	for _, w := range search.Analyze(`subject object value entity thing something anything e.g. i.e. one several current
+		primary main other kind type person people given whose which record records fact facts`) {
+		descriptionFiller[w] = true
+	}
+}
+
+func isCJKTerm(t string) bool {
+	for _, r := range t {
+		if isCJK(r) {
+			return true
+		}
+	}
+	return false
+}
+
+// question is what predicate linking reads of a query: its stemmed terms
+// without the words that name linked entities, and its normalised text
+// for CJK phrases.
+type question struct {
+	terms map[string]bool
+	norm  string
+	// scores caches the match of each predicate.
+	scores map[string]float64
+	lx     *lexicon
+}
+
+func newQuestion(lx *lexicon, text string, names []string) *question {
+	q := &question{terms: map[string]bool{}, norm: entity.Normalize(text), scores: map[string]float64{}, lx: lx}
+	for _, t := range search.Analyze(text) {
+		q.terms[t] = true
+	}
+	for _, n := range names {
+		for _, t := range search.Analyze(n) {
+			delete(q.terms, t)
+		}
+		q.norm = strings.ReplaceAll(q.norm, entity.Normalize(n), " ")
+	}
+	return q
+}
+
+// match is how well the question names the predicate, in [0, 1].
+func (q *question) match(pred string) float64 {
+	if s, ok := q.scores[pred]; ok {
+		return s
+	}
+	best := 0.0
+	try := func(ph phrase) {
+		var cov float64
+		if ph.cjk != "" {
+			if strings.Contains(q.norm, ph.cjk) {
+				cov = 1
+			}
+		} else {
+			n := 0
+			for _, t := range ph.terms {
+				if q.terms[t] {
+					n++
+				}
+			}
+			cov = float64(n) / float64(len(ph.terms))
+		}
+		best = max(best, cov*ph.weight)
+	}
+	for _, ph := range q.lx.phrases[pred] {
+		try(ph)
+	}
+	// Every predicate is named by its own words, whether or not the
+	// ontology defines it.
+	if ph, ok := newPhrase(strings.ReplaceAll(pred, "_", " "), phraseName); ok {
+		try(ph)
+	}
+	q.scores[pred] = best
+	return best
+}
+
+// Limits and weights of linked facts.
+const (
+	linkedFactsScan = 400 // facts read per entity the query names
+	linkedEntities  = 4   // entities whose facts are read
+	// pairWeight is what a fact of an entity the query names, whose
+	// predicate the question names, is worth in units of the best BM25
+	// score: the strongest signal, above graph proximity (graphLinked).
+	pairWeight = 2.0
+	// objectSide weighs a fact that names the entity as its object
+	// ("who reports to Hiro" reads Hiro's reports).
+	objectSide = 0.6
+	// localWeight: the question's words that tell the entity's facts
+	// apart count half as much as a linked predicate.
+	localWeight = 0.5
+	// predicateOnly scales the BM25 score of a fact whose predicate the
+	// question names but whose entities it does not.
+	predicateOnly = 0.5
+)
+
+// linkedFacts are the visible facts of the entities the query names,
+// with the terms of each (as the index sees them).
+type linkedFacts struct {
+	facts []entity.Fact
+	terms [][]string
+	// df counts the facts holding each term; n is len(facts).
+	df map[string]int
+}
+
+// readLinked reads the facts of the entities the query names (the
+// exactly or alias-linked ones first) and returns the query terms that
+// tell them apart: a term found in some of those facts but not all must
+// never be dropped as common across the index.
+func (c *candidates) readLinked(tx graph.Tx) ([]string, error) {
+	var ids []string
+	for id, k := range c.linked {
+		if k != entity.MatchFuzzy {
+			ids = append(ids, id)
+		}
+	}
+	fuzzy := 0
+	for id, k := range c.linked {
+		if k == entity.MatchFuzzy {
+			ids = append(ids, id)
+			fuzzy++
+		}
+	}
+	slices.Sort(ids[:len(ids)-fuzzy])
+	slices.Sort(ids[len(ids)-fuzzy:])
+	if len(ids) > linkedEntities {
+		ids = ids[:linkedEntities]
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	factsOf, err := graph.FactsOfEach(tx, ids, linkedFactsScan)
+	if err != nil {
+		return nil, err
+	}
+	lf := &linkedFacts{df: map[string]int{}}
+	seen := map[string]bool{}
+	var names []string
+	for _, id := range ids {
+		if it := c.entities[id]; it != nil {
+			names = append(names, it.entity.Name)
+			names = append(names, it.entity.Aliases...)
+		}
+		for _, f := range factsOf[id] {
+			if seen[f.ID] {
+				continue
+			}
+			seen[f.ID] = true
+			f, ok := c.p.visible(f)
+			if !ok {
+				continue
+			}
+			ts := search.Analyze(search.FactText(&f))
+			for _, t := range ts {
+				lf.df[t]++
+			}
+			lf.facts = append(lf.facts, f)
+			lf.terms = append(lf.terms, ts)
+		}
+	}
+	c.linkedFacts = lf
+	c.linkedNames = names
+	var keep []string
+	for _, t := range search.Analyze(c.p.a.text) {
+		if n := lf.df[t]; n > 0 && n < len(lf.facts) {
+			keep = append(keep, t)
+		}
+	}
+	return keep, nil
+}
+
+// addLinked makes candidates of the facts readLinked read, with the
+// signals "predicate" (how well the question names the fact's predicate)
+// and "local" (the share of the question's distinguishing words, weighed
+// by their rarity among the entity's facts, the fact holds).
+func (c *candidates) addLinkedFacts(q *question) {
+	lf := c.linkedFacts
+	if lf == nil {
+		return
+	}
+	n := float64(len(lf.facts))
+	idf := func(t string) float64 { return math.Log(1 + n/float64(lf.df[t])) }
+	var total float64
+	for t := range q.terms {
+		if lf.df[t] > 0 {
+			total += idf(t)
+		}
+	}
+	for i := range lf.facts {
+		f := &lf.facts[i]
+		it, ok := c.facts[f.ID]
+		if !ok {
+			it = &item{typ: search.TypeFact, id: f.ID, fact: f, signals: make(map[string]float64, 8)}
+			c.facts[f.ID] = it
+		}
+		if total > 0 {
+			var s float64
+			for _, t := range lf.terms[i] {
+				if q.terms[t] {
+					s += idf(t)
+				}
+			}
+			if s > 0 {
+				it.signals["local"] = round(s / total)
+			}
+		}
+	}
+}
+
+// pairScore is the predicate signal of a fact: how well the question
+// names its predicate and the words that tell it apart from the other facts
+// of the entities the query names, weighed by the side the named entity is
+// on. It is zero for a fact touching no named entity.
+func (c *candidates) pairScore(it *item, q *question) float64 {
+	f := it.fact
+	side := 0.0
+	if _, ok := c.linked[f.SubjectID]; ok {
+		side = 1
+	} else if _, ok := c.linked[f.ObjectID]; ok && f.ObjectID != "" {
+		side = objectSide
+	}
+	pm := q.match(f.Predicate)
+	if pm > 0 {
+		it.signals["predicate"] = round(pm)
+	}
+	return side * (pm + localWeight*it.signals["local"])
+}
+
+// Ordering rules applied after every signal is fused, so that no signal —
+// a further ranked list fused into the scores included — can break them.
+const (
+	// answerMatch is the predicate match a fact needs to be taken as the
+	// answer to the question, ahead of its entity's card.
+	answerMatch = 0.5
+	// below is the share of a score an item is set to when it must rank
+	// under another.
+	below = 0.95
+)
+
+// settle enforces two orderings on the fused scores:
+//
+//   - a version of a fact that is not valid at as_of never ranks above
+//     the version that is, when both are candidates;
+//   - when the question names an entity and a predicate, the entity's
+//     fact valid at as_of that answers it ranks above the entity's card
+//     ("who is Hiro's manager" answers with the reports_to fact first).
+func (c *candidates) settle() {
+	for _, it := range c.facts {
+		if it.fact.ValidAt(c.p.asOf) {
+			continue
+		}
+		cur := c.validVersion(it.fact)
+		if cur != nil && it.score >= below*cur.score {
+			it.score = below * cur.score
+			it.signals["below_current"] = 1
+		}
+	}
+	if !c.p.wants(search.TypeFact) {
+		return // entities only: the card is the answer
+	}
+	var answer *item
+	for _, it := range c.facts {
+		f := it.fact
+		if _, named := c.linked[f.SubjectID]; !named || it.signals["predicate"] < answerMatch || !f.ValidAt(c.p.asOf) {
+			continue
+		}
+		if answer == nil || it.score > answer.score {
+			answer = it
+		}
+	}
+	if answer == nil {
+		return
+	}
+	for id := range c.linked {
+		if en := c.entities[id]; en != nil && en.score >= answer.score {
+			en.score = below * answer.score
+			en.signals["below_answer"] = 1
+		}
+	}
+}
+
+// validVersion follows the supersession links of f through the candidates
+// to the version valid at as_of; nil when it is not a candidate.
+func (c *candidates) validVersion(f *entity.Fact) *item {
+	seen := map[string]bool{f.ID: true}
+	for next := f; ; {
+		id := next.SupersededBy
+		if next.ValidFrom.After(c.p.asOf) {
+			id = next.Supersedes
+		}
+		it, ok := c.facts[id]
+		if id == "" || !ok || seen[id] {
+			return nil
+		}
+		if it.fact.ValidAt(c.p.asOf) {
+			return it
+		}
+		seen[id] = true
+		next = it.fact
+	}
+}
