@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # The project's test command: vet, then every test against the embedded
-# store and a real Neo4j 5.26 started from Maven artifacts for the run.
-# Set GRAPHMEM_NEO4J_URI to use a Neo4j you already run instead.
+# store and a real Neo4j 5.26 started from Maven artifacts for the run, then
+# the Python client's tests, type check and example in a virtual environment
+# (clients/python/.venv) against a real server.
+# Set GRAPHMEM_NEO4J_URI to use a Neo4j you already run instead;
+# GRAPHMEM_SKIP_PYTHON=1 skips the Python client.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,4 +31,21 @@ go test -p 1 -count=1 -timeout 30m "$@" ./...
 if [ -n "${GRAPHMEM_NEO4J_URI:-}" ]; then
 	# The scenario and API tests once more, on Neo4j instead of the embedded store.
 	GRAPHMEM_TEST_STORE=neo4j go test -p 1 -count=1 -short -timeout 30m "$@" ./memory ./cmd/graphmem
+fi
+
+if [ "${GRAPHMEM_SKIP_PYTHON:-}" != "1" ]; then
+	# The Python client: installed as a user installs it, then its tests (a
+	# real `graphmem serve` with keys, the fake OpenAI-compatible endpoint
+	# for the example agent) and mypy --strict.
+	py=clients/python
+	venv="${GRAPHMEM_PY_VENV:-$py/.venv}"
+	bin="$(mktemp -d)"
+	go build -o "$bin/graphmem" ./cmd/graphmem
+	go build -o "$bin/fakellm" ./$py/tests/fakellm
+	[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+	"$venv/bin/python" -m pip install -q -r $py/requirements-test.txt
+	"$venv/bin/python" -m pip install -q "./$py[langchain]"
+	(cd $py && GRAPHMEM_BIN="$bin/graphmem" FAKELLM_BIN="$bin/fakellm" "$venv/bin/python" -m pytest -q -p no:cacheprovider)
+	(cd $py && "$venv/bin/python" -m mypy --strict src tests examples)
+	rm -rf "$bin"
 fi

@@ -139,9 +139,16 @@ type Server struct {
 // ends.
 func NewServer(t testing.TB, h Handler) *Server {
 	t.Helper()
+	s := Start(h)
+	t.Cleanup(s.Close)
+	return s
+}
+
+// Start starts a fake on a loopback port that answers with h, outside a Go
+// test (tests of other languages run it as a process); the caller closes it.
+func Start(h Handler) *Server {
 	s := &Server{handler: h}
 	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
-	t.Cleanup(s.Close)
 	return s
 }
 

@@ -1,0 +1,531 @@
+"""Typed models of graphmem's API, one per schema of ``/openapi.json``.
+
+Answers are parsed into these models: every time is a timezone-aware
+``datetime``, open intervals are ``None``. Fields the server adds later are
+ignored rather than refused, so an older client keeps working against a newer
+server; the test suite checks against the live document that no field is
+missing here.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Annotated, Any
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, PlainSerializer, PrivateAttr
+
+from graphmem._times import format_time
+
+Time = Annotated[datetime | date | str, PlainSerializer(format_time, return_type=str)]
+"""A time as a request takes it: an aware ``datetime`` (a naive one is local
+time), a ``date`` (midnight UTC) or a string the server parses."""
+
+
+class Model(BaseModel):
+    """Base of every model: fields may be set by name or by their JSON name."""
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+
+class Fact(Model):
+    """A fact: subject, predicate and object (an entity) or value (a literal), valid from/to.
+
+    ``status`` is derived when the server answers: current, superseded, ended,
+    retracted, expired, archived or future.
+    """
+
+    id: str
+    scope: str
+    subject: str
+    subject_id: str
+    predicate: str
+    object: str = ""
+    object_id: str = ""
+    value: str = ""
+    text: str
+    valid_from: AwareDatetime | None = Field(description="None: since an unknown time")
+    valid_to: AwareDatetime | None = Field(description="None: still true")
+    recorded_at: AwareDatetime
+    expired_at: AwareDatetime | None = Field(description="when it was retracted")
+    status: str
+    supersedes: str | None
+    superseded_by: str | None
+    episode_ids: list[str]
+    source_kind: str
+    confidence: float
+    importance: int
+    attributes: dict[str, Any]
+    expires_at: AwareDatetime | None = None
+
+
+class FactInput(Model):
+    """One fact to add with ``add_facts``; exactly one of ``object`` and ``value``.
+
+    Times may be given as ``datetime``, ``date`` or strings; ``valid_to`` alone
+    ends the matching fact.
+    """
+
+    subject: str
+    predicate: str
+    subject_type: str | None = None
+    object: str | None = None
+    object_type: str | None = None
+    value: str | None = None
+    text: str | None = None
+    valid_from: Time | None = None
+    valid_to: Time | None = None
+    source_kind: str | None = None
+    episode_id: str | None = None
+    confidence: float | None = None
+    importance: int | None = None
+    attributes: dict[str, Any] | None = None
+    cardinality: str | None = None
+
+
+class FactsRequest(Model):
+    """The body of ``POST /v1/facts``."""
+
+    facts: list[FactInput]
+
+
+class FactResult(Model):
+    """What became of one added fact.
+
+    ``action`` is created, corroborated, superseded_previous, historical,
+    ended, blocked_by_tombstone or refused; ``superseded`` lists the ids of the
+    facts it ended; ``fact_id`` is empty when the fact was blocked.
+    """
+
+    fact_id: str = ""
+    action: str
+    superseded: list[str] = []
+    warning: str = ""
+
+
+class FactsResponse(Model):
+    """The answer of ``POST /v1/facts``: one result per fact, in order."""
+
+    results: list[FactResult]
+
+
+class FactList(Model):
+    """A page of facts."""
+
+    items: list[Fact]
+    next_cursor: str | None = None
+
+
+class Entity(Model):
+    """An entity (a person, a service, a library…) with its aliases."""
+
+    id: str
+    scope: str
+    name: str
+    type: str
+    aliases: list[str]
+    summary: str
+    attributes: dict[str, Any]
+    created_at: AwareDatetime
+    updated_at: AwareDatetime
+
+
+class EntityMatch(Model):
+    """An entity found by name; ``match`` is exact, alias or fuzzy."""
+
+    entity: Entity
+    match: str
+    score: float
+
+
+class EntityMatchList(Model):
+    """A page of entity matches."""
+
+    items: list[EntityMatch]
+    next_cursor: str | None = None
+
+
+class EntityDetail(Model):
+    """An entity with the facts about it valid now."""
+
+    entity: Entity
+    facts: list[Fact]
+
+
+class Episode(Model):
+    """Something that happened, stored verbatim: a message, a text or a JSON document.
+
+    ``status`` is queued, processing, done or failed (extraction into facts);
+    ``fact_ids`` are the facts derived from it.
+    """
+
+    id: str
+    scope: str
+    kind: str
+    content: str
+    speaker: str
+    role: str
+    reference_time: AwareDatetime
+    recorded_at: AwareDatetime
+    source_kind: str
+    status: str
+    error: str = ""
+    attempts: int
+    next_attempt_at: AwareDatetime | None = None
+    metadata: dict[str, Any]
+    idempotency_key: str = ""
+    fact_ids: list[str]
+
+
+class EpisodeRequest(Model):
+    """The body of ``POST /v1/episodes``."""
+
+    content: str
+    kind: str | None = None
+    speaker: str | None = None
+    role: str | None = None
+    reference_time: Time | None = None
+    source_kind: str | None = None
+    idempotency_key: str | None = None
+    metadata: dict[str, Any] | None = None
+
+
+class EpisodeAccepted(Model):
+    """The answer to storing an episode or retrying one; with ``wait`` it carries the facts produced."""
+
+    episode_id: str
+    status: str
+    error: str = ""
+    fact_ids: list[str] = []
+    facts: list[Fact] = []
+
+
+class EpisodeList(Model):
+    """A page of episodes."""
+
+    items: list[Episode]
+    next_cursor: str | None = None
+
+
+class FactDetail(Model):
+    """One fact with its supersession chain (in valid-time order) and the episodes it came from."""
+
+    fact: Fact
+    chain: list[Fact]
+    episodes: list[Episode]
+
+
+class SearchRequest(Model):
+    """The body of ``POST /v1/search``."""
+
+    query: str
+    limit: int | None = None
+    as_of: Time | None = None
+    known_at: Time | None = None
+    include_history: bool | None = None
+    types: list[str] | None = None
+
+
+class SearchHit(Model):
+    """One ranked search result: a fact, an entity or an episode, with the signals behind its score."""
+
+    type: str
+    id: str
+    text: str
+    score: float
+    signals: dict[str, float]
+    fact: Fact | None = None
+    entity: Entity | None = None
+    episode: Episode | None = None
+
+
+class SearchResponse(Model):
+    """The answer of ``POST /v1/search``."""
+
+    hits: list[SearchHit]
+
+
+class ContextRequest(Model):
+    """The body of ``POST /v1/context``."""
+
+    query: str
+    as_of: Time | None = None
+    known_at: Time | None = None
+    max_tokens: int | None = None
+    mode: str | None = None
+    format: str | None = None
+    focus: list[str] | None = None
+
+
+class ContextFact(Model):
+    """A fact in a context, its status derived at ``as_of``; ``role`` is pinned, fact, history or decision."""
+
+    fact: Fact
+    role: str
+    score: float
+
+
+class ContextEpisode(Model):
+    """An episode quoted in a context."""
+
+    episode: Episode
+    quote: str
+
+
+class Context(Model):
+    """What to put in the prompt: ``text`` is the block; the lists hold what it cites, with ids."""
+
+    text: str = Field(alias="context")
+    facts: list[ContextFact]
+    entities: list[Entity]
+    episodes: list[ContextEpisode]
+    tokens: int = Field(description="estimated size of text")
+    mode: str = Field(description="the mode used: current or history")
+    as_of: AwareDatetime
+
+
+class ForgetRequest(Model):
+    """The body of ``POST /v1/forget``."""
+
+    fact_ids: list[str] | None = None
+    entity: str | None = None
+    query: str | None = None
+    episode_id: str | None = None
+    mode: str | None = None
+    reason: str | None = None
+    dry_run: bool | None = None
+    limit: int | None = None
+
+
+class ForgetResult(Model):
+    """What a forget or purge removed (or, on a dry run, would remove)."""
+
+    mode: str
+    dry_run: bool = False
+    facts: int
+    entities: int
+    episodes: int
+    tombstones: int
+    fact_ids: list[str] = []
+
+
+class AuditEntry(Model):
+    """One forget or purge: ids, time, actor and counts, never content."""
+
+    id: str
+    at: AwareDatetime
+    action: str
+    actor: str = ""
+    reason: str = ""
+    fact_ids: list[str] = []
+    entity_id: str = ""
+    episode_id: str = ""
+    result: ForgetResult
+
+
+class AuditList(Model):
+    """The answer of ``GET /v1/audit``."""
+
+    items: list[AuditEntry]
+
+
+class ImportResult(Model):
+    """What an import loaded."""
+
+    entities: int
+    episodes: int
+    facts: int
+    tombstones: int
+    blocked_by_tombstone: int
+
+
+class Claim(Model):
+    """One statement a stored fact was built from (in exports)."""
+
+    from_: AwareDatetime = Field(alias="from")
+    to: AwareDatetime | None = None
+    end: bool = False
+    recorded_at: AwareDatetime
+    source_kind: str
+    confidence: float
+    episode_id: str = ""
+
+
+class Revision(Model):
+    """A change of belief about a stored fact's interval (in exports)."""
+
+    until: AwareDatetime
+    valid_from: AwareDatetime
+    valid_to: AwareDatetime | None
+    supersedes: str = ""
+    superseded_by: str = ""
+
+
+class StoredFact(Model):
+    """A fact as exported: with its claims, revisions and bookkeeping."""
+
+    id: str
+    scope: str
+    subject: str
+    subject_id: str
+    predicate: str
+    object: str = ""
+    object_id: str = ""
+    value: str = ""
+    text: str
+    valid_from: AwareDatetime
+    valid_to: AwareDatetime | None
+    recorded_at: AwareDatetime
+    updated_at: AwareDatetime
+    expired_at: AwareDatetime | None
+    archived_at: AwareDatetime | None = None
+    forgotten_at: AwareDatetime | None = None
+    expires_at: AwareDatetime | None = None
+    last_accessed_at: AwareDatetime | None = None
+    supersedes: str = ""
+    superseded_by: str = ""
+    episode_ids: list[str] = []
+    source_kind: str
+    confidence: float
+    importance: int
+    hits: int = 0
+    attributes: dict[str, Any] = {}
+    claims: list[Claim] = []
+    revisions: list[Revision] = []
+    seq: int = 0
+
+
+class StoredEntity(Model):
+    """An entity as exported."""
+
+    id: str
+    scope: str
+    name: str
+    type: str = ""
+    aliases: list[str] = []
+    summary: str = ""
+    attributes: dict[str, Any] = {}
+    created_at: AwareDatetime
+    updated_at: AwareDatetime
+    forgotten_at: AwareDatetime | None = None
+    seq: int = 0
+
+
+class StoredEpisode(Model):
+    """An episode as exported."""
+
+    id: str
+    scope: str
+    kind: str
+    content: str
+    speaker: str = ""
+    role: str = ""
+    reference_time: AwareDatetime
+    recorded_at: AwareDatetime
+    source_kind: str
+    status: str
+    error: str = ""
+    attempts: int = 0
+    next_attempt_at: AwareDatetime | None = None
+    metadata: dict[str, Any] = {}
+    idempotency_key: str = ""
+    fact_ids: list[str] = []
+    forgotten_at: AwareDatetime | None = None
+    seq: int = 0
+
+
+class Tombstone(Model):
+    """What keeps a forgotten fact from coming back: a fingerprint, never the content."""
+
+    scope: str
+    fingerprint: str
+    fact_ids: list[str] = []
+    at: AwareDatetime
+    reason: str = ""
+
+
+class ExportRecord(Model):
+    """One line of an export: exactly one of its fields is set.
+
+    ``raw`` is the line as the server wrote it; importing sends it back
+    unchanged, so the round trip keeps the server's nanosecond times.
+    """
+
+    tombstone: Tombstone | None = None
+    entity: StoredEntity | None = None
+    episode: StoredEpisode | None = None
+    fact: StoredFact | None = None
+    _raw: dict[str, Any] = PrivateAttr(default_factory=dict)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ExportRecord:
+        """Parse one export line, keeping it as the server wrote it."""
+        rec = cls.model_validate(data)
+        rec._raw = data
+        return rec
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        """The line as the server wrote it, or this record's JSON when built by hand."""
+        return self._raw or self.model_dump(mode="json", by_alias=True, exclude_none=True)
+
+
+class Health(Model):
+    """The answer of ``/healthz`` and ``/readyz``."""
+
+    status: str
+
+
+class ErrorDetail(Model):
+    """The content of an error answer."""
+
+    code: str
+    message: str
+    fields: dict[str, str] = {}
+
+
+class ErrorBody(Model):
+    """The one error shape of every error answer."""
+
+    error: ErrorDetail
+
+
+SCHEMAS: dict[str, type[Model]] = {
+    "AuditList": AuditList,
+    "AuditRecord": AuditEntry,
+    "Claim": Claim,
+    "ContextEpisode": ContextEpisode,
+    "ContextFact": ContextFact,
+    "ContextRequest": ContextRequest,
+    "ContextResponse": Context,
+    "Entity": Entity,
+    "EntityDetail": EntityDetail,
+    "EntityMatch": EntityMatch,
+    "EntityMatchList": EntityMatchList,
+    "Episode": Episode,
+    "EpisodeAccepted": EpisodeAccepted,
+    "EpisodeList": EpisodeList,
+    "EpisodeRequest": EpisodeRequest,
+    "Error": ErrorBody,
+    "ErrorDetail": ErrorDetail,
+    "Fact": Fact,
+    "FactDetail": FactDetail,
+    "FactInput": FactInput,
+    "FactList": FactList,
+    "FactResult": FactResult,
+    "FactsRequest": FactsRequest,
+    "FactsResponse": FactsResponse,
+    "ForgetRequest": ForgetRequest,
+    "ForgetResult": ForgetResult,
+    "Health": Health,
+    "ImportResult": ImportResult,
+    "Record": ExportRecord,
+    "Revision": Revision,
+    "SearchHit": SearchHit,
+    "SearchRequest": SearchRequest,
+    "SearchResponse": SearchResponse,
+    "Tombstone": Tombstone,
+    "entity.Entity": StoredEntity,
+    "entity.Episode": StoredEpisode,
+    "entity.Fact": StoredFact,
+}
+"""The client model of each schema of ``/openapi.json``, by schema name."""
