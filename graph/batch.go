@@ -11,8 +11,8 @@ type BatchReader interface {
 	FactsByID(ids []string) (map[string]entity.Fact, error)
 	// EntitiesByID returns the entities among ids that exist, by id.
 	EntitiesByID(ids []string) (map[string]entity.Entity, error)
-	// FactsOfEach is FactsOf for each entity id.
-	FactsOfEach(entityIDs []string, limit int) (map[string][]entity.Fact, error)
+	// EpisodesByID returns the episodes among ids that exist, by id.
+	EpisodesByID(ids []string) (map[string]entity.Episode, error)
 }
 
 // FactsByID reads the facts among ids that exist.
@@ -22,17 +22,7 @@ func FactsByID(tx Tx, ids []string) (map[string]entity.Fact, error) {
 	}); ok {
 		return b.FactsByID(ids)
 	}
-	out := make(map[string]entity.Fact, len(ids))
-	for _, id := range ids {
-		f, err := tx.Fact(id)
-		if entity.ErrorCode(err) == entity.ENOTFOUND {
-			continue
-		} else if err != nil {
-			return nil, err
-		}
-		out[id] = f
-	}
-	return out, nil
+	return eachByID(ids, tx.Fact)
 }
 
 // EntitiesByID reads the entities among ids that exist.
@@ -42,36 +32,31 @@ func EntitiesByID(tx Tx, ids []string) (map[string]entity.Entity, error) {
 	}); ok {
 		return b.EntitiesByID(ids)
 	}
-	out := make(map[string]entity.Entity, len(ids))
+	return eachByID(ids, tx.Entity)
+}
+
+// EpisodesByID reads the episodes among ids that exist.
+func EpisodesByID(tx Tx, ids []string) (map[string]entity.Episode, error) {
+	if b, ok := tx.(interface {
+		EpisodesByID([]string) (map[string]entity.Episode, error)
+	}); ok {
+		return b.EpisodesByID(ids)
+	}
+	return eachByID(ids, tx.Episode)
+}
+
+// eachByID is the fallback of the batch reads: one read per id, the
+// missing ones left out.
+func eachByID[T any](ids []string, read func(string) (T, error)) (map[string]T, error) {
+	out := make(map[string]T, len(ids))
 	for _, id := range ids {
-		e, err := tx.Entity(id)
+		r, err := read(id)
 		if entity.ErrorCode(err) == entity.ENOTFOUND {
 			continue
 		} else if err != nil {
 			return nil, err
 		}
-		out[id] = e
-	}
-	return out, nil
-}
-
-// FactsOfEach reads FactsOf for each entity id.
-func FactsOfEach(tx Tx, entityIDs []string, limit int) (map[string][]entity.Fact, error) {
-	if b, ok := tx.(interface {
-		FactsOfEach([]string, int) (map[string][]entity.Fact, error)
-	}); ok {
-		return b.FactsOfEach(entityIDs, limit)
-	}
-	out := make(map[string][]entity.Fact, len(entityIDs))
-	for _, id := range entityIDs {
-		if _, done := out[id]; done {
-			continue
-		}
-		fs, err := tx.FactsOf(id, limit)
-		if err != nil {
-			return nil, err
-		}
-		out[id] = fs
+		out[id] = r
 	}
 	return out, nil
 }

@@ -72,6 +72,10 @@ type Tx interface {
 	// FactsOf returns up to limit facts whose subject or object is the
 	// entity, every status included.
 	FactsOf(entityID string, limit int) ([]entity.Fact, error)
+	// FactsAround returns, for each entity id, the facts that the walk
+	// reads around it (see Around): newest first, filtered in the store.
+	// An entity with no such fact has no key.
+	FactsAround(entityIDs []string, a Around) (map[string][]entity.Fact, error)
 	// Facts lists facts matching the filter, every status included.
 	Facts(f FactFilter) ([]entity.Fact, string, error)
 	// PutFacts creates or replaces facts by id, with their indexes.

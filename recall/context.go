@@ -117,12 +117,19 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 	}
 	p := params{scope: scope, a: a, now: now, asOf: asOf, knownAt: req.KnownAt, history: mode == ModeHistory,
 		limit: contextCandidates, hops: 2, focus: req.Focus, candidates: candidatesMin}
-	c, err := e.retrieve(ctx, p)
+	// One read transaction for the whole request: every line of the block
+	// comes from the same snapshot of the store.
+	var b builder
+	var c *candidates
+	err := e.Store.View(ctx, scope, func(tx graph.Tx) error {
+		var err error
+		if c, err = e.retrieve(ctx, tx, p); err != nil {
+			return err
+		}
+		b = builder{e: e, p: &p, c: c, history: mode == ModeHistory, quoted: map[string]bool{}}
+		return b.collect(ctx, tx)
+	})
 	if err != nil {
-		return ContextResult{}, err
-	}
-	b := builder{e: e, p: &p, c: c, history: mode == ModeHistory, quoted: map[string]bool{}}
-	if err := b.collect(ctx); err != nil {
 		return ContextResult{}, err
 	}
 	hd := header{asOf: asOf, now: now, knownAt: req.KnownAt, mode: mode}
@@ -167,15 +174,15 @@ type builder struct {
 	quoted  map[string]bool // episodes already quoted
 }
 
-func (b *builder) collect(ctx context.Context) error {
+func (b *builder) collect(ctx context.Context, tx graph.Tx) error {
 	ranked := b.c.ranked()
 	if len(ranked) > contextCandidates {
 		ranked = ranked[:contextCandidates]
 	}
-	if err := b.e.loadEpisodes(ctx, b.p.scope, ranked); err != nil {
+	if err := loadEpisodes(tx, ranked); err != nil {
 		return err
 	}
-	pinned, err := b.e.pinned(ctx, b.p)
+	pinned, err := b.e.pinned(ctx, tx, b.p)
 	if err != nil {
 		return err
 	}
@@ -199,7 +206,7 @@ func (b *builder) collect(ctx context.Context) error {
 			factItems = append(factItems, it)
 		}
 	}
-	chains, err := b.chains(ctx, factItems)
+	chains, err := b.chains(tx, factItems)
 	if err != nil {
 		return err
 	}
@@ -227,7 +234,7 @@ func (b *builder) collect(ctx context.Context) error {
 			sourceIDs = append(sourceIDs, head.EpisodeIDs[0])
 		}
 	}
-	if err := b.addSources(ctx, sourced, sourceIDs); err != nil {
+	if err := b.addSources(tx, sourced, sourceIDs); err != nil {
 		return err
 	}
 
@@ -262,7 +269,7 @@ func chainKey(f *entity.Fact) graph.ChainKey {
 
 // chains reads the supersession chains of the best facts, for history
 // lines and so that two versions of one fact never make two blocks.
-func (b *builder) chains(ctx context.Context, items []*item) (map[graph.ChainKey][]entity.Fact, error) {
+func (b *builder) chains(tx graph.Tx, items []*item) (map[graph.ChainKey][]entity.Fact, error) {
 	var keys []graph.ChainKey
 	seen := map[graph.ChainKey]bool{}
 	for _, it := range items {
@@ -275,13 +282,7 @@ func (b *builder) chains(ctx context.Context, items []*item) (map[graph.ChainKey
 	if len(keys) == 0 {
 		return nil, nil
 	}
-	var out map[graph.ChainKey][]entity.Fact
-	err := b.e.Store.View(ctx, b.p.scope, func(tx graph.Tx) error {
-		var err error
-		out, err = tx.Chains(keys)
-		return err
-	})
-	return out, err
+	return tx.Chains(keys)
 }
 
 // headOf picks the version of f's supersession chain to show as the
@@ -379,35 +380,32 @@ func (b *builder) factLine(kind string, f *entity.Fact) line {
 }
 
 // addSources quotes the source episode of each block's fact.
-func (b *builder) addSources(ctx context.Context, blocks []*block, ids []string) error {
+func (b *builder) addSources(tx graph.Tx, blocks []*block, ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	return b.e.Store.View(ctx, b.p.scope, func(tx graph.Tx) error {
-		for i, id := range ids {
-			if b.quoted[id] {
-				continue
-			}
-			b.quoted[id] = true
-			ep, err := tx.Episode(id)
-			if entity.ErrorCode(err) == entity.ENOTFOUND {
-				continue
-			} else if err != nil {
-				return err
-			}
-			q := clip(ep.Content, quoteRunes)
-			bl := blocks[i]
-			bl.lines = append(bl.lines, line{Kind: "source", ID: ep.ID, Text: q, Speaker: clip(ep.Speaker, 80),
-				Time: timePtr(ep.ReferenceTime), SourceKind: string(ep.SourceKind), optional: true, nested: true})
-			bl.episodes = append(bl.episodes, ContextEpisode{Episode: boundedEpisode(ep, q), Quote: q})
+	found, err := graph.EpisodesByID(tx, ids)
+	if err != nil {
+		return err
+	}
+	for i, id := range ids {
+		ep, ok := found[id]
+		if b.quoted[id] || !ok {
+			continue
 		}
-		return nil
-	})
+		b.quoted[id] = true
+		q := clip(ep.Content, quoteRunes)
+		bl := blocks[i]
+		bl.lines = append(bl.lines, line{Kind: "source", ID: ep.ID, Text: q, Speaker: clip(ep.Speaker, 80),
+			Time: timePtr(ep.ReferenceTime), SourceKind: string(ep.SourceKind), optional: true, nested: true})
+		bl.episodes = append(bl.episodes, ContextEpisode{Episode: boundedEpisode(ep, q), Quote: q})
+	}
+	return nil
 }
 
 // pinned returns the scope's constraints and preferences stated by the
 // user and valid at as_of, most important first.
-func (e *Engine) pinned(ctx context.Context, p *params) ([]entity.Fact, error) {
+func (e *Engine) pinned(ctx context.Context, tx graph.Tx, p *params) ([]entity.Fact, error) {
 	hits, err := e.Index.Search(ctx, search.Query{Scope: p.scope, Types: []string{search.TypeFact},
 		Predicates: pinnedPredicates, AsOf: p.asOf, KnownAt: p.knownAt, Now: p.now, Limit: 50})
 	if err != nil || len(hits) == 0 {
@@ -415,33 +413,30 @@ func (e *Engine) pinned(ctx context.Context, p *params) ([]entity.Fact, error) {
 	}
 	cur := *p
 	cur.history = false
+	found, err := graph.FactsByID(tx, hitIDs(hits))
+	if err != nil {
+		return nil, err
+	}
 	var out []entity.Fact
-	err = e.Store.View(ctx, p.scope, func(tx graph.Tx) error {
-		found, err := graph.FactsByID(tx, hitIDs(hits))
-		if err != nil {
-			return err
+	for _, h := range hits {
+		f, ok := found[h.ID]
+		if !ok {
+			continue
 		}
-		for _, h := range hits {
-			f, ok := found[h.ID]
-			if !ok {
-				continue
-			}
-			if f.SourceKind != entity.UserExplicit && f.SourceKind != entity.UserImplicit {
-				continue // only the user's word is a standing rule
-			}
-			if f, ok := cur.visible(f); ok {
-				out = append(out, f)
-			}
+		if f.SourceKind != entity.UserExplicit && f.SourceKind != entity.UserImplicit {
+			continue // only the user's word is a standing rule
 		}
-		return nil
-	})
+		if f, ok := cur.visible(f); ok {
+			out = append(out, f)
+		}
+	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Predicate != out[j].Predicate {
 			return out[i].Predicate == "constraint"
 		}
 		return out[i].Importance > out[j].Importance
 	})
-	return out, err
+	return out, nil
 }
 
 func timePtr(t time.Time) *time.Time {

@@ -220,15 +220,19 @@ func (e *Engine) Search(ctx context.Context, scope entity.Scope, req SearchReque
 		history: req.IncludeHistory, types: req.Types, limit: req.Limit, hops: 1,
 	}
 	p.a = analyze(req.Query, p.asOf)
-	c, err := e.retrieve(ctx, p)
+	var items []*item
+	err := e.Store.View(ctx, scope, func(tx graph.Tx) error {
+		c, err := e.retrieve(ctx, tx, p)
+		if err != nil {
+			return err
+		}
+		items = c.ranked()
+		if len(items) > req.Limit {
+			items = items[:req.Limit]
+		}
+		return loadEpisodes(tx, items)
+	})
 	if err != nil {
-		return SearchResult{}, err
-	}
-	items := c.ranked()
-	if len(items) > req.Limit {
-		items = items[:req.Limit]
-	}
-	if err := e.loadEpisodes(ctx, scope, items); err != nil {
 		return SearchResult{}, err
 	}
 	res := SearchResult{Hits: make([]SearchHit, 0, len(items))}

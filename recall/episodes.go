@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph"
 	"github.com/graphmem/graphmem/search"
 )
@@ -209,30 +208,29 @@ func speakerNamed(speaker string, keys map[string]bool) bool {
 
 // loadEpisodes reads the episodes among items from the store, dropping
 // those deleted since they were indexed.
-func (e *Engine) loadEpisodes(ctx context.Context, scope entity.Scope, items []*item) error {
-	need := false
+func loadEpisodes(tx graph.Tx, items []*item) error {
+	var ids []string
 	for _, it := range items {
 		if it.typ == search.TypeEpisode && it.episode == nil {
-			need = true
+			ids = append(ids, it.id)
 		}
 	}
-	if !need {
+	if len(ids) == 0 {
 		return nil
 	}
-	return e.Store.View(ctx, scope, func(tx graph.Tx) error {
-		for _, it := range items {
-			if it.typ != search.TypeEpisode || it.episode != nil {
-				continue
-			}
-			ep, err := tx.Episode(it.id)
-			if entity.ErrorCode(err) == entity.ENOTFOUND {
-				it.score = 0
-				continue
-			} else if err != nil {
-				return err
-			}
+	found, err := graph.EpisodesByID(tx, ids)
+	if err != nil {
+		return err
+	}
+	for _, it := range items {
+		if it.typ != search.TypeEpisode || it.episode != nil {
+			continue
+		}
+		if ep, ok := found[it.id]; ok {
 			it.episode = &ep
+		} else {
+			it.score = 0
 		}
-		return nil
-	})
+	}
+	return nil
 }

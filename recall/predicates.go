@@ -171,7 +171,7 @@ func (q *question) match(pred string) float64 {
 
 // Limits and weights of linked facts.
 const (
-	linkedFactsScan = 400 // facts read per entity the query names
+	linkedFactsScan = 400 // facts read per entity the query names, current and newest first
 	linkedEntities  = 4   // entities whose facts are read
 	// pairWeight is what a fact of an entity the query names, whose
 	// predicate the question names, is worth in units of the best BM25
@@ -223,7 +223,7 @@ func (c *candidates) readLinked(tx graph.Tx) ([]string, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	factsOf, err := graph.FactsOfEach(tx, ids, linkedFactsScan)
+	factsOf, err := tx.FactsAround(ids, c.p.around(linkedFactsScan))
 	if err != nil {
 		return nil, err
 	}

@@ -41,7 +41,7 @@ const (
 	linkedEntity  = 0.8  // an entity the query names
 
 	fanOut     = 15 // facts kept per entity and hop
-	fanOutScan = 40 // facts read per entity, before the status filter
+	fanOutScan = 40 // facts read per entity (current and newest first), before the policy
 	maxSeeds   = 8  // entities a hop expands
 )
 
@@ -115,9 +115,23 @@ func (p *params) visible(f entity.Fact) (entity.Fact, bool) {
 	return f, true
 }
 
+// around selects up to limit facts of an entity for the request: the store
+// filters by validity and status, except for a known_at request, whose
+// validity and status differ from the stored ones (visible decides then).
+func (p *params) around(limit int) graph.Around {
+	a := graph.Around{Limit: limit}
+	if p.knownAt.IsZero() {
+		a.Now = p.now
+		if !p.history {
+			a.AsOf = p.asOf
+		}
+	}
+	return a
+}
+
 // retrieve runs the BM25 search, links entities, walks the graph and
-// scores every candidate.
-func (e *Engine) retrieve(ctx context.Context, p params) (*candidates, error) {
+// scores every candidate, reading the store through tx.
+func (e *Engine) retrieve(ctx context.Context, tx graph.Tx, p params) (*candidates, error) {
 	c := &candidates{p: p, facts: map[string]*item{}, entities: map[string]*item{}, episodes: map[string]*item{},
 		linked: map[string]entity.MatchKind{}}
 	n := p.candidates
@@ -134,48 +148,45 @@ func (e *Engine) retrieve(ctx context.Context, p params) (*candidates, error) {
 	// scale is what one unit of graph weight is worth: the best BM25
 	// score of the query, so graph-only facts rank among textual matches.
 	scale := 1.0
-	err := e.Store.View(ctx, p.scope, func(tx graph.Tx) error {
-		// Entities first: the words that tell their facts apart must not
-		// be dropped from the search as common (readLinked).
-		if err := c.link(tx); err != nil {
-			return err
-		}
-		keep, err := c.readLinked(tx)
-		if err != nil {
-			return err
-		}
-		c.q = newQuestion(lexiconOf(e.ontology()), p.a.text, c.linkedNames)
-		hits, err := e.Index.Search(ctx, search.Query{
-			Scope: p.scope, Text: p.a.text, Limit: n, AsOf: p.asOf, KnownAt: p.knownAt, Now: p.now,
-			IncludeHistory: p.history, Types: types, Keep: keep,
-		})
-		if err != nil {
-			return err
-		}
-		var factHits, entityHits []search.Hit
-		for _, h := range hits {
-			switch h.Type {
-			case search.TypeFact:
-				factHits = append(factHits, h)
-			case search.TypeEntity:
-				entityHits = append(entityHits, h)
-			case search.TypeEpisode:
-				episodeHits = append(episodeHits, h)
-			}
-		}
-		if len(hits) > 0 {
-			scale = max(scale, hits[0].Score)
-		}
-		if err := c.loadFactHits(tx, factHits); err != nil {
-			return err
-		}
-		if err := c.loadEntityHits(tx, entityHits); err != nil {
-			return err
-		}
-		c.addLinkedFacts(c.q)
-		return c.walk(tx, scale)
+	// Entities first: the words that tell their facts apart must not be
+	// dropped from the search as common (readLinked).
+	if err := c.link(tx); err != nil {
+		return nil, err
+	}
+	keep, err := c.readLinked(tx)
+	if err != nil {
+		return nil, err
+	}
+	c.q = newQuestion(lexiconOf(e.ontology()), p.a.text, c.linkedNames)
+	hits, err := e.Index.Search(ctx, search.Query{
+		Scope: p.scope, Text: p.a.text, Limit: n, AsOf: p.asOf, KnownAt: p.knownAt, Now: p.now,
+		IncludeHistory: p.history, Types: types, Keep: keep,
 	})
 	if err != nil {
+		return nil, err
+	}
+	var factHits, entityHits []search.Hit
+	for _, h := range hits {
+		switch h.Type {
+		case search.TypeFact:
+			factHits = append(factHits, h)
+		case search.TypeEntity:
+			entityHits = append(entityHits, h)
+		case search.TypeEpisode:
+			episodeHits = append(episodeHits, h)
+		}
+	}
+	if len(hits) > 0 {
+		scale = max(scale, hits[0].Score)
+	}
+	if err := c.loadFactHits(tx, factHits); err != nil {
+		return nil, err
+	}
+	if err := c.loadEntityHits(tx, entityHits); err != nil {
+		return nil, err
+	}
+	c.addLinkedFacts(c.q)
+	if err := c.walk(tx); err != nil {
 		return nil, err
 	}
 	if p.wants(search.TypeEpisode) && len(episodeHits) > 0 {
@@ -301,117 +312,101 @@ func linkWeight(k entity.MatchKind) float64 {
 	return 0
 }
 
-// walk explores the graph breadth-first from the seed entities — those
-// the query names, then the endpoints of the best fact hits — over facts
-// visible to the request, up to p.hops hops with a fan-out cap per entity
-// (the most important and recent facts of an entity are kept). Beyond the
+// walk explores the graph breadth-first (graph.Walk) from the seed
+// entities — those the query names, then the endpoints of the best fact
+// hits — over facts visible to the request, up to p.hops hops. The store
+// reads each entity's current and newest facts first; of those, the walk
+// takes the most important and recent fanOut (selectFacts). Beyond the
 // first hop, hubs — entities with more facts than the cap — are not
-// expanded.
-func (c *candidates) walk(tx graph.Tx, scale float64) error {
-	type seed struct {
-		id     string
-		weight float64
-	}
-	var frontier []seed
-	seen := map[string]bool{}
+// expanded. A fact's graph signal is the hop weight times the weight of
+// the seed it was reached from.
+func (c *candidates) walk(tx graph.Tx) error {
+	weight := map[string]float64{}
+	var seeds []string
 	for id, k := range c.linked {
-		frontier = append(frontier, seed{id, linkWeight(k)})
-		seen[id] = true
+		seeds = append(seeds, id)
+		weight[id] = linkWeight(k)
 	}
-	sort.Slice(frontier, func(i, j int) bool {
-		if frontier[i].weight != frontier[j].weight {
-			return frontier[i].weight > frontier[j].weight
+	sort.Slice(seeds, func(i, j int) bool {
+		if weight[seeds[i]] != weight[seeds[j]] {
+			return weight[seeds[i]] > weight[seeds[j]]
 		}
-		return frontier[i].id < frontier[j].id
+		return seeds[i] < seeds[j]
 	})
 	// Endpoints of the best fact hits, in BM25 order.
 	var byRank []*item
 	for _, it := range c.facts {
 		byRank = append(byRank, it)
 	}
-	sort.Slice(byRank, func(i, j int) bool { return byRank[i].hit.Score > byRank[j].hit.Score })
+	sort.Slice(byRank, func(i, j int) bool {
+		if byRank[i].hit.Score != byRank[j].hit.Score {
+			return byRank[i].hit.Score > byRank[j].hit.Score
+		}
+		return byRank[i].id < byRank[j].id
+	})
 	for _, it := range byRank {
-		if len(frontier) >= maxSeeds {
+		if len(seeds) >= maxSeeds {
 			break
 		}
 		for _, id := range []string{it.fact.SubjectID, it.fact.ObjectID} {
-			if id != "" && !seen[id] && len(frontier) < maxSeeds {
-				seen[id] = true
-				frontier = append(frontier, seed{id, graphFromHits})
+			if _, ok := weight[id]; id != "" && !ok && len(seeds) < maxSeeds {
+				weight[id] = graphFromHits
+				seeds = append(seeds, id)
 			}
 		}
 	}
-	if len(frontier) > maxSeeds {
-		frontier = frontier[:maxSeeds]
+	if len(seeds) == 0 {
+		return nil
 	}
-	readFactsOf := func(tx graph.Tx, frontier []seed, limit int) (map[string][]entity.Fact, error) {
-		ids := make([]string, len(frontier))
-		for i, s := range frontier {
-			ids[i] = s.id
-		}
-		return graph.FactsOfEach(tx, ids, limit)
+	a := c.p.around(fanOutScan)
+	q := graph.WalkQuery{Seeds: seeds, Hops: c.p.hops, AsOf: a.AsOf, Now: a.Now, Read: a.Limit, Hub: fanOut,
+		Frontier: maxSeeds, Select: c.selectFacts}
+	steps, err := graph.Walk(tx, q)
+	if err != nil {
+		return err
 	}
-	for hop := 1; hop <= c.p.hops && len(frontier) > 0; hop++ {
+	for _, s := range steps {
+		f := s.Fact // the item keeps a pointer: one copy per step
 		w := graphLinked
-		if hop > 1 {
+		if s.Hop > 1 {
 			w = graphHop2
 		}
-		var next []seed
-		scan := fanOutScan
-		if hop > 1 {
-			scan = fanOut + 1
+		sw := weight[s.From]
+		g := w * sw
+		it, ok := c.facts[f.ID]
+		if !ok {
+			it = &item{typ: search.TypeFact, id: f.ID, fact: &f, signals: make(map[string]float64, 8)}
+			c.facts[f.ID] = it
 		}
-		factsOf, err := readFactsOf(tx, frontier, scan)
-		if err != nil {
-			return err
+		if g > it.signals["graph"] {
+			it.signals["graph"] = g
+			it.signals["graph_distance"] = float64(s.Hop)
 		}
-		for _, s := range frontier {
-			fs := factsOf[s.id]
-			if hop > 1 && len(fs) > fanOut {
-				// A hub (a city, a company, a topic shared by thousands):
-				// its facts say little about the query's entities and
-				// reading them would dominate the walk.
-				continue
-			}
-			var kept []entity.Fact
-			for _, f := range fs {
-				if f, ok := c.p.visible(f); ok {
-					kept = append(kept, f)
-				}
-			}
-			// Keep the most important, then the most recent.
-			sort.SliceStable(kept, func(i, j int) bool {
-				if kept[i].Importance != kept[j].Importance {
-					return kept[i].Importance > kept[j].Importance
-				}
-				return kept[i].ValidFrom.After(kept[j].ValidFrom)
-			})
-			if len(kept) > fanOut {
-				kept = kept[:fanOut]
-			}
-			for i := range kept {
-				f := &kept[i] // kept is not reused: items may point into it
-				g := w * s.weight
-				it, ok := c.facts[f.ID]
-				if !ok {
-					it = &item{typ: search.TypeFact, id: f.ID, fact: f, signals: make(map[string]float64, 8)}
-					c.facts[f.ID] = it
-				}
-				if g > it.signals["graph"] {
-					it.signals["graph"] = g
-					it.signals["graph_distance"] = float64(hop)
-				}
-				for _, id := range []string{f.SubjectID, f.ObjectID} {
-					if id != "" && !seen[id] && len(next) < maxSeeds {
-						seen[id] = true
-						next = append(next, seed{id, s.weight})
-					}
-				}
+		for _, id := range []string{f.SubjectID, f.ObjectID} {
+			if _, ok := weight[id]; id != "" && !ok {
+				weight[id] = sw
 			}
 		}
-		frontier = next
 	}
 	return nil
+}
+
+// selectFacts is the walk's selection policy: the facts visible to the
+// request, the most important first, then the most recent, at most fanOut.
+func (c *candidates) selectFacts(_ string, _ int, fs []entity.Fact) []entity.Fact {
+	kept := make([]entity.Fact, 0, len(fs))
+	for _, f := range fs {
+		if f, ok := c.p.visible(f); ok {
+			kept = append(kept, f)
+		}
+	}
+	sort.SliceStable(kept, func(i, j int) bool {
+		if kept[i].Importance != kept[j].Importance {
+			return kept[i].Importance > kept[j].Importance
+		}
+		return kept[i].ValidFrom.After(kept[j].ValidFrom)
+	})
+	return kept[:min(len(kept), fanOut)]
 }
 
 func hitIDs(hits []search.Hit) []string {

@@ -501,11 +501,7 @@ func (t *tx) FactsOf(entityID string, limit int) ([]entity.Fact, error) {
 	if entityID == "" {
 		return nil, nil
 	}
-	ids := t.subjectFactIDs(entityID)
-	ids = append(ids, t.keySuffixes(bObject, t.prefix("e"+entityID))...)
-	slices.Sort(ids)
-	ids = slices.Compact(ids) // a fact about itself is found twice
-	out, _, err := pageIDs(op, ids, "", limit, func(id string) (entity.Fact, bool, error) {
+	out, _, err := pageIDs(op, t.factIDsOf(entityID), "", limit, func(id string) (entity.Fact, bool, error) {
 		f, err := t.getFact(op, id)
 		if err != nil {
 			return f, false, indexBroken(op, "fact index", id, err)
@@ -513,6 +509,45 @@ func (t *tx) FactsOf(entityID string, limit int) ([]entity.Fact, error) {
 		return f, true, nil
 	})
 	return out, err
+}
+
+// FactsAround reads, for each entity, the ids of its facts from the keys
+// of its chains and of the object index, newest first, and decodes them
+// until a.Limit pass the filters.
+func (t *tx) FactsAround(entityIDs []string, a graph.Around) (map[string][]entity.Fact, error) {
+	const op = "bolt.FactsAround"
+	if err := t.check(op); err != nil {
+		return nil, err
+	}
+	out := make(map[string][]entity.Fact, len(entityIDs))
+	for _, id := range entityIDs {
+		if _, done := out[id]; done || id == "" {
+			continue
+		}
+		ids := t.factIDsOf(id)
+		var fs []entity.Fact
+		for i := len(ids) - 1; i >= 0 && (a.Limit <= 0 || len(fs) < a.Limit); i-- {
+			f, err := t.getFact(op, ids[i])
+			if err != nil {
+				return nil, indexBroken(op, "fact index", ids[i], err)
+			}
+			if a.Admits(&f) {
+				fs = append(fs, f)
+			}
+		}
+		if len(fs) > 0 {
+			out[id] = fs
+		}
+	}
+	return out, nil
+}
+
+// factIDsOf returns the ids of the facts whose subject or object is the
+// entity, in id order.
+func (t *tx) factIDsOf(entityID string) []string {
+	ids := append(t.subjectFactIDs(entityID), t.keySuffixes(bObject, t.prefix("e"+entityID))...)
+	slices.Sort(ids)
+	return slices.Compact(ids) // a fact about itself is found twice
 }
 
 // subjectFactIDs returns the ids of the facts of a subject, in id order,

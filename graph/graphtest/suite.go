@@ -38,7 +38,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Concurrency", func(t *testing.T) { testConcurrency(t, open) })
 	t.Run("Scopes", func(t *testing.T) { testScopes(t, open) })
 	t.Run("Ping", func(t *testing.T) { testPing(t, open) })
-	t.Run("Subgraph", func(t *testing.T) { testSubgraph(t, open) })
+	t.Run("Walk", func(t *testing.T) { testWalk(t, open) })
 }
 
 // fresh opens a store for one subtest and, when it ends, checks the

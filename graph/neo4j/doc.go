@@ -15,20 +15,19 @@
 // point at (supersedes, superseded_by, an episode's fact ids), some thirty
 // properties, and a literal object that is no entity at all; as a node it
 // gets a uniqueness constraint on (scope, id) and composite range indexes,
-// which Community edition offers for nodes. The walk stays a graph
-// traversal: one hop is (:Entity)-[:SUBJECT_OF|OBJECT]-(:Fact)-[…]-(:Entity),
-// with the temporal filters evaluated on the fact node in the middle.
+// which Community edition offers for nodes. The links
+// (:Entity)-[:SUBJECT_OF|OBJECT]-(:Fact) keep the graph browsable in
+// Neo4j's own tools and queries.
 //
 // Lookups never depend on the links: Chains, FactsOf and Facts seek the
 // composite indexes (scope, subject_id, predicate, id), (scope, subject_id,
 // id), (scope, object_id, id) …, whose trailing id makes every page an
 // ordered index scan that stops at the limit. So a fact about an entity that
-// is not stored is still found, as on the embedded store, and the links only
-// serve the k-hop subgraph. Two optional reads, found by type assertion on
-// the Tx, make walks cheaper: Subgrapher runs a whole k-hop walk with its
-// temporal filters as one query (checked against Walk, the same walk over
-// FactsOf), BatchReader reads FactsOf for a whole frontier at once, for
-// walks that keep their own selection policy. A name or alias is a shared :Name node, because Neo4j does
+// is not stored is still found, as on the embedded store. One hop of the
+// graph walk (FactsAround) is one query for the whole frontier, scanning
+// those indexes backwards (newest first) with the temporal filters on the
+// fact nodes; BatchReader reads facts, entities and episodes by id in one
+// round trip each. A name or alias is a shared :Name node, because Neo4j does
 // not index the elements of a list property. Neo4j cannot index a value of
 // more than about 8 KB, so name keys and literal keys longer than 512 bytes
 // are cut and end with a hash of the whole.

@@ -78,18 +78,15 @@ func TestStatementsSeekIndexes(t *testing.T) {
 	stmts := map[string]string{}
 	for _, n := range names {
 		switch {
-		case n == "schema.cypher", n == "wipe.cypher", n == "bench_bare_create.cypher", strings.HasPrefix(n, "subgraph_"):
+		case n == "schema.cypher", n == "wipe.cypher", n == "bench_bare_create.cypher":
 			continue
 		}
 		stmts[n] = cypher.MustRead(n)
 	}
-	for h := 1; h <= graph.MaxHops; h++ {
-		stmts[fmt.Sprintf("subgraph %d hops", h)] = subgraphStatements[h]
-	}
 	base := map[string]any{
 		"scope": "s", "id": "e001", "key": "k", "value": "", "byValue": false, "subject": "e001", "predicate": "likes", "object": "",
-		"after": "", "limit": 10, "status": entity.EpisodeQueued, "now": t0, "asOf": t0, "fanout": 10,
-		"seeds": []string{"e001"}, "ids": []string{"e001", "e002"}, "prefix": "entity 1", "fingerprints": []string{"x"}, "keys": []string{"entity 1"},
+		"after": "", "limit": 10, "status": entity.EpisodeQueued, "now": t0, "asOf": t0,
+		"ids": []string{"e001", "e002"}, "prefix": "entity 1", "fingerprints": []string{"x"}, "keys": []string{"entity 1"},
 		"rows": []map[string]any{{"props": map[string]any{"id": "new", "subject_id": "e001", "predicate": "likes", "name": "new"},
 			"keys": []string{"new"}}},
 		"props": map[string]any{"id": "new", "fingerprint": "new", "status": entity.EpisodeQueued, "idempotency_key": "k"},

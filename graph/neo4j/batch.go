@@ -1,0 +1,90 @@
+package neo4j
+
+import (
+	"slices"
+	"time"
+
+	"github.com/graphmem/graphmem/cypher"
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
+)
+
+var (
+	stmtFactsAround  = cypher.MustRead("facts_around.cypher")
+	stmtEpisodesByID = cypher.MustRead("episodes_by_id.cypher")
+	_                = graph.BatchReader((*tx)(nil))
+	_                = graph.Tx((*tx)(nil))
+)
+
+// FactsAround reads one hop of a graph walk for a whole frontier in one
+// query, the filters evaluated on the fact nodes.
+func (t *tx) FactsAround(entityIDs []string, a graph.Around) (map[string][]entity.Fact, error) {
+	const op = "neo4j.FactsAround"
+	out := make(map[string][]entity.Fact)
+	ids := make([]string, 0, len(entityIDs))
+	for _, id := range entityIDs {
+		if id != "" && !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	recs, err := t.query(stmtFactsAround, map[string]any{"ids": ids, "limit": cypherLimit(a.Limit),
+		"asOf": nullTime(a.AsOf), "now": nullTime(a.Now)})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		f, err := t.decodeFact(props(r.Values[1]))
+		if err != nil {
+			return nil, internal(op, err)
+		}
+		id := asString(r.Values[0])
+		out[id] = append(out[id], f)
+	}
+	return out, nil
+}
+
+// nullTime is a time parameter, or null for the zero time.
+func nullTime(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UTC()
+}
+
+// FactsByID returns the facts among ids, in one round trip.
+func (t *tx) FactsByID(ids []string) (map[string]entity.Fact, error) {
+	return byID(t, "neo4j.FactsByID", stmtFactsByID, ids, t.decodeFact, func(f entity.Fact) string { return f.ID })
+}
+
+// EntitiesByID returns the entities among ids, in one round trip.
+func (t *tx) EntitiesByID(ids []string) (map[string]entity.Entity, error) {
+	return byID(t, "neo4j.EntitiesByID", stmtEntitiesByID, ids, t.decodeEntity, func(e entity.Entity) string { return e.ID })
+}
+
+// EpisodesByID returns the episodes among ids, in one round trip.
+func (t *tx) EpisodesByID(ids []string) (map[string]entity.Episode, error) {
+	return byID(t, "neo4j.EpisodesByID", stmtEpisodesByID, ids, t.decodeEpisode, func(e entity.Episode) string { return e.ID })
+}
+
+// byID runs a statement that returns one node per id found.
+func byID[T any](t *tx, op, stmt string, ids []string, decode func(map[string]any) (T, error), key func(T) string) (map[string]T, error) {
+	out := make(map[string]T, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	recs, err := t.query(stmt, map[string]any{"ids": ids})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		v, err := decode(props(r.Values[0]))
+		if err != nil {
+			return nil, internal(op, err)
+		}
+		out[key(v)] = v
+	}
+	return out, nil
+}
