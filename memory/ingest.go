@@ -275,6 +275,9 @@ func (s *Service) applyFacts(tx graph.Tx, scope entity.Scope, in []FactInput, no
 	if err := tx.PutFacts(writes); err != nil {
 		return nil, err
 	}
+	if err := s.reverse(tx, ps, results, now); err != nil {
+		return nil, err
+	}
 	for ep, ids := range episodeFacts {
 		if err := linkEpisode(tx, ep, ids); err != nil {
 			return nil, err

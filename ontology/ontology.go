@@ -36,6 +36,11 @@ type Predicate struct {
 	// Decision marks predicates whose facts record a decision; they carry
 	// attributes.reason and answer "why" questions.
 	Decision bool `yaml:"decision"`
+	// Reverses names predicates whose facts a fact of this one ends when
+	// they have the same subject and object: dropping a tool ends having
+	// adopted it, adopting it again ends having dropped it. The ended fact
+	// stays as history, valid until the reversing fact starts.
+	Reverses []string `yaml:"reverses"`
 	// TTL, when set, makes facts leave recall that long after they were
 	// recorded ("90d", "12h").
 	TTL Duration `yaml:"ttl"`
@@ -54,9 +59,10 @@ type Ontology struct {
 	EntityTypes []EntityType `yaml:"entity_types"`
 	Predicates  []Predicate  `yaml:"predicates"`
 
-	byName   map[string]*Predicate
-	synonyms map[string]string
-	types    map[string]*EntityType
+	byName     map[string]*Predicate
+	synonyms   map[string]string
+	reversedBy map[string][]string
+	types      map[string]*EntityType
 }
 
 //go:embed default.yaml
@@ -126,6 +132,18 @@ func Parse(b []byte) (*Ontology, error) {
 			o.synonyms[s] = p.Name
 		}
 	}
+	o.reversedBy = map[string][]string{}
+	for i := range o.Predicates {
+		p := &o.Predicates[i]
+		for j, r := range p.Reverses {
+			r = o.Canonical(r)
+			if _, ok := o.byName[r]; !ok {
+				return nil, fmt.Errorf("ontology: predicate %s reverses %s, which is not defined", p.Name, r)
+			}
+			p.Reverses[j] = r
+			o.reversedBy[r] = append(o.reversedBy[r], p.Name)
+		}
+	}
 	return &o, nil
 }
 
@@ -162,6 +180,19 @@ func (o *Ontology) IsDecision(name string) bool {
 	p, ok := o.byName[name]
 	return ok && p.Decision
 }
+
+// Reverses returns the predicates whose facts a fact of the predicate ends
+// (same subject and object); ReversedBy the predicates that end its facts.
+func (o *Ontology) Reverses(name string) []string {
+	if p, ok := o.byName[name]; ok {
+		return p.Reverses
+	}
+	return nil
+}
+
+// ReversedBy returns the predicates whose facts end facts of the predicate
+// with the same subject and object.
+func (o *Ontology) ReversedBy(name string) []string { return o.reversedBy[name] }
 
 // TTL returns how long facts of the predicate, about a subject of the given
 // entity type, stay in recall; zero means forever. The predicate's TTL wins
