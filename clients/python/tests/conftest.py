@@ -30,11 +30,13 @@ ALICE_KEY = "alice-key-5c1d7e0b2f8a4c69"
 BOB_KEY = "bob-key-9a3e61d04b7f2c85"
 IO_KEY = "io-key-2b8f0c4d6e1a9357"
 AGENT_KEY = "agent-key-7d2c9e4f1b6a0853"
+README_KEY = "readme-key-4e9b1c7a3d5f2086"
 KEYS = {
     ALICE_KEY: ["alice", "alice-work"],
     BOB_KEY: ["bob"],
     IO_KEY: ["io-source", "io-dest", "io-async"],
     AGENT_KEY: ["agent"],
+    README_KEY: ["readme"],
 }
 
 

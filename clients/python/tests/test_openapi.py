@@ -3,6 +3,7 @@ API without the client fails here."""
 
 from __future__ import annotations
 
+import copy
 import inspect
 import types
 import typing
@@ -67,20 +68,42 @@ def _names(model: type[Model]) -> dict[str, FieldInfo]:
     return {(f.alias or n): f for n, f in model.model_fields.items()}
 
 
-def _has_datetime(annotation: Any) -> bool:
-    # Answers' times are always timezone-aware.
-    if annotation is AwareDatetime:
-        return True
-    return any(_has_datetime(a) for a in typing.get_args(annotation)) or (
-        isinstance(annotation, types.UnionType) and any(_has_datetime(a) for a in annotation.__args__)
-    )
+JSON_TYPES: dict[str, type] = {
+    "string": str, "integer": int, "number": float, "boolean": bool, "array": list, "object": dict,
+}
 
 
-def _is_datetime_prop(prop: dict[str, Any]) -> bool:
-    return prop.get("format") == "date-time" or any(_is_datetime_prop(p) for p in prop.get("oneOf", []))
+def _flat(annotation: Any) -> set[Any]:
+    """The bare types an annotation admits: unions and Optional flattened, generics by origin."""
+    if annotation is None or annotation is type(None):
+        return set()
+    args = typing.get_args(annotation)
+    origin = typing.get_origin(annotation)
+    if origin is typing.Union or isinstance(annotation, types.UnionType):
+        return set().union(*(_flat(a) for a in args))
+    if origin is typing.Annotated:
+        return _flat(args[0])
+    return {origin or annotation}
 
 
-def test_every_schema_has_a_model_with_every_field(doc: dict[str, Any]) -> None:
+def _type_problem(spec: dict[str, Any], annotation: Any, request: bool) -> str | None:
+    """Why a field's annotation does not fit its property's JSON type, or None."""
+    kinds = spec.get("type")
+    kinds = [kinds] if isinstance(kinds, str) else [k for k in kinds or [] if k != "null"]
+    if not kinds:
+        return None  # a $ref or oneOf: the schema it names is checked on its own
+    flat = _flat(annotation)
+    if spec.get("format") == "date-time" and not request:
+        # Answers' times are always timezone-aware.
+        return None if AwareDatetime in flat else "is a date-time but the model's field is not an AwareDatetime"
+    want = JSON_TYPES.get(kinds[0])
+    if want is None or want in flat:
+        return None
+    return f"is {kinds[0]} but the model has {annotation}"
+
+
+def schema_problems(doc: dict[str, Any]) -> list[str]:
+    """What the client's models miss of the document's schemas."""
     problems = []
     for name, schema in sorted(doc["components"]["schemas"].items()):
         model = SCHEMAS.get(name)
@@ -92,9 +115,11 @@ def test_every_schema_has_a_model_with_every_field(doc: dict[str, Any]) -> None:
         for prop, spec in props.items():
             if prop not in fields:
                 problems.append(f"{name}.{prop} is missing from {model.__name__}")
-            elif _is_datetime_prop(spec) and "Request" not in name and name != "FactInput":
-                if not _has_datetime(fields[prop].annotation):
-                    problems.append(f"{name}.{prop} is a date-time but {model.__name__}.{prop} is not an AwareDatetime")
+            else:
+                request = name.endswith("Request") or name == "FactInput"
+                why = _type_problem(spec, fields[prop].annotation, request)
+                if why:
+                    problems.append(f"{name}.{prop} {why}")
         required = set(schema.get("required", []))
         for field_name, info in fields.items():
             if field_name not in props:
@@ -103,10 +128,11 @@ def test_every_schema_has_a_model_with_every_field(doc: dict[str, Any]) -> None:
                 problems.append(f"{model.__name__}.{field_name} is required but schema {name} may leave it out")
     stale = set(SCHEMAS) - set(doc["components"]["schemas"])
     problems += [f"SCHEMAS names {s}, which the API no longer has" for s in sorted(stale)]
-    assert not problems, "\n".join(problems)
+    return problems
 
 
-def test_every_operation_has_a_method_taking_its_parameters(doc: dict[str, Any]) -> None:
+def operation_problems(doc: dict[str, Any]) -> list[str]:
+    """What the client's methods miss of the document's operations and their parameters."""
     problems = []
     for path, ops in sorted(doc["paths"].items()):
         for method, op in ops.items():
@@ -131,7 +157,41 @@ def test_every_operation_has_a_method_taking_its_parameters(doc: dict[str, Any])
             problems += [f"{cls.__name__}.{name} has no argument for {schema}.{p}" for p in props if p not in params]
     stale = set(OPERATIONS) - {f"{m.upper()} {p}" for p, ops in doc["paths"].items() for m in ops}
     problems += [f"OPERATIONS names {s}, which the API no longer has" for s in sorted(stale)]
+    return problems
+
+
+def test_every_schema_has_a_model_with_every_field(doc: dict[str, Any]) -> None:
+    problems = schema_problems(doc)
     assert not problems, "\n".join(problems)
+
+
+def test_every_operation_has_a_method_taking_its_parameters(doc: dict[str, Any]) -> None:
+    problems = operation_problems(doc)
+    assert not problems, "\n".join(problems)
+
+
+def test_additions_to_the_api_are_caught(doc: dict[str, Any]) -> None:
+    changed = copy.deepcopy(doc)
+    schemas = changed["components"]["schemas"]
+    schemas["Fact"]["properties"]["mood"] = {"type": "string"}
+    schemas["Episode"]["properties"]["reference_time"] = {"type": "integer"}
+    schemas["Widget"] = {"type": "object", "properties": {}}
+    schemas["SearchRequest"]["properties"]["boost"] = {"type": "number"}
+    changed["paths"]["/v1/widgets"] = {"get": {"responses": {}}}
+    changed["paths"]["/v1/facts"]["get"]["parameters"].append({"name": "color", "in": "query"})
+    assert schema_problems(changed) == [
+        "Episode.reference_time is integer but the model has <class 'pydantic.types.AwareDatetime'>",
+        "Fact.mood is missing from Fact",
+        "SearchRequest.boost is missing from SearchRequest",
+        "schema Widget has no client model (add one to graphmem.models.SCHEMAS)",
+    ]
+    assert operation_problems(changed) == [
+        "Graphmem.iter_facts has no argument for GET /v1/facts ?color",
+        "AsyncGraphmem.iter_facts has no argument for GET /v1/facts ?color",
+        "GET /v1/widgets has no client method (add it to Graphmem and AsyncGraphmem)",
+        "Graphmem.search has no argument for SearchRequest.boost",
+        "AsyncGraphmem.search has no argument for SearchRequest.boost",
+    ]
 
 
 def test_sync_and_async_clients_have_the_same_surface() -> None:
