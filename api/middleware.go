@@ -32,6 +32,7 @@ const (
 // Keys of values kept in the gin context.
 const (
 	ctxScope     = "graphmem.scope"
+	ctxScopes    = "graphmem.scopes"
 	ctxActor     = "graphmem.actor"
 	ctxLogger    = "graphmem.logger"
 	ctxErrorCode = "graphmem.error_code"
@@ -180,6 +181,7 @@ func (s *Server) authenticate(c *gin.Context) {
 		scope = requested
 	}
 	c.Set(ctxScope, scope)
+	c.Set(ctxScopes, scopes)
 	sum := sha256.Sum256([]byte(key))
 	c.Set(ctxActor, fmt.Sprintf("key:%x", sum[:6]))
 	c.Next()

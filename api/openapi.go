@@ -129,6 +129,13 @@ func (sc *schemas) operation(ep Endpoint) map[string]any {
 		}
 		if len(q.Enum) > 0 {
 			schema["enum"] = q.Enum
+			if q.Type == "integer" {
+				ns := make([]int, len(q.Enum))
+				for i, v := range q.Enum {
+					ns[i], _ = strconv.Atoi(v)
+				}
+				schema["enum"] = ns
+			}
 		}
 		params = append(params, map[string]any{"name": q.Name, "in": "query", "required": q.Required, "description": q.Description, "schema": schema})
 	}

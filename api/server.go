@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -117,6 +118,7 @@ func New(o Options) *Server {
 	s.registerEpisodeRoutes()
 	s.registerExportRoutes()
 	s.registerForgetRoutes()
+	s.registerSessionRoutes()
 	return s
 }
 
@@ -127,6 +129,17 @@ func (s *Server) Handler() http.Handler { return s.engine }
 // it find the request's scope with Scope(c). Every route added must also be
 // described with Document.
 func (s *Server) Group() *gin.RouterGroup { return s.v1 }
+
+// Mount serves h for GET and HEAD requests to prefix without its final
+// slash and to every path under prefix (e.g. "/ui/"), outside the /v1
+// group: h needs no API key, so it must serve nothing from the store.
+func (s *Server) Mount(prefix string, h http.Handler) {
+	wrapped := gin.WrapH(h)
+	for _, p := range []string{strings.TrimSuffix(prefix, "/"), prefix + "*path"} {
+		s.engine.GET(p, wrapped)
+		s.engine.HEAD(p, wrapped)
+	}
+}
 
 // Service returns the memory service the server calls.
 func (s *Server) Service() *memory.Service { return s.svc }

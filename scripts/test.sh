@@ -25,6 +25,9 @@ if [ -z "${GRAPHMEM_NEO4J_URI:-}" ] && [ "${GRAPHMEM_SKIP_NEO4J:-}" != "1" ]; th
 	echo "test.sh: Neo4j at $GRAPHMEM_NEO4J_URI" >&2
 fi
 
+# Test artifacts (the web view's screenshots) land here.
+export GRAPHMEM_ARTIFACTS="${GRAPHMEM_ARTIFACTS:-$PWD/artifacts}"
+
 go vet ./...
 # Neo4j-backed packages share one server, so packages run one at a time.
 go test -p 1 -count=1 -timeout 30m "$@" ./...

@@ -24,6 +24,7 @@ import (
 	"github.com/graphmem/graphmem/ontology"
 	"github.com/graphmem/graphmem/recall"
 	"github.com/graphmem/graphmem/search"
+	"github.com/graphmem/graphmem/ui"
 )
 
 // Main is the server program: it wires the store, the memory service and
@@ -127,6 +128,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		},
 	})
 	m.API.RegisterRecall(m.Recall)
+	m.API.Mount(ui.Prefix, ui.Handler())
 	mountMCP(m, m.Recall)
 	if m.Service.Extract, err = newEpisodeExtractor(cfg, onto, m.Logger, llmUsageMetrics(m.Registry)); err != nil {
 		return fmt.Errorf("extraction model: %w", err)

@@ -1,0 +1,50 @@
+package api
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/graphmem/graphmem/entity"
+)
+
+// Session answers GET /v1/session: what the caller's credentials allow, so
+// a client (the web view) can offer a scope picker.
+type Session struct {
+	Scope           string   `json:"scope" doc:"the scope this request used"`
+	Scopes          []string `json:"scopes" doc:"the scopes the API key may use; in development mode, the scopes the store holds"`
+	DevelopmentMode bool     `json:"development_mode" doc:"true when the server runs without API keys"`
+}
+
+// maxSessionScopes bounds the scopes listed in development mode.
+const maxSessionScopes = 200
+
+func (s *Server) registerSessionRoutes() {
+	s.v1.GET("/session", s.session)
+	s.Document(Endpoint{Method: "GET", Path: "/v1/session", Tag: "operations",
+		Summary:  "The scope of this request and the scopes the caller may pick with X-Graphmem-Scope.",
+		Response: Session{}, Errors: []int{http.StatusBadRequest}})
+}
+
+func (s *Server) session(c *gin.Context) {
+	if err := newQuery(c).err(); err != nil {
+		Error(c, err)
+		return
+	}
+	out := Session{Scope: Scope(c), DevelopmentMode: s.DevelopmentMode()}
+	if out.DevelopmentMode {
+		held, err := s.svc.Store.Scopes(c.Request.Context())
+		if err != nil {
+			Error(c, err)
+			return
+		}
+		out.Scopes = append(held, entity.DefaultScope, out.Scope)
+		slices.Sort(out.Scopes)
+		out.Scopes = slices.Compact(out.Scopes)
+		out.Scopes = out.Scopes[:min(len(out.Scopes), maxSessionScopes)]
+	} else {
+		out.Scopes = slices.Clone(c.GetStringSlice(ctxScopes))
+	}
+	c.JSON(http.StatusOK, out)
+}
