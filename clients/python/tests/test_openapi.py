@@ -28,6 +28,8 @@ OPERATIONS = {
     "GET /v1/entities": "find_entities",
     "GET /v1/entities/{id}": "entity",
     "GET /v1/entities/{id}/timeline": "timeline",
+    "GET /v1/entities/{id}/graph": "entity_graph",
+    "GET /v1/session": "session",
     "POST /v1/episodes": "remember",
     "GET /v1/episodes": "iter_episodes",
     "GET /v1/episodes/{id}": "episode",

@@ -123,6 +123,25 @@ def test_timeline_by_name_and_by_id(alice: Graphmem, name: str) -> None:
         raise AssertionError("a timeline of an unknown entity must raise NotFoundError")
 
 
+def test_entity_graph_and_session(alice: Graphmem, name: str) -> None:
+    alice.add_facts(
+        [
+            {"subject": name, "predicate": "works_at", "object": f"{name} Initech", "valid_from": "2019-01-01T00:00:00Z"},
+            {"subject": name, "predicate": "works_at", "object": f"{name} Acme", "valid_from": "2023-01-01T00:00:00Z"},
+        ]
+    )
+    first = alice.timeline(name, limit=1)
+    assert [f.object for f in first] == [f"{name} Initech"]
+    centre = first[0].subject_id
+    now = alice.entity_graph(centre)
+    assert now.nodes[0].id == centre and {n.name for n in now.nodes[1:]} == {f"{name} Initech", f"{name} Acme"}
+    assert sorted(str(f.status) for f in now.edges) == ["current", "superseded"]
+    then = alice.entity_graph(centre, as_of="2020-06-01T00:00:00Z", depth=1)
+    assert [n.name for n in then.nodes] == [name, f"{name} Initech"] and then.edges[0].status == "current"
+    session = alice.session()
+    assert session.scope == "alice" and session.scopes == ["alice", "alice-work"] and not session.development_mode
+
+
 def test_search_and_context(alice: Graphmem, name: str) -> None:
     alice.add_facts([{"subject": name, "predicate": "port", "value": "6543", "source_kind": "user_explicit"}])
     hits = alice.search(f"{name} port", limit=5)

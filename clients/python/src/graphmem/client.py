@@ -17,6 +17,7 @@ from graphmem.models import (
     AuditList,
     Context,
     EntityDetail,
+    EntityGraph,
     EntityMatch,
     EntityMatchList,
     Episode,
@@ -34,6 +35,7 @@ from graphmem.models import (
     Model,
     SearchHit,
     SearchResponse,
+    Session,
 )
 
 M = TypeVar("M", bound=Model)
@@ -197,15 +199,18 @@ class Graphmem:
         """Retract a fact: it was never true. Queries with an earlier ``known_at`` still see it."""
         return self._get(_core.retract(fact_id), Fact)
 
-    def timeline(self, name_or_id: str, predicate: str | None = None, known_at: TimeLike | None = None) -> list[Fact]:
-        """Every fact of an entity over time, in valid-time order; the entity by id, name or alias."""
+    def timeline(
+        self, name_or_id: str, predicate: str | None = None, known_at: TimeLike | None = None, limit: int | None = None
+    ) -> list[Fact]:
+        """Every fact of an entity over time (the first ``limit`` if given), in valid-time order; the entity
+        by id, name or alias."""
         try:
-            return self._get(_core.timeline(name_or_id, predicate, known_at), FactList).items
+            return self._get(_core.timeline(name_or_id, predicate, known_at, limit), FactList).items
         except NotFoundError:
             entity_id = _core.named_entity(name_or_id, self.find_entities(name_or_id, limit=10))
             if entity_id is None or entity_id == name_or_id:
                 raise
-            return self._get(_core.timeline(entity_id, predicate, known_at), FactList).items
+            return self._get(_core.timeline(entity_id, predicate, known_at, limit), FactList).items
 
     # ---- entities -------------------------------------------------------
 
@@ -216,6 +221,13 @@ class Graphmem:
     def entity(self, entity_id: str) -> EntityDetail:
         """One entity with the facts about it valid now."""
         return self._get(_core.get(f"/v1/entities/{_core.path_id(entity_id)}"), EntityDetail)
+
+    def entity_graph(
+        self, entity_id: str, as_of: TimeLike | None = None, depth: int | None = None, limit: int | None = None
+    ) -> EntityGraph:
+        """The entities and relationships around an entity (``depth`` 1 or 2 hops, default 2) as of a
+        valid time, ended relationships included; at most ``limit`` entities."""
+        return self._get(_core.entity_graph(entity_id, as_of, depth, limit), EntityGraph)
 
     # ---- recall ---------------------------------------------------------
 
@@ -352,6 +364,10 @@ class Graphmem:
         return ImportResult.model_validate_json(self._send(Call("POST", "/v1/import"), content=lines).content)
 
     # ---- operations -----------------------------------------------------
+
+    def session(self) -> Session:
+        """The scope of this client's requests and the scopes its key may use."""
+        return self._get(_core.get("/v1/session"), Session)
 
     def health(self) -> Health:
         """Liveness: the server answers."""

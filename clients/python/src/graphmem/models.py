@@ -151,6 +151,35 @@ class EntityDetail(Model):
     facts: list[Fact]
 
 
+class GraphNode(Model):
+    """An entity of an ``EntityGraph``, ``depth`` hops from its centre."""
+
+    id: str
+    name: str
+    type: str
+    depth: int
+
+
+class EntityGraph(Model):
+    """The graph around an entity as of a valid time: the centre first, then its
+    neighbours; ``edges`` are the facts between them (ended ones included) and the
+    centre's literal values, with statuses at ``as_of``."""
+
+    as_of: AwareDatetime
+    nodes: list[GraphNode]
+    edges: list[Fact]
+    truncated: bool
+
+
+class Session(Model):
+    """What the caller's credentials allow: the scope of the request and the scopes
+    it may pick."""
+
+    scope: str
+    scopes: list[str]
+    development_mode: bool
+
+
 class Episode(Model):
     """Something that happened, stored verbatim: a message, a text or a JSON document.
 
@@ -499,6 +528,7 @@ SCHEMAS: dict[str, type[Model]] = {
     "ContextResponse": Context,
     "Entity": Entity,
     "EntityDetail": EntityDetail,
+    "EntityGraph": EntityGraph,
     "EntityMatch": EntityMatch,
     "EntityMatchList": EntityMatchList,
     "Episode": Episode,
@@ -516,6 +546,7 @@ SCHEMAS: dict[str, type[Model]] = {
     "FactsResponse": FactsResponse,
     "ForgetRequest": ForgetRequest,
     "ForgetResult": ForgetResult,
+    "GraphNode": GraphNode,
     "Health": Health,
     "ImportResult": ImportResult,
     "Record": ExportRecord,
@@ -523,6 +554,7 @@ SCHEMAS: dict[str, type[Model]] = {
     "SearchHit": SearchHit,
     "SearchRequest": SearchRequest,
     "SearchResponse": SearchResponse,
+    "Session": Session,
     "Tombstone": Tombstone,
     "entity.Entity": StoredEntity,
     "entity.Episode": StoredEpisode,
