@@ -21,13 +21,15 @@ type searchRequest struct {
 
 // contextRequest is the body of POST /v1/context.
 type contextRequest struct {
-	Query     string      `json:"query" validate:"required,max=4000"`
-	AsOf      string      `json:"as_of,omitempty" validate:"omitempty,rfc3339" doc:"valid time (default now)"`
-	KnownAt   string      `json:"known_at,omitempty" validate:"omitempty,rfc3339" doc:"transaction time (default now)"`
-	MaxTokens int         `json:"max_tokens,omitempty" validate:"omitempty,min=50,max=32000" doc:"default 1500"`
-	Mode      recall.Mode `json:"mode,omitempty" validate:"omitempty,oneof=auto current history" doc:"auto: history for when / before / changed / why questions"`
-	Format    string      `json:"format,omitempty" validate:"omitempty,oneof=text markdown json"`
-	Focus     []string    `json:"focus,omitempty" validate:"max=20,dive,required,max=256" doc:"entity names the answer is about"`
+	Query   string `json:"query" validate:"required,max=4000"`
+	AsOf    string `json:"as_of,omitempty" validate:"omitempty,rfc3339" doc:"valid time (default now)"`
+	KnownAt string `json:"known_at,omitempty" validate:"omitempty,rfc3339" doc:"transaction time (default now)"`
+	// ReferenceTime is when the question is asked.
+	ReferenceTime string      `json:"reference_time,omitempty" validate:"omitempty,rfc3339" doc:"when the question is asked: relative times in it (last March, two years ago, 去年) are read against it (default as_of, else now)"`
+	MaxTokens     int         `json:"max_tokens,omitempty" validate:"omitempty,min=50,max=32000" doc:"default 1500"`
+	Mode          recall.Mode `json:"mode,omitempty" validate:"omitempty,oneof=auto current history" doc:"auto: history for when / before / changed / why questions, and a time named in the question (a date, month, season, year, last March, before Bob, 2025年3月) sets as_of or a period unless as_of is given"`
+	Format        string      `json:"format,omitempty" validate:"omitempty,oneof=text markdown json"`
+	Focus         []string    `json:"focus,omitempty" validate:"max=20,dive,required,max=256" doc:"entity names the answer is about"`
 }
 
 // SearchHit is one ranked result of POST /v1/search; Signals are the
@@ -74,7 +76,10 @@ type ContextResponse struct {
 	Episodes []ContextEpisode `json:"episodes"`
 	Tokens   int              `json:"tokens" doc:"estimated size of context"`
 	Mode     recall.Mode      `json:"mode" doc:"the mode used: current or history"`
-	AsOf     time.Time        `json:"as_of"`
+	AsOf     time.Time        `json:"as_of" doc:"the time whose status the facts show"`
+	// TimeNamed and Period say which time a question answered for.
+	TimeNamed string         `json:"time_named,omitempty" doc:"the phrase of the question that set the time of the answer (mode auto, no as_of)"`
+	Period    *recall.Period `json:"period,omitempty" doc:"the range the question names; every fact valid in it is shown"`
 }
 
 // RegisterRecall adds POST /v1/search and POST /v1/context, answered by
@@ -149,8 +154,8 @@ func (s *Server) postContext(eng *recall.Engine) gin.HandlerFunc {
 			return
 		}
 		res, err := eng.Context(c.Request.Context(), Scope(c), recall.ContextRequest{
-			Query: req.Query, AsOf: optTime(req.AsOf), KnownAt: optTime(req.KnownAt), MaxTokens: req.MaxTokens,
-			Mode: req.Mode, Format: req.Format, Focus: req.Focus,
+			Query: req.Query, AsOf: optTime(req.AsOf), KnownAt: optTime(req.KnownAt), ReferenceTime: optTime(req.ReferenceTime),
+			MaxTokens: req.MaxTokens, Mode: req.Mode, Format: req.Format, Focus: req.Focus,
 		})
 		if err != nil {
 			Error(c, err)
@@ -158,6 +163,7 @@ func (s *Server) postContext(eng *recall.Engine) gin.HandlerFunc {
 		}
 		now := s.now()
 		out := ContextResponse{Context: res.Context, Tokens: res.Tokens, Mode: res.Mode, AsOf: res.AsOf,
+			TimeNamed: res.TimeNamed, Period: res.Period,
 			Facts: make([]ContextFact, 0, len(res.Facts)), Entities: make([]Entity, 0, len(res.Entities)),
 			Episodes: make([]ContextEpisode, 0, len(res.Episodes))}
 		for _, f := range res.Facts {

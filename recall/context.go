@@ -41,6 +41,11 @@ type ContextResult struct {
 	// Mode is the mode used: "current" or "history" (auto resolved).
 	Mode Mode      `json:"mode"`
 	AsOf time.Time `json:"as_of"`
+	// TimeNamed is the phrase of the question that set the time of the
+	// answer (mode auto, no as_of given), e.g. "in March 2025"; Period is
+	// the range it names, when it names a range rather than a point.
+	TimeNamed string  `json:"time_named,omitempty"`
+	Period    *Period `json:"period,omitempty"`
 }
 
 // Packing limits.
@@ -106,22 +111,29 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 		return ContextResult{}, err
 	}
 	now := e.now()
-	asOf := orNow(req.AsOf, now)
-	a := analyze(req.Query, asOf)
+	// Relative times ("last March") are read against the time the question
+	// is asked: reference_time, else as_of, else now.
+	ref := orNow(req.ReferenceTime, orNow(req.AsOf, now))
+	a := analyze(req.Query, ref)
+	at, err := e.answerTime(ctx, scope, &req, a, orNow(req.AsOf, ref), now)
+	if err != nil {
+		return ContextResult{}, err
+	}
+	asOf := at.asOf
 	mode := req.Mode
 	if mode == ModeAuto {
 		mode = ModeCurrent
-		if a.intent.History() {
+		if a.intent.History() || at.during != nil {
 			mode = ModeHistory
 		}
 	}
 	p := params{scope: scope, a: a, now: now, asOf: asOf, knownAt: req.KnownAt, history: mode == ModeHistory,
-		limit: contextCandidates, hops: 2, focus: req.Focus, candidates: candidatesMin}
+		during: at.during, limit: contextCandidates, hops: 2, focus: req.Focus, candidates: candidatesMin}
 	// One read transaction for the whole request: every line of the block
 	// comes from the same snapshot of the store.
 	var b builder
 	var c *candidates
-	err := e.Store.View(ctx, scope, func(tx graph.Tx) error {
+	err = e.Store.View(ctx, scope, func(tx graph.Tx) error {
 		var err error
 		if c, err = e.retrieve(ctx, tx, p); err != nil {
 			return err
@@ -132,9 +144,12 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 	if err != nil {
 		return ContextResult{}, err
 	}
-	hd := header{asOf: asOf, now: now, knownAt: req.KnownAt, mode: mode}
+	hd := header{asOf: asOf, now: now, knownAt: req.KnownAt, mode: mode, named: at.named, during: at.during}
 	chosen, room := pack(b.blocks, req.MaxTokens, EstimateTokens(renderHeader(req.Format, hd)+nothing)+2, req.Format)
-	res := ContextResult{Mode: mode, AsOf: asOf, Facts: []ContextFact{}, Entities: []entity.Entity{}, Episodes: []ContextEpisode{}}
+	res := ContextResult{Mode: mode, AsOf: asOf, TimeNamed: at.named, Facts: []ContextFact{}, Entities: []entity.Entity{}, Episodes: []ContextEpisode{}}
+	if at.during != nil {
+		res.Period = &Period{From: at.during.from, To: at.during.to}
+	}
 	var touched []string
 	seenEntity := map[string]bool{}
 	for _, bl := range chosen {
@@ -290,7 +305,7 @@ func (b *builder) chains(tx graph.Tx, items []*item) (map[graph.ChainKey][]entit
 // it by supersession, ordered by valid time.
 func (b *builder) headOf(f *entity.Fact, chain []entity.Fact) (entity.Fact, []entity.Fact) {
 	hist := *b.p
-	hist.history = true
+	hist.history, hist.during = true, nil
 	byID := map[string]entity.Fact{}
 	for _, g := range chain {
 		if g, ok := hist.visible(g); ok {

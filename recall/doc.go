@@ -6,8 +6,15 @@
 //
 //  1. Query analysis (English and Chinese): intent — when, change (before,
 //     used to, changed, 之前, 换成…), why (why, reason, 为什么…) — the
-//     periods the query names (dates, months, years, "last week", "去年",
-//     resolved against as_of) and its n-grams.
+//     times the query names (when.go: dates, months, seasons, years,
+//     "last March", "two years ago", "before Bob", "2025年3月", "去年",
+//     "三月份", resolved against the reference time) and its n-grams. In
+//     mode auto without as_of, the first time named sets the answer's time:
+//     a point (a day, the instant before "before X") becomes as_of, a range
+//     (a month, "after the migration") a period whose facts are all shown
+//     with their status at its end; an event is placed by the best
+//     matching fact or episode. The block's header says which time it
+//     answers for.
 //
 //  2. Seeds: BM25 over the search index, filtered inside the query by
 //     scope, then by status and validity at as_of (history mode keeps

@@ -94,12 +94,15 @@ type SearchResult struct {
 
 // ContextRequest is the body of POST /v1/context.
 type ContextRequest struct {
-	Query     string    `json:"query"`
-	AsOf      time.Time `json:"as_of,omitzero"`
-	KnownAt   time.Time `json:"known_at,omitzero"`
-	MaxTokens int       `json:"max_tokens,omitempty"`
-	Mode      Mode      `json:"mode,omitempty"`
-	Format    string    `json:"format,omitempty"`
+	Query   string    `json:"query"`
+	AsOf    time.Time `json:"as_of,omitzero"`
+	KnownAt time.Time `json:"known_at,omitzero"`
+	// ReferenceTime is when the question is asked (zero: as_of, else
+	// now): relative times in it ("last March") are read against it.
+	ReferenceTime time.Time `json:"reference_time,omitzero"`
+	MaxTokens     int       `json:"max_tokens,omitempty"`
+	Mode          Mode      `json:"mode,omitempty"`
+	Format        string    `json:"format,omitempty"`
 	// Focus names entities the answer is about; they seed the walk as if
 	// the query named them.
 	Focus []string `json:"focus,omitempty"`

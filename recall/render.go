@@ -18,10 +18,21 @@ const precedence = "A user's own statement (user_explicit) wins over general doc
 type header struct {
 	asOf, now, knownAt time.Time
 	mode               Mode
+	// named is the phrase of the question that set the time; during the
+	// range it names.
+	named  string
+	during *period
 }
 
 func (h header) when() string {
 	s := "As of " + day(h.asOf)
+	switch {
+	case h.during != nil:
+		s = fmt.Sprintf("For %s to %s, the time the question names (%s); status as of %s",
+			day(h.during.from), day(h.during.to.Add(-time.Nanosecond)), quoted(h.named), day(h.asOf))
+	case h.named != "":
+		s += ", the time the question names (" + quoted(h.named) + ")"
+	}
 	if !h.knownAt.IsZero() {
 		s += ", as known at " + day(h.knownAt)
 	}
@@ -35,11 +46,28 @@ func renderHeader(format string, h header) string {
 	case FormatMarkdown:
 		return "## " + Title + "\n\n_" + h.when() + " " + precedence + "_\n"
 	case FormatJSON:
-		b, _ := json.Marshal(map[string]any{"title": Title, "as_of": h.asOf, "note": precedence, "mode": h.mode})
+		b, _ := json.Marshal(h.json(nil))
 		return string(b)
 	}
 	return Title + "\n" + h.when() + " " + precedence + "\n"
 }
+
+// json is the header of the json format, with the items when given.
+func (h header) json(items []line) map[string]any {
+	m := map[string]any{"title": Title, "as_of": h.asOf, "note": precedence, "mode": h.mode}
+	if h.named != "" {
+		m["time_named"] = h.named
+	}
+	if h.during != nil {
+		m["period"] = Period{From: h.during.from, To: h.during.to}
+	}
+	if items != nil {
+		m["items"] = items
+	}
+	return m
+}
+
+func quoted(s string) string { return "“" + clip(s, 60) + "”" }
 
 // render writes the chosen blocks in the requested format.
 func render(format string, h header, blocks []*block) string {
@@ -48,13 +76,7 @@ func render(format string, h header, blocks []*block) string {
 		for _, bl := range blocks {
 			items = append(items, bl.lines...)
 		}
-		b, _ := json.Marshal(struct {
-			Title string    `json:"title"`
-			AsOf  time.Time `json:"as_of"`
-			Note  string    `json:"note"`
-			Mode  Mode      `json:"mode"`
-			Items []line    `json:"items"`
-		}{Title, h.asOf, precedence, h.mode, items})
+		b, _ := json.Marshal(h.json(items))
 		return string(b)
 	}
 	var sb strings.Builder

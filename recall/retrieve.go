@@ -20,6 +20,7 @@ type params struct {
 	asOf    time.Time
 	knownAt time.Time // zero: now
 	history bool      // keep facts not valid at asOf
+	during  *period   // keep only facts valid at some time in it
 	types   []string
 	limit   int
 	hops    int      // depth of the walk
@@ -110,6 +111,9 @@ func (p *params) visible(f entity.Fact) (entity.Fact, bool) {
 		return f, false
 	}
 	if !p.history && !f.ValidAt(p.asOf) {
+		return f, false
+	}
+	if p.during != nil && !p.during.overlaps(&f) {
 		return f, false
 	}
 	return f, true

@@ -131,3 +131,51 @@ func TestE2E_ContextSafe(t *testing.T) {
 		t.Errorf("search answer of %d bytes, %d hits", len(r.body), len(out.Hits))
 	}
 }
+
+// TestE2E_ContextWhen: a time named in the question switches the answer
+// to that time, the block says which, and an explicit as_of wins.
+func TestE2E_ContextWhen(t *testing.T) {
+	c := newClient(t, MustRunMain(t, nil))
+	c.postFacts(
+		fact("orders-service", "port", "8080", "2024-01-01T00:00:00Z"),
+		fact("orders-service", "port", "9090", "2025-06-01T00:00:00Z"),
+		map[string]any{"subject": "Sam", "subject_type": "person", "predicate": "reports_to", "object": "Dana", "object_type": "person",
+			"valid_from": "2024-01-01T00:00:00Z", "source_kind": "user_explicit"},
+		map[string]any{"subject": "Sam", "subject_type": "person", "predicate": "reports_to", "object": "Bob", "object_type": "person",
+			"valid_from": "2025-06-01T00:00:00Z", "source_kind": "user_explicit"},
+	)
+	for _, tc := range []struct {
+		body                  map[string]any
+		current, named, label string
+	}{
+		{map[string]any{"query": "What was the port of orders-service in March 2025?"}, "8080", "March 2025", "For 2025-03-01 to 2025-03-31"},
+		{map[string]any{"query": "What port did orders-service use last March?", "reference_time": "2025-06-15T00:00:00Z"}, "8080", "last March", "For 2025-03-01 to 2025-03-31"},
+		{map[string]any{"query": "2025年3月orders-service的端口是多少？"}, "8080", "2025年3月", "For 2025-03-01 to 2025-03-31"},
+		{map[string]any{"query": "What port did orders-service use on 2024-12-24?"}, "8080", "2024-12-24", "As of 2024-12-24"},
+		{map[string]any{"query": "What was the port of orders-service in March 2025?", "as_of": "2026-01-01T00:00:00Z"}, "9090", "", "As of 2026-01-01."},
+		{map[string]any{"query": "What is the port of orders-service?"}, "9090", "", "As of "},
+	} {
+		ans, _ := contextFor(c, tc.body)
+		q := tc.body["query"]
+		first := ""
+		for _, l := range strings.Split(ans.Context, "\n") {
+			if strings.HasPrefix(l, "- ") {
+				first = l
+				break
+			}
+		}
+		if !strings.Contains(first, "port "+tc.current) || !strings.Contains(first, "current") {
+			t.Errorf("%q: the block does not lead with port %s as current:\n%s", q, tc.current, ans.Context)
+		}
+		if ans.TimeNamed != tc.named || !strings.Contains(ans.Context, tc.label) {
+			t.Errorf("%q: time named %q, want %q; block:\n%s", q, ans.TimeNamed, tc.named, ans.Context)
+		}
+		if (ans.Period != nil) != strings.HasPrefix(tc.label, "For") {
+			t.Errorf("%q: period %+v", q, ans.Period)
+		}
+	}
+	ans, _ := contextFor(c, map[string]any{"query": "Who was Sam's manager before Bob?"})
+	if l := blockLine(ans.Context, "Sam reports to Dana", "current"); l == "" || !strings.Contains(ans.Context, "As of 2025-05-31") {
+		t.Errorf("before Bob: Dana is not the answer:\n%s", ans.Context)
+	}
+}
