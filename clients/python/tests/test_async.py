@@ -51,6 +51,9 @@ async def test_recall_episodes_and_forgetting(name: str, server_url: str) -> Non
             ]
         )
         assert [f.object for f in await g.timeline(name)] == ["Initech", "Globex"]
+        assert [f.object for f in await g.timeline(name, page_size=1)] == ["Initech", "Globex"]
+        assert (await g.entity_graph(name)).nodes[0].name == name
+        assert (await g.session()).scopes == ["alice", "alice-work"]
         assert (await g.fact(r[1].fact_id)).fact.object == "Globex"
         hits = await g.search(f"{name} works at", types=["fact"])
         assert hits and all(h.type == "fact" for h in hits)

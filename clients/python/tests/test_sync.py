@@ -111,6 +111,8 @@ def test_timeline_by_name_and_by_id(alice: Graphmem, name: str) -> None:
     by_id = alice.timeline(by_name[0].subject_id)
     assert [f.id for f in by_id] == [f.id for f in by_name]
     assert [f.object for f in alice.timeline(name, predicate="works_at")] == ["Initech", "Globex", "Acme Corp"]
+    assert [f.object for f in alice.timeline(name, page_size=2)] == ["Initech", "Globex", "Acme Corp"]
+    assert [f.object for f in alice.timeline(name, limit=2, page_size=1)] == ["Initech", "Globex"]
     matches = alice.find_entities(name)
     assert matches[0].entity.name == name and matches[0].match == "exact"
     detail = alice.entity(matches[0].entity.id)
@@ -138,8 +140,11 @@ def test_entity_graph_and_session(alice: Graphmem, name: str) -> None:
     assert sorted(str(f.status) for f in now.edges) == ["current", "superseded"]
     then = alice.entity_graph(centre, as_of="2020-06-01T00:00:00Z", depth=1)
     assert [n.name for n in then.nodes] == [name, f"{name} Initech"] and then.edges[0].status == "current"
+    assert alice.entity_graph(name, depth=1).nodes[0].id == centre  # by name too
     session = alice.session()
     assert session.scope == "alice" and session.scopes == ["alice", "alice-work"] and not session.development_mode
+    with Graphmem(alice.base_url, api_key=alice.settings.api_key, scope="alice-work") as work:
+        assert work.session().scope == "alice-work"
 
 
 def test_search_and_context(alice: Graphmem, name: str) -> None:

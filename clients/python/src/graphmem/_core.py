@@ -317,14 +317,12 @@ def episode_pager(status: str | None, limit: int | None, page_size: int) -> Page
     return Pager("/v1/episodes", _params(status=status), limit, page_size)
 
 
-def timeline(entity: str, predicate: str | None, known_at: TimeLike | None, limit: int | None = None) -> Call:
-    """``GET /v1/entities/{id}/timeline``."""
-    return Call(
-        "GET",
-        f"/v1/entities/{path_id(entity)}/timeline",
-        _params(predicate=predicate, known_at=known_at, limit=limit),
-        retry=True,
-    )
+def timeline_pager(
+    entity: str, predicate: str | None, known_at: TimeLike | None, limit: int | None, page_size: int
+) -> Pager[Any]:
+    """The pages of ``GET /v1/entities/{id}/timeline``."""
+    path = f"/v1/entities/{path_id(entity)}/timeline"
+    return Pager(path, _params(predicate=predicate, known_at=known_at), limit, page_size)
 
 
 def entity_graph(entity_id: str, as_of: TimeLike | None, depth: int | None, limit: int | None) -> Call:

@@ -200,17 +200,29 @@ class AsyncGraphmem:
         return await self._get(_core.retract(fact_id), Fact)
 
     async def timeline(
-        self, name_or_id: str, predicate: str | None = None, known_at: TimeLike | None = None, limit: int | None = None
+        self,
+        name_or_id: str,
+        predicate: str | None = None,
+        known_at: TimeLike | None = None,
+        limit: int | None = None,
+        *,
+        page_size: int = 1000,
     ) -> list[Fact]:
         """Every fact of an entity over time (the first ``limit`` if given), in valid-time order; the entity
-        by id, name or alias."""
+        by id, name or alias. Pages are fetched as needed."""
         try:
-            return (await self._get(_core.timeline(name_or_id, predicate, known_at, limit), FactList)).items
+            pager = _core.timeline_pager(name_or_id, predicate, known_at, limit, page_size)
+            return [f async for f in self._pages(pager, FactList)]
         except NotFoundError:
-            entity_id = _core.named_entity(name_or_id, await self.find_entities(name_or_id, limit=10))
-            if entity_id is None or entity_id == name_or_id:
-                raise
-            return (await self._get(_core.timeline(entity_id, predicate, known_at, limit), FactList)).items
+            pager = _core.timeline_pager(await self._entity_id(name_or_id), predicate, known_at, limit, page_size)
+            return [f async for f in self._pages(pager, FactList)]
+
+    async def _entity_id(self, name: str) -> str:
+        # Servers that take only ids: find the entity by exact name or alias.
+        entity_id = _core.named_entity(name, await self.find_entities(name, limit=10))
+        if entity_id is None or entity_id == name:
+            raise NotFoundError(f"no entity with id or name {name!r}", status=404, code="not_found")
+        return entity_id
 
     # ---- entities -------------------------------------------------------
 
@@ -223,11 +235,15 @@ class AsyncGraphmem:
         return await self._get(_core.get(f"/v1/entities/{_core.path_id(entity_id)}"), EntityDetail)
 
     async def entity_graph(
-        self, entity_id: str, as_of: TimeLike | None = None, depth: int | None = None, limit: int | None = None
+        self, name_or_id: str, as_of: TimeLike | None = None, depth: int | None = None, limit: int | None = None
     ) -> EntityGraph:
-        """The entities and relationships around an entity (``depth`` 1 or 2 hops, default 2) as of a
-        valid time, ended relationships included; at most ``limit`` entities."""
-        return await self._get(_core.entity_graph(entity_id, as_of, depth, limit), EntityGraph)
+        """The entities and relationships around an entity (by id, name or alias; ``depth`` 1 or 2 hops,
+        default 2) as of a valid time, ended relationships included; at most ``limit`` entities."""
+        try:
+            return await self._get(_core.entity_graph(name_or_id, as_of, depth, limit), EntityGraph)
+        except NotFoundError:
+            entity_id = await self._entity_id(name_or_id)
+            return await self._get(_core.entity_graph(entity_id, as_of, depth, limit), EntityGraph)
 
     # ---- recall ---------------------------------------------------------
 
