@@ -376,12 +376,14 @@ def context(
     mode: str | None,
     format: str | None,
     focus: Sequence[str] | None,
+    reference_time: TimeLike | None = None,
 ) -> Call:
     """``POST /v1/context``: a read, so retried."""
     req = ContextRequest(
         query=query,
         as_of=as_of,
         known_at=known_at,
+        reference_time=reference_time,
         max_tokens=max_tokens,
         mode=mode,
         format=format,

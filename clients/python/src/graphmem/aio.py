@@ -270,14 +270,18 @@ class AsyncGraphmem:
         format: str = "text",
         *,
         focus: Sequence[str] | None = None,
+        reference_time: TimeLike | None = None,
     ) -> Context:
         """What to put in the prompt for ``query``: ``.text`` is the block, the rest what it cites.
 
         ``mode`` is auto (history for questions about time, change or causes),
         current or history; ``format`` is text, markdown or json; ``focus``
-        names entities the answer is about.
+        names entities the answer is about; ``reference_time`` is when the
+        question is asked, against which relative times in it ("last March")
+        are read (default ``as_of``, else now).
         """
-        return await self._get(_core.context(query, as_of, known_at, max_tokens, mode, format, focus), Context)
+        call = _core.context(query, as_of, known_at, max_tokens, mode, format, focus, reference_time)
+        return await self._get(call, Context)
 
     # ---- episodes -------------------------------------------------------
 

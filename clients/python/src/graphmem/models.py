@@ -279,6 +279,7 @@ class ContextRequest(Model):
     query: str
     as_of: Time | None = None
     known_at: Time | None = None
+    reference_time: Time | None = None
     max_tokens: int | None = None
     mode: str | None = None
     format: str | None = None
@@ -300,8 +301,19 @@ class ContextEpisode(Model):
     quote: str
 
 
+class Period(Model):
+    """A range of valid time a question names (``from_`` is its JSON ``from``)."""
+
+    from_: AwareDatetime = Field(alias="from")
+    to: AwareDatetime
+
+
 class Context(Model):
-    """What to put in the prompt: ``text`` is the block; the lists hold what it cites, with ids."""
+    """What to put in the prompt: ``text`` is the block; the lists hold what it cites, with ids.
+
+    ``time_named`` is the phrase of the question that set the time of the
+    answer (mode auto, no ``as_of``), and ``period`` the range it names.
+    """
 
     text: str = Field(alias="context")
     facts: list[ContextFact]
@@ -310,6 +322,8 @@ class Context(Model):
     tokens: int = Field(description="estimated size of text")
     mode: str = Field(description="the mode used: current or history")
     as_of: AwareDatetime
+    time_named: str = ""
+    period: Period | None = None
 
 
 class ForgetRequest(Model):
@@ -548,6 +562,7 @@ SCHEMAS: dict[str, type[Model]] = {
     "ForgetResult": ForgetResult,
     "GraphNode": GraphNode,
     "Health": Health,
+    "Period": Period,
     "ImportResult": ImportResult,
     "Record": ExportRecord,
     "Revision": Revision,
