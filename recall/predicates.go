@@ -201,7 +201,7 @@ type linkedFacts struct {
 // exactly or alias-linked ones first) and returns the query terms that
 // tell them apart: a term found in some of those facts but not all must
 // never be dropped as common across the index.
-func (c *candidates) readLinked(tx graph.Tx) ([]string, error) {
+func (c *candidates) readLinked(tx graph.Tx) (keep, of []string, err error) {
 	var ids []string
 	for id, k := range c.linked {
 		if k != entity.MatchFuzzy {
@@ -221,11 +221,11 @@ func (c *candidates) readLinked(tx graph.Tx) ([]string, error) {
 		ids = ids[:linkedEntities]
 	}
 	if len(ids) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	factsOf, err := tx.FactsAround(ids, c.p.around(linkedFactsScan))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	lf := &linkedFacts{df: map[string]int{}}
 	seen := map[string]bool{}
@@ -254,13 +254,12 @@ func (c *candidates) readLinked(tx graph.Tx) ([]string, error) {
 	}
 	c.linkedFacts = lf
 	c.linkedNames = names
-	var keep []string
 	for _, t := range search.Analyze(c.p.a.text) {
 		if n := lf.df[t]; n > 0 && n < len(lf.facts) {
 			keep = append(keep, t)
 		}
 	}
-	return keep, nil
+	return keep, ids, nil
 }
 
 // addLinked makes candidates of the facts readLinked read, with the

@@ -157,14 +157,14 @@ func (e *Engine) retrieve(ctx context.Context, tx graph.Tx, p params) (*candidat
 	if err := c.link(tx); err != nil {
 		return nil, err
 	}
-	keep, err := c.readLinked(tx)
+	keep, keepFor, err := c.readLinked(tx)
 	if err != nil {
 		return nil, err
 	}
 	c.q = newQuestion(lexiconOf(e.ontology()), p.a.text, c.linkedNames)
 	hits, err := e.Index.Search(ctx, search.Query{
 		Scope: p.scope, Text: p.a.text, Limit: n, AsOf: p.asOf, KnownAt: p.knownAt, Now: p.now,
-		IncludeHistory: p.history, Types: types, Keep: keep,
+		IncludeHistory: p.history, Types: types, Keep: keep, KeepFor: keepFor,
 	})
 	if err != nil {
 		return nil, err

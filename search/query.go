@@ -59,10 +59,13 @@ type Query struct {
 	// SortByTime orders by time, oldest first, instead of by score.
 	SortByTime bool
 	// Keep are analysed terms never left out as common (see commonShare):
-	// words that tell apart the facts of an entity the query names, however
-	// common they are across the scope ("memory" in "the memory limit of
-	// identity-worker").
-	Keep []string
+	// words that tell apart the facts of the entities KeepFor (ids) the
+	// query names, however common they are across the scope ("memory" in
+	// "the memory limit of identity-worker"). A kept term that is common is
+	// matched only in the facts of those entities, where its postings are
+	// short.
+	Keep    []string
+	KeepFor []string
 }
 
 // Hit is one matching document.
@@ -91,11 +94,11 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		q.Limit = 20
 	}
 	q.Limit = min(q.Limit, MaxLimit)
-	terms, err := x.queryTerms(ctx, q)
+	terms, kept, err := x.queryTerms(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	req := bleve.NewSearchRequestOptions(buildQuery(q, terms, time.Unix(0, x.flagged.Load())), q.Limit, 0, false)
+	req := bleve.NewSearchRequestOptions(buildQuery(q, terms, kept, time.Unix(0, x.flagged.Load())), q.Limit, 0, false)
 	req.Fields = hitFields
 	if q.SortByTime || strings.TrimSpace(q.Text) == "" {
 		req.Score = "none"
@@ -206,7 +209,7 @@ func sources(q Query, asOf, flagged time.Time) []source {
 // the scope's postings. The remaining exclusions scan the rare side of
 // each range (see minTime). Without text, the keyword filters drive:
 // scope first, then type, session, predicate, status.
-func buildQuery(q Query, terms []string, flagged time.Time) query.Query {
+func buildQuery(q Query, terms, kept []string, flagged time.Time) query.Query {
 	now := q.Now
 	if now.IsZero() {
 		now = time.Now()
@@ -281,6 +284,27 @@ func buildQuery(q Query, terms []string, flagged time.Time) query.Query {
 			tq.SetBoost(src.boost)
 			should = append(should, tq)
 		}
+		if len(kept) == 0 || src.field != fText || src.kind == kindEntity {
+			continue
+		}
+		// A common kept term, only in the facts of the named entities:
+		// the conjunction leaps through its long postings by the short
+		// ones of the entities, which add nothing to the score.
+		var of []query.Query
+		for _, id := range q.KeepFor {
+			for _, f := range []string{fSubject, fObject} {
+				tq := bleve.NewTermQuery(id)
+				tq.SetField(f)
+				tq.SetBoost(0)
+				of = append(of, tq)
+			}
+		}
+		for _, t := range kept {
+			tq := bleve.NewTermQuery(scopedTerm(q.Scope, src.kind, t))
+			tq.SetField(src.field)
+			tq.SetBoost(src.boost)
+			should = append(should, bleve.NewConjunctionQuery(tq, bleve.NewDisjunctionQuery(of...)))
+		}
 	}
 	if len(should) == 0 {
 		return bleve.NewMatchNoneQuery()
@@ -307,14 +331,15 @@ const commonMin = 2000
 
 // queryTerms analyses text like the indexed fields, removes duplicates and
 // terms the scope does not hold, and leaves out the common ones
-// (commonShare) unless nothing rarer remains or the query keeps them.
-func (x *Index) queryTerms(ctx context.Context, q Query) ([]string, error) {
+// (commonShare) unless nothing rarer remains. Common terms the query keeps
+// are returned apart (kept), to be matched in the facts of q.KeepFor only.
+func (x *Index) queryTerms(ctx context.Context, q Query) (terms, kept []string, err error) {
 	if strings.TrimSpace(q.Text) == "" {
-		return nil, nil
+		return nil, nil, nil
 	}
-	terms := Analyze(q.Text)
+	terms = Analyze(q.Text)
 	if len(terms) == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
 	now := q.Now
 	if now.IsZero() {
@@ -327,11 +352,11 @@ func (x *Index) queryTerms(ctx context.Context, q Query) ([]string, error) {
 	srcs := sources(q, asOf, time.Unix(0, x.flagged.Load()))
 	ai, err := x.bi.Advanced()
 	if err != nil {
-		return nil, entity.Wrap(entity.EINTERNAL, "search.Search", err)
+		return nil, nil, entity.Wrap(entity.EINTERNAL, "search.Search", err)
 	}
 	r, err := ai.Reader()
 	if err != nil {
-		return nil, entity.Wrap(entity.EINTERNAL, "search.Search", err)
+		return nil, nil, entity.Wrap(entity.EINTERNAL, "search.Search", err)
 	}
 	defer r.Close()
 	count := func(field, t string) (uint64, error) {
@@ -344,7 +369,7 @@ func (x *Index) queryTerms(ctx context.Context, q Query) ([]string, error) {
 	}
 	size, err := count(fScope, q.Scope)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	limit := max(uint64(commonShare*float64(size)), commonMin)
 	var rare, common []string
@@ -353,22 +378,29 @@ func (x *Index) queryTerms(ctx context.Context, q Query) ([]string, error) {
 		for _, src := range srcs {
 			n, err := count(src.field, scopedTerm(q.Scope, src.kind, t))
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			df += n
 		}
 		switch {
 		case df == 0:
-		case df <= limit || slices.Contains(q.Keep, t):
+		case df <= limit:
 			rare = append(rare, t)
 		default:
 			common = append(common, t)
 		}
 	}
 	if len(rare) == 0 {
-		return common, nil
+		return common, nil, nil
 	}
-	return rare, nil
+	if len(q.KeepFor) > 0 {
+		for _, t := range common {
+			if slices.Contains(q.Keep, t) {
+				kept = append(kept, t)
+			}
+		}
+	}
+	return rare, kept, nil
 }
 
 // RawSearch is the baseline the benchmarks compare recall with: a plain
