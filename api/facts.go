@@ -21,21 +21,22 @@ import (
 // factInput is one fact of POST /v1/facts. Times are strings so a bad one
 // is reported by its JSON path; limits mirror the memory service's.
 type factInput struct {
-	Subject     string               `json:"subject" validate:"required,max=256"`
-	SubjectType string               `json:"subject_type,omitempty" validate:"max=64"`
-	Predicate   string               `json:"predicate" validate:"required,max=64"`
-	Object      string               `json:"object,omitempty" validate:"max=256" doc:"an entity name; exactly one of object and value"`
-	ObjectType  string               `json:"object_type,omitempty" validate:"max=64"`
-	Value       string               `json:"value,omitempty" validate:"max=2000" doc:"a literal; exactly one of object and value"`
-	Text        string               `json:"text,omitempty" validate:"max=4000"`
-	ValidFrom   string               `json:"valid_from,omitempty" validate:"omitempty,rfc3339" doc:"default: now"`
-	ValidTo     string               `json:"valid_to,omitempty" validate:"omitempty,rfc3339" doc:"after valid_from; alone, it ends the matching fact"`
-	SourceKind  string               `json:"source_kind,omitempty" validate:"omitempty,oneof=user_explicit user_implicit agent_inferred tool import"`
-	EpisodeID   string               `json:"episode_id,omitempty" validate:"max=128"`
-	Confidence  *float64             `json:"confidence,omitempty" validate:"omitempty,gte=0,lte=1"`
-	Importance  int                  `json:"importance,omitempty" validate:"omitempty,min=1,max=10"`
-	Attributes  map[string]any       `json:"attributes,omitempty" validate:"max=64" doc:"e.g. reason, alternatives"`
-	Cardinality ontology.Cardinality `json:"cardinality,omitempty" validate:"omitempty,oneof=one many" doc:"a hint for predicates the ontology does not define"`
+	Subject      string               `json:"subject" validate:"required,max=256"`
+	SubjectType  string               `json:"subject_type,omitempty" validate:"max=64"`
+	Predicate    string               `json:"predicate" validate:"required,max=64"`
+	Object       string               `json:"object,omitempty" validate:"max=256" doc:"an entity name; exactly one of object and value"`
+	ObjectType   string               `json:"object_type,omitempty" validate:"max=64"`
+	Value        string               `json:"value,omitempty" validate:"max=2000" doc:"a literal; exactly one of object and value"`
+	Text         string               `json:"text,omitempty" validate:"max=4000"`
+	ValidFrom    string               `json:"valid_from,omitempty" validate:"omitempty,rfc3339" doc:"default: now"`
+	ValidTo      string               `json:"valid_to,omitempty" validate:"omitempty,rfc3339" doc:"after valid_from; alone, it ends the matching fact (waiting for its start if none is known yet)"`
+	StartUnknown bool                 `json:"start_unknown,omitempty" doc:"true instead of valid_from: true since an unknown time (answers as_of at any time before its end)"`
+	SourceKind   string               `json:"source_kind,omitempty" validate:"omitempty,oneof=user_explicit user_implicit agent_inferred tool import"`
+	EpisodeID    string               `json:"episode_id,omitempty" validate:"max=128"`
+	Confidence   *float64             `json:"confidence,omitempty" validate:"omitempty,gte=0,lte=1"`
+	Importance   int                  `json:"importance,omitempty" validate:"omitempty,min=1,max=10"`
+	Attributes   map[string]any       `json:"attributes,omitempty" validate:"max=64" doc:"e.g. reason, alternatives"`
+	Cardinality  ontology.Cardinality `json:"cardinality,omitempty" validate:"omitempty,oneof=one many" doc:"a hint for predicates the ontology does not define"`
 }
 
 // factsRequest is the body of POST /v1/facts.
@@ -52,7 +53,7 @@ type rawFactsRequest struct {
 // FactResult says what became of one fact of a POST /v1/facts batch.
 type FactResult struct {
 	FactID     string          `json:"fact_id,omitempty" doc:"absent when blocked_by_tombstone"`
-	Action     temporal.Action `json:"action" doc:"created, corroborated, superseded_previous, historical, ended, blocked_by_tombstone or refused (a permission granted to the agent)"`
+	Action     temporal.Action `json:"action" doc:"created, corroborated, corrected, superseded_previous, historical, ended, blocked_by_tombstone or refused (a permission granted to the agent)"`
 	Superseded []string        `json:"superseded" doc:"ids of the facts this one ended"`
 	Warning    string          `json:"warning,omitempty"`
 }
@@ -191,7 +192,7 @@ func (f *factInput) toMemory() memory.FactInput {
 		Subject: f.Subject, SubjectType: f.SubjectType, Predicate: f.Predicate, Object: f.Object,
 		ObjectType: f.ObjectType, Value: f.Value, Text: f.Text, SourceKind: entity.SourceKind(f.SourceKind),
 		EpisodeID: f.EpisodeID, Confidence: f.Confidence, Importance: f.Importance,
-		Attributes: f.Attributes, Cardinality: f.Cardinality,
+		Attributes: f.Attributes, Cardinality: f.Cardinality, StartUnknown: f.StartUnknown,
 	}
 	if t, err := parseTime(f.ValidFrom); err == nil {
 		out.ValidFrom = &t

@@ -64,13 +64,22 @@ type Fact struct {
 	Claims []Claim `json:"claims,omitempty"`
 	// Revisions hold earlier beliefs about the interval and links.
 	Revisions []Revision `json:"revisions,omitempty"`
+	// Conflicts are the other values of a cardinality-one predicate stated
+	// for the same instant as this one, which lost the tie rule (see
+	// package temporal): shown next to the fact, never silently dropped.
+	Conflicts []string `json:"conflicts,omitempty"`
+	// Waiting marks a record that only holds end statements still waiting
+	// for their start: it was never believed (ExpiredAt = RecordedAt), so no
+	// read path shows it, and it takes part in every recomputation.
+	Waiting bool `json:"waiting,omitempty"`
 	// UpdatedAt is when the current belief (interval and links) started.
 	UpdatedAt time.Time `json:"updated_at"`
 	Seq       uint64    `json:"seq,omitempty"`
 }
 
 // Claim is one statement backing a fact: "true from From (until To)" or, with
-// End set, "no longer true from From".
+// End set, "no longer true from From". A zero From on a start claim means
+// "since an unknown time".
 type Claim struct {
 	From       time.Time  `json:"from"`
 	To         *time.Time `json:"to,omitempty"`
@@ -79,6 +88,26 @@ type Claim struct {
 	SourceKind SourceKind `json:"source_kind"`
 	Confidence float64    `json:"confidence"`
 	RecordedAt time.Time  `json:"recorded_at"`
+	// Said is when the statement was made (its reference time); zero in
+	// records written before it existed, read as RecordedAt.
+	Said time.Time `json:"said,omitzero"`
+	// Dated: the statement gave its start (a date, or "unknown") instead of
+	// leaving it to default to when it was said.
+	Dated bool `json:"dated,omitempty"`
+	// Text, Importance and Attributes are what the statement said about
+	// the fact; the fact's own are derived from its claims.
+	Text       string         `json:"text,omitempty"`
+	Importance int            `json:"importance,omitempty"`
+	Attributes map[string]any `json:"attributes,omitempty"`
+}
+
+// SaidAt is when the claim was made: Said, or RecordedAt for claims
+// recorded without it.
+func (c *Claim) SaidAt() time.Time {
+	if c.Said.IsZero() {
+		return c.RecordedAt
+	}
+	return c.Said
 }
 
 // Revision is a former belief about a fact, held until Until.
@@ -206,6 +235,7 @@ func (f *Fact) Touch(now time.Time) {
 func (f Fact) Clone() Fact {
 	f.Claims = slices.Clone(f.Claims)
 	f.Revisions = slices.Clone(f.Revisions)
+	f.Conflicts = slices.Clone(f.Conflicts)
 	f.EpisodeIDs = slices.Clone(f.EpisodeIDs)
 	if f.Attributes != nil {
 		m := make(map[string]any, len(f.Attributes))

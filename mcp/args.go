@@ -28,21 +28,22 @@ type RememberArgs struct {
 // FactArg is one fact of the add_facts tool, shaped like a fact of
 // POST /v1/facts.
 type FactArg struct {
-	Subject     string               `json:"subject" jsonschema:"the entity the fact is about: a person, project, service, place… (its usual name)"`
-	SubjectType string               `json:"subject_type,omitempty" jsonschema:"the subject's type, e.g. person, project, service, organization"`
-	Predicate   string               `json:"predicate" jsonschema:"the relation in snake_case, e.g. works_at, lives_in, port, prefers, decided"`
-	Object      string               `json:"object,omitempty" jsonschema:"another entity, by name; give exactly one of object and value"`
-	ObjectType  string               `json:"object_type,omitempty" jsonschema:"the object entity's type"`
-	Value       string               `json:"value,omitempty" jsonschema:"a literal (number, version, date, free text); give exactly one of object and value"`
-	Text        string               `json:"text,omitempty" jsonschema:"the fact as one natural sentence (default: generated)"`
-	ValidFrom   string               `json:"valid_from,omitempty" jsonschema:"when it became true, RFC 3339 or YYYY-MM-DD; default now"`
-	ValidTo     string               `json:"valid_to,omitempty" jsonschema:"when it stopped being true; alone (without a new value) it ends the matching fact"`
-	SourceKind  string               `json:"source_kind,omitempty" jsonschema:"user_explicit when the user said it, user_implicit, agent_inferred (default), tool or import"`
-	EpisodeID   string               `json:"episode_id,omitempty" jsonschema:"the id of the episode (from remember) the fact comes from"`
-	Confidence  *float64             `json:"confidence,omitempty" jsonschema:"0 to 1"`
-	Importance  int                  `json:"importance,omitempty" jsonschema:"1 (trivia) to 10 (must never be missed)"`
-	Attributes  map[string]any       `json:"attributes,omitempty" jsonschema:"extra details; for a decision put the why in reason and the options not taken in alternatives"`
-	Cardinality ontology.Cardinality `json:"cardinality,omitempty" jsonschema:"for a predicate graphmem does not know: one (a single current value, a new one replaces the old) or many (values coexist)"`
+	Subject      string               `json:"subject" jsonschema:"the entity the fact is about: a person, project, service, place… (its usual name)"`
+	SubjectType  string               `json:"subject_type,omitempty" jsonschema:"the subject's type, e.g. person, project, service, organization"`
+	Predicate    string               `json:"predicate" jsonschema:"the relation in snake_case, e.g. works_at, lives_in, port, prefers, decided"`
+	Object       string               `json:"object,omitempty" jsonschema:"another entity, by name; give exactly one of object and value"`
+	ObjectType   string               `json:"object_type,omitempty" jsonschema:"the object entity's type"`
+	Value        string               `json:"value,omitempty" jsonschema:"a literal (number, version, date, free text); give exactly one of object and value"`
+	Text         string               `json:"text,omitempty" jsonschema:"the fact as one natural sentence (default: generated)"`
+	ValidFrom    string               `json:"valid_from,omitempty" jsonschema:"when it became true, RFC 3339 or YYYY-MM-DD; default now"`
+	ValidTo      string               `json:"valid_to,omitempty" jsonschema:"when it stopped being true; alone (without a new value) it ends the matching fact"`
+	StartUnknown bool                 `json:"start_unknown,omitempty" jsonschema:"true instead of valid_from when it has held since a time nobody knows"`
+	SourceKind   string               `json:"source_kind,omitempty" jsonschema:"user_explicit when the user said it, user_implicit, agent_inferred (default), tool or import"`
+	EpisodeID    string               `json:"episode_id,omitempty" jsonschema:"the id of the episode (from remember) the fact comes from"`
+	Confidence   *float64             `json:"confidence,omitempty" jsonschema:"0 to 1"`
+	Importance   int                  `json:"importance,omitempty" jsonschema:"1 (trivia) to 10 (must never be missed)"`
+	Attributes   map[string]any       `json:"attributes,omitempty" jsonschema:"extra details; for a decision put the why in reason and the options not taken in alternatives"`
+	Cardinality  ontology.Cardinality `json:"cardinality,omitempty" jsonschema:"for a predicate graphmem does not know: one (a single current value, a new one replaces the old) or many (values coexist)"`
 }
 
 // AddFactsArgs are the arguments of the add_facts tool.
@@ -140,7 +141,7 @@ func (a *AddFactsArgs) facts() ([]memory.FactInput, error) {
 			Subject: f.Subject, SubjectType: f.SubjectType, Predicate: f.Predicate, Object: f.Object,
 			ObjectType: f.ObjectType, Value: f.Value, Text: f.Text, SourceKind: entity.SourceKind(f.SourceKind),
 			EpisodeID: f.EpisodeID, Confidence: f.Confidence, Importance: f.Importance,
-			Attributes: f.Attributes, Cardinality: f.Cardinality,
+			Attributes: f.Attributes, Cardinality: f.Cardinality, StartUnknown: f.StartUnknown,
 			ValidFrom: timePtr(parseTime(fe, p+"valid_from", f.ValidFrom)),
 			ValidTo:   timePtr(parseTime(fe, p+"valid_to", f.ValidTo)),
 		}

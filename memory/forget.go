@@ -309,7 +309,7 @@ func (s *Service) purge(tx graph.Tx, facts []entity.Fact, req ForgetRequest, now
 				}
 			}
 			if g.SupersededBy == f.ID {
-				g.Claims = append(g.Claims, entity.Claim{From: f.ValidFrom, End: true, SourceKind: g.SourceKind, RecordedAt: now})
+				temporal.KeepEnded(&g, f.ValidFrom, now)
 			}
 			kept[id] = g
 		}
@@ -368,8 +368,7 @@ func (s *Service) rechain(tx graph.Tx, changed map[string]entity.Fact, now time.
 		if err != nil {
 			return err
 		}
-		res := temporal.Apply(chain, nil, card, now, s.NewID)
-		if err := tx.PutFacts(res.Writes); err != nil {
+		if err := tx.PutFacts(temporal.Recompute(chain, temporal.Rules{Cardinality: card}, now, s.NewID)); err != nil {
 			return err
 		}
 	}

@@ -17,21 +17,24 @@ import (
 // FactInput is one structured statement, as sent to POST /v1/facts, written
 // in an ingest file, or produced by extraction.
 type FactInput struct {
-	Subject     string               `json:"subject"`
-	SubjectType string               `json:"subject_type,omitempty"`
-	Predicate   string               `json:"predicate"`
-	Object      string               `json:"object,omitempty"`
-	ObjectType  string               `json:"object_type,omitempty"`
-	Value       string               `json:"value,omitempty"`
-	Text        string               `json:"text,omitempty"`
-	ValidFrom   *time.Time           `json:"valid_from,omitempty"`
-	ValidTo     *time.Time           `json:"valid_to,omitempty"`
-	SourceKind  entity.SourceKind    `json:"source_kind,omitempty"`
-	EpisodeID   string               `json:"episode_id,omitempty"`
-	Confidence  *float64             `json:"confidence,omitempty"`
-	Importance  int                  `json:"importance,omitempty"`
-	Attributes  map[string]any       `json:"attributes,omitempty"`
-	Cardinality ontology.Cardinality `json:"cardinality,omitempty"`
+	Subject     string     `json:"subject"`
+	SubjectType string     `json:"subject_type,omitempty"`
+	Predicate   string     `json:"predicate"`
+	Object      string     `json:"object,omitempty"`
+	ObjectType  string     `json:"object_type,omitempty"`
+	Value       string     `json:"value,omitempty"`
+	Text        string     `json:"text,omitempty"`
+	ValidFrom   *time.Time `json:"valid_from,omitempty"`
+	ValidTo     *time.Time `json:"valid_to,omitempty"`
+	// StartUnknown says the fact has held since an unknown time (instead of
+	// valid_from): it answers as_of at any time before its end.
+	StartUnknown bool                 `json:"start_unknown,omitempty"`
+	SourceKind   entity.SourceKind    `json:"source_kind,omitempty"`
+	EpisodeID    string               `json:"episode_id,omitempty"`
+	Confidence   *float64             `json:"confidence,omitempty"`
+	Importance   int                  `json:"importance,omitempty"`
+	Attributes   map[string]any       `json:"attributes,omitempty"`
+	Cardinality  ontology.Cardinality `json:"cardinality,omitempty"`
 	// SubjectAliases and ObjectAliases are other names of the subject and
 	// object (extraction fills them); they become the entities' aliases.
 	SubjectAliases []string `json:"subject_aliases,omitempty"`
@@ -100,6 +103,9 @@ func validateFact(fe entity.FieldErrors, p string, f *FactInput) {
 	checkLen("predicate", f.Predicate, MaxPredLen)
 	checkLen("subject_type", f.SubjectType, MaxPredLen)
 	checkLen("object_type", f.ObjectType, MaxPredLen)
+	if f.StartUnknown && f.ValidFrom != nil {
+		fe.Add(p+"start_unknown", "give either valid_from or start_unknown, not both")
+	}
 	if f.ValidFrom != nil && f.ValidTo != nil && !f.ValidTo.After(*f.ValidFrom) {
 		fe.Add(p+"valid_to", "must be after valid_from")
 	}
@@ -233,23 +239,13 @@ func (s *Service) applyFacts(tx graph.Tx, scope entity.Scope, in []FactInput, no
 		for j := range group {
 			sts[j] = group[j].st
 		}
-		res := temporal.Apply(chains[k], sts, group[0].card, now, s.NewID)
-		// An end with nothing to end still tells something: the statement
-		// held until then, since an unknown time.
-		var retry []int
-		for j, o := range res.Outcomes {
-			if o.Action == temporal.NothingToEnd {
-				sts[j].End = false
-				sts[j].Fact.ValidFrom = time.Time{}
-				retry = append(retry, j)
-			}
-		}
-		if len(retry) > 0 {
-			res = temporal.Apply(chains[k], sts, group[0].card, now, s.NewID)
-		}
+		res := temporal.Apply(chains[k], sts, temporal.Rules{Cardinality: group[0].card, TTL: group[0].ttl}, now, s.NewID)
 		for j, o := range res.Outcomes {
 			p := group[j]
 			results[p.idx].FactID, results[p.idx].Action, results[p.idx].Superseded = o.FactID, o.Action, o.Superseded
+			if o.Warning != "" {
+				results[p.idx].Warning = joinWarnings(results[p.idx].Warning, o.Warning)
+			}
 			if ep := p.input.EpisodeID; ep != "" && o.FactID != "" && !slices.Contains(episodeFacts[ep], o.FactID) {
 				episodeFacts[ep] = append(episodeFacts[ep], o.FactID)
 			}
@@ -262,15 +258,7 @@ func (s *Service) applyFacts(tx graph.Tx, scope entity.Scope, in []FactInput, no
 			}
 			res.Writes = unforget(res.Writes, chains[k], o.FactID)
 		}
-		for _, w := range res.Writes {
-			if w.RecordedAt.Equal(now) && w.ExpiresAt == nil && len(w.Revisions) == 0 {
-				if ttl := group[0].ttl; ttl > 0 {
-					t := now.Add(ttl)
-					w.ExpiresAt = &t
-				}
-			}
-			writes = append(writes, w)
-		}
+		writes = append(writes, res.Writes...)
 	}
 	if err := tx.PutFacts(writes); err != nil {
 		return nil, err
@@ -313,29 +301,26 @@ func (s *Service) statement(scope entity.Scope, i int, f *FactInput, ents resolv
 	if fact.SourceKind == "" {
 		fact.SourceKind = DefaultSource
 	}
-	if fact.Importance == 0 {
-		fact.Importance = 5
-	}
 	if f.Confidence != nil {
 		fact.Confidence = *f.Confidence
 	}
 	if f.EpisodeID != "" {
 		fact.EpisodeIDs = []string{f.EpisodeID}
 	}
-	if fact.Text == "" {
-		fact.Text = fmt.Sprintf("%s %s %s", fact.Subject, strings.ReplaceAll(pred, "_", " "), fact.ObjectText())
+	st := temporal.Statement{Said: now}
+	if refTime != nil {
+		st.Said = refTime.UTC()
 	}
-	var st temporal.Statement
 	switch {
 	case f.ValidFrom != nil:
-		fact.ValidFrom = f.ValidFrom.UTC()
+		fact.ValidFrom, st.Dated = f.ValidFrom.UTC(), true
+	case f.StartUnknown:
+		st.Dated = true // since an unknown time: a zero ValidFrom
 	case f.ValidTo != nil:
 		// Only an end time: "no longer true from then" (rule 4).
 		st.End = true
-	case refTime != nil:
-		fact.ValidFrom = refTime.UTC()
 	default:
-		fact.ValidFrom = now
+		fact.ValidFrom = st.Said
 	}
 	if f.ValidTo != nil {
 		t := f.ValidTo.UTC()
@@ -478,4 +463,11 @@ func unforget(writes, chain []entity.Fact, id string) []entity.Fact {
 		writes = append(writes, f)
 	}
 	return writes
+}
+
+func joinWarnings(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }

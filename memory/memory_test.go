@@ -230,10 +230,19 @@ func TestAddFacts_EndAndRetract(t *testing.T) {
 	if len(cur) != 0 {
 		t.Fatalf("ended fact still current: %v", values(cur))
 	}
-	// An end with nothing to end records what was true until then.
+	// An end with nothing to end waits for its start: answered "ended"
+	// with a warning, and no fact appears until the start arrives.
 	n := mustAdd(t, svc, memory.FactInput{Subject: "Carol", Predicate: "lives_in", Object: "Oslo", ValidTo: &end})
-	if n[0].Action != temporal.Created {
+	if n[0].Action != temporal.Ended || n[0].Warning == "" || n[0].FactID != "" {
 		t.Fatalf("orphan end: %+v", n)
+	}
+	if hist, _, _ := svc.Facts(ctx, scope, memory.FactQuery{Subject: "Carol", IncludeHistory: true}); len(hist) != 0 {
+		t.Fatalf("a waiting end became a fact: %+v", hist)
+	}
+	mustAdd(t, svc, memory.FactInput{Subject: "Carol", Predicate: "lives_in", Object: "Oslo", ValidFrom: &from})
+	if hist, _, _ := svc.Facts(ctx, scope, memory.FactQuery{Subject: "Carol", IncludeHistory: true}); len(hist) != 1 ||
+		!hist[0].ValidFrom.Equal(from) || hist[0].ValidTo == nil || !hist[0].ValidTo.Equal(end) {
+		t.Fatalf("the start did not meet its waiting end: %+v", hist)
 	}
 	known := svc.Now()
 	if _, err := svc.Retract(ctx, scope, r[0].FactID); err != nil {

@@ -252,7 +252,7 @@ func (s *Service) Retract(ctx context.Context, scope entity.Scope, id string) (e
 		if err != nil {
 			return err
 		}
-		res, err := temporal.Retract(chain, id, card, s.now(), s.NewID)
+		res, err := temporal.Retract(chain, id, temporal.Rules{Cardinality: card}, s.now(), s.NewID)
 		if err != nil {
 			return err
 		}

@@ -36,7 +36,7 @@ func (c *chain) newID() string { c.n++; return fmt.Sprintf("f%03d", c.n) }
 func (c *chain) apply(t *testing.T, sts ...temporal.Statement) []temporal.Outcome {
 	t.Helper()
 	c.now = c.now.Add(time.Minute)
-	res := temporal.Apply(c.facts, sts, c.card, c.now, c.newID)
+	res := temporal.Apply(c.facts, sts, temporal.Rules{Cardinality: c.card}, c.now, c.newID)
 	c.write(res.Writes)
 	return res.Outcomes
 }
@@ -88,7 +88,7 @@ func st(value string, from int, to ...int) temporal.Statement {
 	if len(to) > 0 {
 		f.ValidTo = dayp(to[0])
 	}
-	return temporal.Statement{Fact: f}
+	return temporal.Statement{Fact: f, Dated: true}
 }
 
 func end(value string, at int) temporal.Statement {
@@ -103,6 +103,7 @@ func TestRule1_Corroborate(t *testing.T) {
 	c := newChain(ontology.One)
 	o1 := c.apply(t, st("5432", 10))
 	s := st("5432", 20)
+	s.Dated = false // said on day 20, without a start: corroborates
 	s.Fact.EpisodeIDs = []string{"ep2"}
 	o2 := c.apply(t, s)
 	if o2[0].Action != temporal.Corroborated || o2[0].FactID != o1[0].FactID {
@@ -113,7 +114,7 @@ func TestRule1_Corroborate(t *testing.T) {
 		t.Fatalf("corroboration did not add provenance and confidence: %+v", f)
 	}
 	t.Run("Idempotent", func(t *testing.T) {
-		res := temporal.Apply(c.facts, []temporal.Statement{s}, c.card, c.now, c.newID)
+		res := temporal.Apply(c.facts, []temporal.Statement{s}, temporal.Rules{Cardinality: c.card}, c.now, c.newID)
 		if len(res.Writes) != 0 || res.Outcomes[0].Action != temporal.Corroborated {
 			t.Fatalf("repeating a statement wrote %d facts, outcome %+v", len(res.Writes), res.Outcomes[0])
 		}
@@ -176,7 +177,7 @@ func TestRule4_ExplicitEnd(t *testing.T) {
 		t.Fatalf("status %s", f.Status(c.now))
 	}
 	t.Run("NothingToEnd", func(t *testing.T) {
-		if o := c.apply(t, end("initech", 40)); o[0].Action != temporal.NothingToEnd {
+		if o := c.apply(t, end("initech", 40)); !o[0].NothingToEnd() {
 			t.Fatalf("got %+v", o[0])
 		}
 	})
@@ -194,7 +195,7 @@ func TestRule5_Retract(t *testing.T) {
 	o2 := c.apply(t, st("3307", 20))
 	before := c.now
 	c.now = c.now.Add(time.Minute)
-	res, err := temporal.Retract(c.facts, o2[0].FactID, c.card, c.now, c.newID)
+	res, err := temporal.Retract(c.facts, o2[0].FactID, temporal.Rules{Cardinality: c.card}, c.now, c.newID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +210,7 @@ func TestRule5_Retract(t *testing.T) {
 		t.Fatalf("status %s", f.Status(c.now))
 	}
 	_ = o1
-	if _, err := temporal.Retract(c.facts, "nope", c.card, c.now, c.newID); entity.ErrorCode(err) != entity.ENOTFOUND {
+	if _, err := temporal.Retract(c.facts, "nope", temporal.Rules{Cardinality: c.card}, c.now, c.newID); entity.ErrorCode(err) != entity.ENOTFOUND {
 		t.Fatalf("err %v", err)
 	}
 }
@@ -236,7 +237,7 @@ func TestRule6_Many(t *testing.T) {
 func TestRule7_OnlyTheChain(t *testing.T) {
 	c := newChain(ontology.One)
 	c.apply(t, st("5432", 10))
-	res := temporal.Apply(nil, []temporal.Statement{st("5433", 11)}, c.card, c.now, c.newID)
+	res := temporal.Apply(nil, []temporal.Statement{st("5433", 11)}, temporal.Rules{Cardinality: c.card}, c.now, c.newID)
 	if len(res.Writes) != 1 || res.Outcomes[0].Action != temporal.Created {
 		t.Fatalf("got %+v", res)
 	}
@@ -250,27 +251,98 @@ func TestSameBatchDuplicate(t *testing.T) {
 	}
 }
 
-// randomHistory returns statements with distinct start days over a few
-// values, some closed.
+// randomHistory returns statements over a few values and days with every
+// shape: dated starts (some with an end), undated ones (their start is when
+// they were said), "start unknown", end-only statements, repetitions,
+// corrections (the same value restated later with other bounds) and values
+// stated for the same instant by different sources. Each statement has its
+// own reference time, ties included.
 func randomHistory(r *rand.Rand) []temporal.Statement {
-	n := 1 + r.IntN(8)
-	days := r.Perm(60)[:n]
+	n := 1 + r.IntN(9)
+	kinds := []entity.SourceKind{entity.UserExplicit, entity.AgentInferred, entity.Tool}
 	var sts []temporal.Statement
-	for _, d := range days {
+	for range n {
 		v := string(rune('a' + r.IntN(3)))
-		if r.IntN(4) == 0 {
-			sts = append(sts, st(v, d, d+1+r.IntN(20)))
-		} else {
-			sts = append(sts, st(v, d))
+		d := r.IntN(40)
+		var s temporal.Statement
+		switch k := r.IntN(10); {
+		case k < 4:
+			s = st(v, d)
+			if r.IntN(3) == 0 {
+				s.Fact.ValidTo = dayp(d + 1 + r.IntN(20))
+			}
+		case k < 5:
+			s = st(v, d) // undated: true when said
+			s.Dated = false
+		case k < 6:
+			s = st(v, 0)
+			s.Fact.ValidFrom = time.Time{} // start unknown
+			if r.IntN(2) == 0 {
+				s.Fact.ValidTo = dayp(d + 1)
+			}
+		case k < 8:
+			s = end(v, d+1)
+		default:
+			if len(sts) == 0 {
+				s = st(v, d)
+				break
+			}
+			// A repetition or a correction of an earlier statement.
+			s = sts[r.IntN(len(sts))]
+			s.Fact = s.Fact.Clone()
+			if r.IntN(2) == 0 && !s.End && s.Dated {
+				s.Fact.ValidFrom = day(d)
+				if s.Fact.ValidTo != nil && !s.Fact.ValidTo.After(day(d)) {
+					s.Fact.ValidTo = nil
+				}
+			}
 		}
+		s.Fact.SourceKind = kinds[r.IntN(len(kinds))]
+		s.Said = day(r.IntN(50))
+		if !s.Dated && !s.End {
+			s.Fact.ValidFrom = s.Said
+		}
+		if r.IntN(3) == 0 {
+			s.Fact.Text = fmt.Sprintf("%s said on %d", v, r.IntN(5))
+		}
+		sts = append(sts, s)
 	}
 	return sts
 }
 
+// fullView is view with each fact's text and conflicts.
+func fullView(facts []entity.Fact, k time.Time) string {
+	var live []entity.Fact
+	for _, f := range facts {
+		if f.KnownAt(k) {
+			live = append(live, f.AsKnownAt(k))
+		}
+	}
+	var parts []string
+	for _, f := range live {
+		to := "∞"
+		if f.ValidTo != nil {
+			to = fmt.Sprint(int(f.ValidTo.Sub(t0).Hours() / 24))
+		}
+		from := "?"
+		if !f.ValidFrom.IsZero() {
+			from = fmt.Sprint(int(f.ValidFrom.Sub(t0).Hours() / 24))
+		}
+		parts = append(parts, fmt.Sprintf("%s[%s,%s) %q %v", f.Value, from, to, f.Text, f.Conflicts))
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, " | ")
+}
+
+// TestProperties checks the invariants of DESIGN §3 over random histories
+// of every statement shape, each applied in three random orders one by one
+// and once as one batch: the same chain (intervals, texts, conflicts) in
+// every order; for a "one" predicate never two values at one instant; and
+// every belief ever held still visible as known then.
 func TestProperties(t *testing.T) {
-	runs := 3000
+	runs := 10000
 	if testing.Short() {
-		runs = 300
+		runs = 1000
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	for run := range runs {
@@ -293,26 +365,38 @@ func TestProperties(t *testing.T) {
 					checkNoOverlap(t, c.facts, c.now)
 				}
 			}
-			got := view(c.facts, c.now)
+			got := fullView(c.facts, c.now)
 			if order == 0 {
 				want = got
 			} else if got != want {
-				t.Fatalf("run %d (%s): order changed the history:\n%s\n%s", run, card, want, got)
+				t.Fatalf("run %d (%s): order changed the history:\n%s\n%s\nstatements %s", run, card, want, got, describe(sts))
 			}
-			// Every belief ever held is still there, as known then.
 			for i, k := range times {
 				if v := view(c.facts, k); v != snaps[i] {
 					t.Fatalf("run %d: known at step %d got %s, then it was %s", run, i, v, snaps[i])
 				}
 			}
 		}
-		// One batch with everything gives the same chain too.
 		c := newChain(card)
 		c.apply(t, sts...)
-		if got := view(c.facts, c.now); got != want {
-			t.Fatalf("run %d: one batch gave %s, one by one %s", run, got, want)
+		if got := fullView(c.facts, c.now); got != want {
+			t.Fatalf("run %d: one batch gave %s, one by one %s\nstatements %s", run, got, want, describe(sts))
 		}
 	}
+}
+
+func describe(sts []temporal.Statement) string {
+	var out []string
+	for _, s := range sts {
+		f := s.Fact
+		to := ""
+		if f.ValidTo != nil {
+			to = fmt.Sprint(int(f.ValidTo.Sub(t0).Hours() / 24))
+		}
+		out = append(out, fmt.Sprintf("{%s from=%d dated=%v to=%s end=%v said=%d src=%s text=%q}", f.Value,
+			int(f.ValidFrom.Sub(t0).Hours()/24), s.Dated, to, s.End, int(s.Said.Sub(t0).Hours()/24), f.SourceKind, f.Text))
+	}
+	return strings.Join(out, " ")
 }
 
 func checkNoOverlap(t *testing.T, facts []entity.Fact, now time.Time) {

@@ -16,10 +16,10 @@ import (
 // keys come first so a rewrite can find the old index keys without decoding
 // the whole previous record.
 //
-// Fields may only ever be appended at the end: the reader treats a value
-// that ends early as having zero values for the missing fields, so records
-// written before a field existed still decode.
-const codecVersion = 1
+// Fields may only ever be appended at the end, with a new format version:
+// a record of an older version decodes with zero values for the fields it
+// lacks, and a record of the current version must be whole.
+const codecVersion = 2
 
 var errCorrupt = errors.New("corrupt record")
 
@@ -89,8 +89,9 @@ func (w *writer) anyMap(m map[string]any) error {
 }
 
 type reader struct {
-	b   []byte
-	err error
+	b       []byte
+	err     error
+	version byte
 }
 
 func (r *reader) fail() {
@@ -230,10 +231,10 @@ func header(seq uint64, sizeHint int) writer {
 // body checks the header of a stored value and returns a reader over its
 // fields and the sequence number.
 func body(v []byte) (reader, uint64) {
-	if len(v) < 9 || v[8] != codecVersion {
+	if len(v) < 9 || v[8] < 1 || v[8] > codecVersion {
 		return reader{err: errCorrupt}, 0
 	}
-	return reader{b: v[9:]}, binary.BigEndian.Uint64(v)
+	return reader{b: v[9:], version: v[8]}, binary.BigEndian.Uint64(v)
 }
 
 // seqOf returns the sequence number a stored value was written at.
@@ -297,6 +298,20 @@ func encodeFact(seq uint64, f *entity.Fact) ([]byte, error) {
 		w.str(v.SupersededBy)
 	}
 	w.time(f.UpdatedAt)
+	// Appended later: the claims' reference times and payload, conflicts
+	// and the waiting mark.
+	for i := range f.Claims {
+		c := &f.Claims[i]
+		w.time(c.Said)
+		w.bool(c.Dated)
+		w.str(c.Text)
+		w.varint(int64(c.Importance))
+		if err := w.anyMap(c.Attributes); err != nil {
+			return nil, err
+		}
+	}
+	w.strs(f.Conflicts)
+	w.bool(f.Waiting)
 	return w.b, nil
 }
 
@@ -366,6 +381,22 @@ func decodeFact(scope, id string, v []byte) (entity.Fact, error) {
 		r.fail()
 	}
 	f.UpdatedAt = r.time()
+	if r.version < 2 {
+		return f, r.err
+	}
+	for i := range f.Claims {
+		c := &f.Claims[i]
+		c.Said = r.time()
+		c.Dated = r.bool()
+		c.Text = r.str()
+		c.Importance = int(r.varint())
+		c.Attributes = r.anyMap()
+	}
+	f.Conflicts = r.strs()
+	f.Waiting = r.bool()
+	if r.more() {
+		r.fail()
+	}
 	return f, r.err
 }
 

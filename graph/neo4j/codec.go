@@ -249,13 +249,17 @@ func factProps(f *entity.Fact) (map[string]any, error) {
 	putPTime(p, "forgotten_at", f.ForgottenAt)
 	putPTime(p, "archived_at", f.ArchivedAt)
 	putTime(p, "updated_at", f.UpdatedAt)
+	putStrs(p, "conflicts", f.Conflicts)
+	if f.Waiting {
+		p["waiting"] = true
+	}
 	if err := putJSON(p, "attributes", f.Attributes, len(f.Attributes) == 0); err != nil {
 		return nil, err
 	}
 	if len(f.Claims) > 0 {
 		cs := make([]entity.Claim, len(f.Claims))
 		for i, c := range f.Claims {
-			c.From, c.To, c.RecordedAt = c.From.UTC(), utcPtr(c.To), c.RecordedAt.UTC()
+			c.From, c.To, c.RecordedAt, c.Said = c.From.UTC(), utcPtr(c.To), c.RecordedAt.UTC(), c.Said.UTC()
 			cs[i] = c
 		}
 		if err := putJSON(p, "claims", cs, false); err != nil {
@@ -302,6 +306,8 @@ func decodeFact(scope string, p map[string]any) (entity.Fact, error) {
 		ForgottenAt:    asPTime(p["forgotten_at"]),
 		ArchivedAt:     asPTime(p["archived_at"]),
 		UpdatedAt:      asTime(p["updated_at"]),
+		Conflicts:      asStrings(p["conflicts"]),
+		Waiting:        p["waiting"] == true,
 		Seq:            uint64(asInt(p["seq"])),
 	}
 	var err error
