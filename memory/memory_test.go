@@ -134,6 +134,31 @@ func TestAddFacts_ActionsIndependentOfBatch(t *testing.T) {
 	}
 }
 
+// TestAddFacts_TextStaysWithItsInterval: a statement about a later
+// interval never overwrites the text of an earlier fact, in any order.
+func TestAddFacts_TextStaysWithItsInterval(t *testing.T) {
+	d := func(s string) *time.Time { x := date(s); return &x }
+	in := []memory.FactInput{
+		{Subject: "orders-service", Predicate: "uses_database", Object: "PostgreSQL", ValidFrom: d("2025-01-01"), Text: "orders-service uses PostgreSQL"},
+		{Subject: "orders-service", Predicate: "uses_database", Object: "MySQL", ValidFrom: d("2025-06-01"), Text: "orders-service moved to MySQL"},
+		{Subject: "orders-service", Predicate: "uses_database", Object: "PostgreSQL", ValidFrom: d("2026-01-01"), Text: "orders-service uses PostgreSQL again (new cluster)"},
+	}
+	for _, order := range [][]int{{0, 1, 2}, {2, 1, 0}, {2, 0, 1}} {
+		svc, _ := MustOpenService(t)
+		for _, i := range order {
+			mustAdd(t, svc, in[i])
+		}
+		hist, _, _ := svc.Facts(ctx, scope, memory.FactQuery{Subject: "orders-service", IncludeHistory: true})
+		got := map[string]string{}
+		for _, f := range hist {
+			got[f.ValidFrom.Format("2006")+" "+f.ObjectText()] = f.Text
+		}
+		if got["2025 PostgreSQL"] != in[0].Text || got["2026 PostgreSQL"] != in[2].Text || len(got) != 3 {
+			t.Errorf("order %v: texts %v", order, got)
+		}
+	}
+}
+
 func TestScenario_EmploymentOutOfOrder(t *testing.T) {
 	svc, _ := MustOpenService(t)
 	var got []temporal.Action

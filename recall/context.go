@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/graphmem/graphmem/entity"
@@ -87,11 +88,14 @@ type line struct {
 	SourceKind string        `json:"source_kind,omitempty"`
 	Reason     string        `json:"reason,omitempty"`
 	// Details are the other attributes of a fact, "key: value; …".
-	Details  string     `json:"details,omitempty"`
-	Speaker  string     `json:"speaker,omitempty"`
-	Time     *time.Time `json:"time,omitempty"`
-	optional bool
-	nested   bool
+	Details string `json:"details,omitempty"`
+	// Conflicts are other values stated for the same instant (temporal
+	// rule 4a), shown so the tie is never hidden.
+	Conflicts string     `json:"conflicts,omitempty"`
+	Speaker   string     `json:"speaker,omitempty"`
+	Time      *time.Time `json:"time,omitempty"`
+	optional  bool
+	nested    bool
 }
 
 // Context builds what to put in the prompt for a query (DESIGN §4): BM25
@@ -385,6 +389,9 @@ func (b *builder) factBlock(score float64, head entity.Fact, chain []entity.Fact
 func (b *builder) factLine(kind string, f *entity.Fact) line {
 	l := line{Kind: kind, ID: f.ID, Text: flatten(factSentence(f)), Status: f.StatusAt(b.p.asOf, b.p.now),
 		SourceKind: string(f.SourceKind), Reason: attrText(f.Attributes["reason"]), Details: details(f.Attributes)}
+	if len(f.Conflicts) > 0 {
+		l.Conflicts = flatten(strings.Join(f.Conflicts, ", "))
+	}
 	if !f.ValidFrom.IsZero() {
 		l.ValidFrom = timePtr(f.ValidFrom)
 	}

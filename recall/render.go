@@ -116,7 +116,7 @@ func renderLine(l line, format string) string {
 	case "decision":
 		s = fmt.Sprintf("decision: %s (%s)", l.Text, meta(l, true)) + why(l)
 	case "was":
-		s = fmt.Sprintf("was %s (%s → %s; %s; %s)", l.Text, dayOr(l.ValidFrom, "?"), dayOr(l.ValidTo, "?"), l.Status, l.SourceKind) + why(l)
+		s = fmt.Sprintf("was %s (%s → %s; %s; %s)", l.Text, dayOr(l.ValidFrom, startUnknown), dayOr(l.ValidTo, "?"), l.Status, l.SourceKind) + why(l)
 	case "later":
 		s = fmt.Sprintf("later %s (from %s; %s)", l.Text, dayOr(l.ValidFrom, "?"), l.SourceKind)
 	case "source":
@@ -131,9 +131,16 @@ func renderLine(l line, format string) string {
 	return indent + s
 }
 
-// why is the reason and other attributes of a fact line.
+// startUnknown marks a fact true since a time nobody stated.
+const startUnknown = "start unknown"
+
+// why is the reason and other attributes of a fact line, and any value
+// stated for the same instant.
 func why(l line) string {
 	var s string
+	if l.Conflicts != "" {
+		s += " — conflicting statement for the same time: " + l.Conflicts
+	}
 	if l.Reason != "" {
 		s += " — reason: " + l.Reason
 	}
@@ -149,9 +156,11 @@ func meta(l line, dates bool) string {
 	if dates {
 		switch {
 		case l.ValidTo != nil:
-			parts = append(parts, dayOr(l.ValidFrom, "?")+" → "+day(*l.ValidTo))
+			parts = append(parts, dayOr(l.ValidFrom, startUnknown)+" → "+day(*l.ValidTo))
 		case l.ValidFrom != nil:
 			parts = append(parts, "since "+day(*l.ValidFrom))
+		default:
+			parts = append(parts, startUnknown)
 		}
 	}
 	parts = append(parts, string(l.Status))

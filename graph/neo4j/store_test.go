@@ -57,11 +57,12 @@ func TestRoundTripEveryField(t *testing.T) {
 		Hits:       12, LastAccessedAt: ptr(t0.Add(3 * time.Hour)), ExpiresAt: ptr(t0.Add(4 * time.Hour)),
 		ForgottenAt: ptr(t0.Add(5 * time.Hour)), ArchivedAt: ptr(t0.Add(6 * time.Hour)),
 		Claims: []entity.Claim{
-			{From: t0.In(local), To: ptr(t0.Add(time.Hour)), EpisodeID: "ep1", SourceKind: entity.Tool, Confidence: 0.5, RecordedAt: t0},
+			{From: t0.In(local), To: ptr(t0.Add(time.Hour)), EpisodeID: "ep1", SourceKind: entity.Tool, Confidence: 0.5, RecordedAt: t0,
+				Said: t0.Add(-time.Hour), Dated: true, Text: "Alice joined Acme", Importance: 6, Attributes: map[string]any{"reason": "offer"}},
 			{From: t0, End: true, EpisodeID: "ep2", SourceKind: entity.UserExplicit, Confidence: 1, RecordedAt: t0},
 		},
 		Revisions: []entity.Revision{{Until: t0, ValidFrom: t0.Add(-time.Hour), ValidTo: ptr(t0), Supersedes: "f0", SupersededBy: "f9"}},
-		UpdatedAt: t0.Add(time.Minute), Seq: 3,
+		UpdatedAt: t0.Add(time.Minute), Seq: 3, Conflicts: []string{"Globex"}, Waiting: true,
 	}
 	requireAllSet(t, f, "Value")
 	lit := f
