@@ -96,7 +96,7 @@ func (s *Service) reverseOnce(tx graph.Tx, ps []pending, results []FactResult, n
 		if card == "" {
 			card = ontology.Many
 		}
-		res := temporal.Apply(chains[k], sts, card, now, s.NewID)
+		res := temporal.Apply(chains[k], sts, temporal.Rules{Cardinality: card}, now, s.NewID)
 		writes = append(writes, res.Writes...)
 	}
 	if len(writes) == 0 {
