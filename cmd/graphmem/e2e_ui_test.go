@@ -176,6 +176,11 @@ func (b *browser) checkScenario(name string) {
 	b.open("/ui/entity/no%20such%20thing")
 	b.waitText("h1", "No entity named")
 
+	// Search: the entity, and facts about it.
+	b.open("/ui/?q=" + url.QueryEscape("production database port"))
+	b.waitText("#results", "Entities")
+	b.waitText("#results", "production database port 3307")
+
 	// The ask page: the block an agent gets, with its facts.
 	b.open("/ui/ask?q=" + url.QueryEscape("which port does the production database use?"))
 	b.waitText("#context-block", "3307")
@@ -221,6 +226,9 @@ func (b *browser) checkScenario(name string) {
 // skipped, except in CI, where .ci/run installs it.
 func mustChromium(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("the browser tests are long: they run without -short")
+	}
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
 		if p, err := exec.LookPath(name); err == nil {
 			return p

@@ -297,7 +297,7 @@ function layout(nodes, edges, centre) {
 // pointer, the wheel, the buttons or the keyboard (arrows, + and -).
 function panZoom(e, nodes, edges, open) {
   // The view fits every node, with room for the widest labels.
-  let minX = -200, maxX = 200, minY = -120, maxY = 120;
+  let minX = -320, maxX = 320, minY = -190, maxY = 190;
   for (const n of nodes.values()) {
     minX = Math.min(minX, n.x - 90); maxX = Math.max(maxX, n.x + 90);
     minY = Math.min(minY, n.y - 30); maxY = Math.max(maxY, n.y + 30);

@@ -61,22 +61,22 @@ function clip(t, n) {
   return t.length > n ? t.slice(0, n - 1) + '…' : t;
 }
 
-// recent lists the latest episodes and forget records of the scope.
+// recent lists the scope's latest forget records (the audit log is newest
+// first) and points to the other pages.
 async function recent(main, alive) {
-  const box = h('section', { 'aria-labelledby': 'recent-h' }, h('h2', { id: 'recent-h', text: 'Recent' }), loading());
+  const box = h('section', { 'aria-labelledby': 'recent-h' }, h('h2', { id: 'recent-h', text: 'Forgotten lately' }), loading());
   main.append(box);
-  const [eps, audit] = await Promise.all([
-    api('GET', '/episodes?limit=10').catch((e) => e),
-    api('GET', '/audit?limit=5').catch((e) => e),
-  ]);
+  let audit;
+  try {
+    audit = await api('GET', '/audit?limit=5');
+  } catch (e) {
+    fill(box, errorView(e));
+    return;
+  }
   if (!alive()) return;
-  fill(box, h('h2', { id: 'recent-h', text: 'Recent' }));
-  if (eps instanceof Error) box.append(errorView(eps));
-  else box.append(h('h3', { text: 'Episodes' }), eps.items.length
-    ? h('ul', null, eps.items.map((ep) => h('li', null, clip(ep.content, 160), h('span', { class: 'muted', text: ` · ${day(ep.reference_time)} · ${ep.status}` }))))
-    : h('p', { class: 'muted', text: 'No episodes yet.' }), h('p', null, h('a', { href: '/ui/episodes', text: 'All episodes' })));
-  if (audit instanceof Error) box.append(errorView(audit));
-  else if (audit.items.length) box.append(h('h3', { text: 'Forgotten lately' }), auditTable(audit.items));
+  fill(box, h('h2', { id: 'recent-h', text: 'Forgotten lately' }),
+    audit.items.length ? auditTable(audit.items) : h('p', { class: 'muted', text: 'Nothing was forgotten in this scope.' }),
+    h('p', null, h('a', { href: '/ui/episodes', text: 'Episodes' }), ' · ', h('a', { href: '/ui/ask', text: 'Ask a question' }), ' · ', h('a', { href: '/ui/forget', text: 'Forget something' })));
 }
 
 // askPage shows the context block an agent gets for a question, the
