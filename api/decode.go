@@ -5,18 +5,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"mime"
 	"net/http"
 	"reflect"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/gin-gonic/gin"
 	"github.com/go-playground/validator/v10"
 
 	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
+	"github.com/graphmem/graphmem/memory"
 )
 
 // validate checks the shape of request types from their `validate` tags and
@@ -39,6 +45,16 @@ func newValidator() *validator.Validate {
 		_, err := parseTime(fl.Field().String())
 		return err == nil
 	}))
+	// notblank and word leave "" to required and required_without, so an
+	// optional field may be empty.
+	must(v.RegisterValidation("notblank", func(fl validator.FieldLevel) bool {
+		s := fl.Field().String()
+		return s == "" || strings.TrimSpace(s) != ""
+	}))
+	must(v.RegisterValidation("word", func(fl validator.FieldLevel) bool {
+		s := fl.Field().String()
+		return s == "" || hasWordRune(s)
+	}))
 	return v
 }
 
@@ -46,6 +62,56 @@ func must(err error) {
 	if err != nil {
 		panic(err)
 	}
+}
+
+// jsonNames turns the Go field names of a validate tag parameter
+// ("EpisodeID Query") into their JSON names ("episode_id, query").
+func jsonNames(goNames string) string {
+	var out []string
+	for _, n := range strings.Fields(goNames) {
+		var b strings.Builder
+		prev := rune(0)
+		for _, r := range n {
+			if unicode.IsUpper(r) && unicode.IsLower(prev) {
+				b.WriteByte('_')
+			}
+			b.WriteRune(unicode.ToLower(r))
+			prev = r
+		}
+		out = append(out, b.String())
+	}
+	return strings.Join(out, ", ")
+}
+
+// hasWordRune reports whether s holds a letter or a digit of any script
+// (what a name needs to have a lookup key): a word character but "_" in
+// the sense of both regular expression engines JSON Schema tools use
+// (Python's and Rust's), so the document's wordPattern says the same.
+func hasWordRune(s string) bool {
+	return strings.IndexFunc(s, func(r rune) bool {
+		return r != '_' && unicode.In(r, unicode.L, unicode.N, unicode.M, unicode.Pc, unicode.Other_Alphabetic, unicode.Join_Control)
+	}) >= 0
+}
+
+func deref[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
+// optTime returns a validated optional time, nil when absent.
+func optTime(s *string) *time.Time {
+	if s == nil {
+		return nil
+	}
+	t, err := parseTime(*s)
+	if err != nil {
+		return nil
+	}
+	t = t.UTC()
+	return &t
 }
 
 // parseTime parses an RFC 3339 time, with or without fractional seconds.
@@ -91,7 +157,15 @@ func shapeMessage(ve validator.FieldError) string {
 	case "oneof":
 		return "must be one of " + strings.Join(strings.Fields(ve.Param()), ", ")
 	case "rfc3339":
-		return "must be an RFC 3339 time, e.g. 2024-03-01T09:00:00Z"
+		return timeMessage
+	case "notblank":
+		return "must not be blank"
+	case "word":
+		return "must contain a letter or digit"
+	case "required_without", "required_without_all":
+		return "required unless one of " + jsonNames(ve.Param()) + " is given"
+	case "excluded_with":
+		return "give either this or " + jsonNames(ve.Param()) + ", not both"
 	}
 	return fmt.Sprintf("failed the %s check", ve.Tag())
 }
@@ -122,7 +196,7 @@ func (s *Server) jsonBody(c *gin.Context) (*json.Decoder, error) {
 	if ct := c.GetHeader("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
-			return nil, invalid("Content-Type", "must be application/json")
+			return nil, mediaTypeError("application/json")
 		}
 	}
 	dec := json.NewDecoder(http.MaxBytesReader(c.Writer, c.Request.Body, s.opts.MaxBodyBytes))
@@ -207,107 +281,134 @@ func jsonType(t reflect.Type) string {
 	return "a " + t.String()
 }
 
-// query reads URL query parameters, rejecting unknown and repeated ones,
-// and collects every problem as a field error.
+// query holds the URL query parameters of a request, checked against the
+// route's Params: the same list the OpenAPI document is built from.
 type query struct {
 	vals map[string][]string
 	fe   entity.FieldErrors
 }
 
-// maxParamLen bounds any query parameter.
+// maxParamLen bounds a string parameter that states no Max.
 const maxParamLen = 1024
 
-func newQuery(c *gin.Context, allowed ...string) *query {
+// parseQuery checks the request's query against params: unknown or
+// repeated parameters, missing required ones, and each value against its
+// type, length, range, enumeration and pattern. Every problem is a field
+// error; an error is returned if there was any.
+func parseQuery(c *gin.Context, params ...Param) (*query, error) {
 	q := &query{vals: c.Request.URL.Query(), fe: entity.FieldErrors{}}
-	for k, v := range q.vals {
+	known := map[string]bool{}
+	for _, p := range params {
+		known[p.Name] = true
+		v, ok := q.vals[p.Name]
 		switch {
-		case !contains(allowed, k):
-			q.fe.Add(k, "unknown query parameter")
+		case !ok:
+			if p.Required {
+				q.fe.Add(p.Name, "required")
+			}
 		case len(v) > 1:
-			q.fe.Add(k, "given more than once")
+			q.fe.Add(p.Name, "given more than once")
+		default:
+			if msg := p.check(v[0]); msg != "" {
+				q.fe.Add(p.Name, msg)
+			}
 		}
 	}
-	return q
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
+	for k := range q.vals {
+		if !known[k] {
+			q.fe.Add(k, "unknown query parameter")
 		}
 	}
-	return false
+	return q, q.fe.Err()
 }
 
-// str returns a parameter of at most max characters, "" when absent.
-func (q *query) str(name string, max int) string {
-	v := q.get(name)
-	switch {
-	case !utf8.ValidString(v):
-		q.fe.Add(name, "must be valid UTF-8")
-		return ""
-	case utf8.RuneCountInString(v) > max:
-		q.fe.Add(name, fmt.Sprintf("at most %d characters", max))
-		return ""
+// check returns what is wrong with a parameter's value, or "".
+func (p Param) check(v string) string {
+	switch p.Type {
+	case "integer":
+		n, err := strconv.Atoi(v)
+		if err != nil || n < p.Min || (p.Max > 0 && n > p.Max) {
+			return fmt.Sprintf("must be an integer between %d and %d", p.Min, p.Max)
+		}
+	case "boolean":
+		if v != "true" && v != "false" {
+			return "must be true or false"
+		}
+	case "date-time":
+		if _, err := parseTime(v); err != nil {
+			return timeMessage
+		}
+	default:
+		max := p.Max
+		if max == 0 {
+			max = maxParamLen
+		}
+		switch {
+		case !utf8.ValidString(v):
+			return "must be valid UTF-8"
+		case utf8.RuneCountInString(v) > max:
+			return fmt.Sprintf("at most %d characters", max)
+		case len(p.Enum) > 0 && !slices.Contains(p.Enum, v):
+			return "must be one of " + strings.Join(p.Enum, ", ")
+		case p.NotBlank && strings.TrimSpace(v) == "":
+			return "must not be blank"
+		case p.Word && !hasWordRune(v):
+			return "must contain a letter or digit"
+		case p.Pattern != nil && !p.Pattern.MatchString(v):
+			return p.PatternMessage
+		}
 	}
-	return v
+	return ""
 }
 
-func (q *query) get(name string) string {
+const timeMessage = "must be an RFC 3339 time, e.g. 2024-03-01T09:00:00Z"
+
+// str returns a checked parameter, "" when absent.
+func (q *query) str(name string) string {
 	if v := q.vals[name]; len(v) > 0 {
 		return v[0]
 	}
 	return ""
 }
 
-// time returns an RFC 3339 parameter, zero when absent.
+// time returns a checked date-time parameter, zero when absent.
 func (q *query) time(name string) time.Time {
-	v := q.get(name)
-	if v == "" {
-		return time.Time{}
-	}
-	t, err := parseTime(v)
+	t, err := parseTime(q.str(name))
 	if err != nil {
-		q.fe.Add(name, "must be an RFC 3339 time, e.g. 2024-03-01T09:00:00Z")
+		return time.Time{}
 	}
 	return t.UTC()
 }
 
-func (q *query) bool(name string) bool {
-	v := q.get(name)
-	if v == "" {
-		return false
-	}
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		q.fe.Add(name, "must be true or false")
-	}
-	return b
-}
+func (q *query) bool(name string) bool { return q.str(name) == "true" }
 
-// limit returns the page size, 0 (the service default) when absent.
-func (q *query) limit() int {
-	const name, lo, hi = "limit", 1, 1000
-	v := q.get(name)
-	if v == "" {
-		return 0
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < lo || n > hi {
-		q.fe.Add(name, fmt.Sprintf("must be an integer between %d and %d", lo, hi))
-		return 0
-	}
+// int returns a checked integer parameter, 0 when absent.
+func (q *query) int(name string) int {
+	n, _ := strconv.Atoi(q.str(name))
 	return n
 }
 
-// enum returns a parameter that must be one of vals ("" when absent).
-func (q *query) enum(name string, vals ...string) string {
-	v := q.get(name)
-	if v != "" && !contains(vals, v) {
-		q.fe.Add(name, "must be one of "+strings.Join(vals, ", "))
-		return ""
+// Parameters several routes share.
+var (
+	limitParam  = Param{Name: "limit", Type: "integer", Min: 1, Max: memory.MaxLimit, Description: "page size (default 50)"}
+	cursorParam = Param{Name: "cursor", Description: "next_cursor of the previous page", Max: maxParamLen,
+		Pattern: regexp.MustCompile(graph.CursorPattern), PatternMessage: "invalid cursor: pass next_cursor from the previous page"}
+)
+
+// Int is an integer in a request body. JSON has only numbers, so 50, 50.0
+// and 5e1 are the same integer, and a client's JSON library may write any
+// of them; a number with a fraction is refused.
+type Int int
+
+// UnmarshalJSON reads any JSON number that is an integer.
+func (n *Int) UnmarshalJSON(b []byte) error {
+	f, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1<<53 {
+		return &json.UnmarshalTypeError{Value: "number " + string(b), Type: reflect.TypeOf(0)}
 	}
-	return v
+	*n = Int(f)
+	return nil
 }
 
-func (q *query) err() error { return q.fe.Err() }
+// intOf returns an optional Int as an int, 0 when absent.
+func intOf(n *Int) int { return int(deref(n)) }

@@ -2,6 +2,7 @@ package api
 
 import (
 	"net/http"
+	"regexp"
 	"strconv"
 	"time"
 
@@ -18,45 +19,49 @@ func (s *Server) registerEntityRoutes() {
 	g.GET("/entities/:id/graph", s.entityGraph)
 	s.Document(
 		Endpoint{Method: "GET", Path: "/v1/entities", Tag: "entities", Summary: "Find entities by name: exact, alias, then fuzzy matches.",
-			Query: []Param{
-				{Name: "name", Type: "string", Required: true},
-				{Name: "limit", Type: "integer"},
-			},
-			Response: EntityMatchList{}, Errors: []int{http.StatusBadRequest}},
+			Query: entityQuery, Response: EntityMatchList{},
+			Links: []Link{
+				{Name: "entity", To: "GET /v1/entities/:id", Param: "id", From: "$response.body#/items/0/entity/id"},
+				{Name: "timeline", To: "GET /v1/entities/:id/timeline", Param: "id", From: "$response.body#/items/0/entity/id"},
+			}},
 		Endpoint{Method: "GET", Path: "/v1/entities/:id", Tag: "entities", Summary: "One entity with the facts about it valid now.",
 			Response: EntityDetail{}, Errors: []int{http.StatusNotFound}},
 		Endpoint{Method: "GET", Path: "/v1/entities/:id/timeline", Tag: "entities",
 			Summary: "Every fact of the entity over time, ordered by valid time, with intervals and status.",
-			Query: []Param{
-				{Name: "predicate", Type: "string"},
-				{Name: "known_at", Type: "date-time", Description: "transaction time (default now)"},
-				{Name: "limit", Type: "integer", Description: "page size (default: every fact, up to 10,000)"},
-				{Name: "cursor", Type: "string"},
-			},
-			Response: FactList{}, Errors: []int{http.StatusBadRequest, http.StatusNotFound}},
+			Query: timelineQuery, Response: FactList{}, Errors: []int{http.StatusNotFound}},
 		Endpoint{Method: "GET", Path: "/v1/entities/:id/graph", Tag: "entities",
 			Summary: "The graph around an entity as of a valid time: its relationships and its neighbours' (depth 2), ended ones included, and its literal values; bounded.",
-			Query: []Param{
-				{Name: "as_of", Type: "date-time", Description: "valid time (default now); later facts are left out"},
-				{Name: "depth", Type: "integer", Enum: []string{"1", "2"}, Description: "hops from the entity (default 2)"},
-				{Name: "limit", Type: "integer", Description: "most entities returned, the centre included (default 60, at most 200)"},
-			},
-			Response: EntityGraph{}, Errors: []int{http.StatusBadRequest, http.StatusNotFound}},
+			Query: graphQuery, Response: EntityGraph{}, Errors: []int{http.StatusNotFound}},
 	)
 }
 
-func (s *Server) findEntities(c *gin.Context) {
-	q := newQuery(c, "name", "limit")
-	name := q.str("name", memory.MaxNameLen)
-	limit := q.limit()
-	if q.get("name") == "" {
-		q.fe.Add("name", "required")
+var (
+	entityQuery = []Param{
+		{Name: "name", Required: true, Max: memory.MaxNameLen, Word: true},
+		limitParam,
 	}
-	if err := q.err(); err != nil {
+	timelineQuery = []Param{
+		{Name: "predicate", Max: memory.MaxPredLen},
+		{Name: "known_at", Type: "date-time", Description: "transaction time (default now)"},
+		{Name: "limit", Type: "integer", Min: 1, Max: memory.MaxLimit, Description: "page size (default: every fact, up to 10,000)"},
+		// The timeline pages by offset: its cursor is a number.
+		{Name: "cursor", Description: "next_cursor of the previous page", Pattern: regexp.MustCompile(`^[0-9]{1,9}$`),
+			PatternMessage: "not a cursor this endpoint returned"},
+	}
+	graphQuery = []Param{
+		{Name: "as_of", Type: "date-time", Description: "valid time (default now); later facts are left out"},
+		{Name: "depth", Type: "integer", Min: 1, Max: 2, Description: "hops from the entity (default 2)"},
+		{Name: "limit", Type: "integer", Min: 1, Max: memory.MaxNeighbourhoodNodes, Description: "most entities returned, the centre included (default 60)"},
+	}
+)
+
+func (s *Server) findEntities(c *gin.Context) {
+	q, err := parseQuery(c, entityQuery...)
+	if err != nil {
 		Error(c, err)
 		return
 	}
-	ms, err := s.svc.FindEntities(c.Request.Context(), Scope(c), name, limit)
+	ms, err := s.svc.FindEntities(c.Request.Context(), Scope(c), q.str("name"), q.int("limit"))
 	if err != nil {
 		Error(c, err)
 		return
@@ -69,7 +74,7 @@ func (s *Server) findEntities(c *gin.Context) {
 }
 
 func (s *Server) getEntity(c *gin.Context) {
-	if err := newQuery(c).err(); err != nil {
+	if _, err := parseQuery(c); err != nil {
 		Error(c, err)
 		return
 	}
@@ -82,23 +87,13 @@ func (s *Server) getEntity(c *gin.Context) {
 }
 
 func (s *Server) timeline(c *gin.Context) {
-	q := newQuery(c, "predicate", "known_at", "limit", "cursor")
-	pred := q.str("predicate", memory.MaxPredLen)
-	knownAt := q.time("known_at")
-	limit := q.limit()
-	offset := 0
-	if cur := q.get("cursor"); cur != "" {
-		n, err := strconv.Atoi(cur)
-		if err != nil || n < 0 {
-			q.fe.Add("cursor", "not a cursor this endpoint returned")
-		}
-		offset = n
-	}
-	if err := q.err(); err != nil {
+	q, err := parseQuery(c, timelineQuery...)
+	if err != nil {
 		Error(c, err)
 		return
 	}
-	fs, err := s.svc.Timeline(c.Request.Context(), Scope(c), c.Param("id"), pred, knownAt)
+	limit, offset := q.int("limit"), q.int("cursor")
+	fs, err := s.svc.Timeline(c.Request.Context(), Scope(c), c.Param("id"), q.str("predicate"), q.time("known_at"))
 	if err != nil {
 		Error(c, err)
 		return
@@ -130,19 +125,17 @@ type EntityGraph struct {
 }
 
 func (s *Server) entityGraph(c *gin.Context) {
-	q := newQuery(c, "as_of", "depth", "limit")
-	asOf := q.time("as_of")
-	depth := 2
-	if q.enum("depth", "1", "2") == "1" {
-		depth = 1
-	}
-	limit := q.limit()
-	if err := q.err(); err != nil {
+	q, err := parseQuery(c, graphQuery...)
+	if err != nil {
 		Error(c, err)
 		return
 	}
+	depth := q.int("depth")
+	if depth == 0 {
+		depth = 2
+	}
 	n, err := s.svc.Neighbourhood(c.Request.Context(), Scope(c), c.Param("id"),
-		memory.NeighbourhoodQuery{AsOf: asOf, Depth: depth, Nodes: limit})
+		memory.NeighbourhoodQuery{AsOf: q.time("as_of"), Depth: depth, Nodes: q.int("limit")})
 	if err != nil {
 		Error(c, err)
 		return

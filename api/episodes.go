@@ -12,12 +12,12 @@ import (
 
 // episodeRequest is the body of POST /v1/episodes.
 type episodeRequest struct {
-	Content        string         `json:"content" validate:"required" doc:"at most 256 KiB"`
-	Kind           string         `json:"kind,omitempty" validate:"omitempty,oneof=message text json"`
+	Content        string         `json:"content" validate:"required,notblank" doc:"at most 256 KiB"`
+	Kind           *string        `json:"kind,omitempty" validate:"omitempty,oneof=message text json" doc:"default message"`
 	Speaker        string         `json:"speaker,omitempty" validate:"max=256"`
-	Role           string         `json:"role,omitempty" validate:"omitempty,oneof=user assistant system tool"`
-	ReferenceTime  string         `json:"reference_time,omitempty" validate:"omitempty,rfc3339" doc:"when it happened (default now); relative dates are resolved against it"`
-	SourceKind     string         `json:"source_kind,omitempty" validate:"omitempty,oneof=user_explicit user_implicit agent_inferred tool import"`
+	Role           *string        `json:"role,omitempty" validate:"omitempty,oneof=user assistant system tool"`
+	ReferenceTime  *string        `json:"reference_time,omitempty" validate:"omitempty,rfc3339" doc:"when it happened (default now); relative dates are resolved against it"`
+	SourceKind     *string        `json:"source_kind,omitempty" validate:"omitempty,oneof=user_explicit user_implicit agent_inferred tool import"`
 	IdempotencyKey string         `json:"idempotency_key,omitempty" validate:"max=256" doc:"a repeat returns the episode stored first"`
 	Metadata       map[string]any `json:"metadata,omitempty" validate:"max=64"`
 }
@@ -44,42 +44,47 @@ func (s *Server) registerEpisodeRoutes() {
 	s.Document(
 		Endpoint{Method: "POST", Path: "/v1/episodes", Tag: "episodes",
 			Summary: "Store an episode durably and queue it for extraction (202); a repeated idempotency_key answers 200 with the first episode.",
-			Query:   []Param{{Name: "wait", Type: "boolean", Description: "wait for extraction and return the facts produced"}},
-			Body:    episodeRequest{}, Status: http.StatusAccepted, Response: EpisodeAccepted{},
-			Errors: []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusServiceUnavailable}},
+			Query:   episodePostQuery, Body: episodeRequest{},
+			Status: http.StatusAccepted, Also: []int{http.StatusOK}, Response: EpisodeAccepted{},
+			Errors: []int{http.StatusServiceUnavailable}, Links: episodeLinks},
 		Endpoint{Method: "GET", Path: "/v1/episodes", Tag: "episodes", Summary: "List episodes, optionally of one status.",
-			Query: []Param{
-				{Name: "status", Type: "string", Enum: []string{entity.EpisodeQueued, entity.EpisodeProcessing, entity.EpisodeDone, entity.EpisodeFailed}},
-				{Name: "limit", Type: "integer"},
-				{Name: "cursor", Type: "string"},
-			},
-			Response: EpisodeList{}, Errors: []int{http.StatusBadRequest}},
+			Query: episodeListQuery, Response: EpisodeList{}},
 		Endpoint{Method: "GET", Path: "/v1/episodes/:id", Tag: "episodes", Summary: "One episode with its status, error and the facts derived from it.",
 			Response: Episode{}, Errors: []int{http.StatusNotFound}},
-		Endpoint{Method: "POST", Path: "/v1/episodes/:id/retry", Tag: "episodes", Summary: "Queue a failed episode for extraction again.",
-			Status: http.StatusAccepted, Response: EpisodeAccepted{}, Errors: []int{http.StatusNotFound, http.StatusUnprocessableEntity}},
+		Endpoint{Method: "POST", Path: "/v1/episodes/:id/retry", Tag: "episodes",
+			Summary: "Queue a failed episode for extraction again (409 if it has not failed or no model is configured).",
+			Status:  http.StatusAccepted, Response: EpisodeAccepted{}, Errors: []int{http.StatusNotFound, http.StatusConflict}},
 	)
 }
 
+var (
+	episodePostQuery = []Param{{Name: "wait", Type: "boolean", Description: "wait for extraction and return the facts produced"}}
+	episodeListQuery = []Param{
+		{Name: "status", Enum: []string{entity.EpisodeQueued, entity.EpisodeProcessing, entity.EpisodeDone, entity.EpisodeFailed}},
+		limitParam, cursorParam,
+	}
+	episodeLinks = []Link{
+		{Name: "episode", To: "GET /v1/episodes/:id", Param: "id", From: "$response.body#/episode_id"},
+		{Name: "retry", To: "POST /v1/episodes/:id/retry", Param: "id", From: "$response.body#/episode_id"},
+	}
+)
+
 func (s *Server) postEpisode(c *gin.Context) {
-	q := newQuery(c, "wait")
-	wait := q.bool("wait")
-	if err := q.err(); err != nil {
+	q, err := parseQuery(c, episodePostQuery...)
+	if err != nil {
 		Error(c, err)
 		return
 	}
+	wait := q.bool("wait")
 	var req episodeRequest
 	if err := s.DecodeJSON(c, &req); err != nil {
 		Error(c, err)
 		return
 	}
 	in := memory.EpisodeInput{
-		Content: req.Content, Kind: req.Kind, Speaker: req.Speaker, Role: req.Role,
-		SourceKind: entity.SourceKind(req.SourceKind), IdempotencyKey: req.IdempotencyKey, Metadata: req.Metadata,
-	}
-	if t, err := parseTime(req.ReferenceTime); err == nil {
-		t = t.UTC()
-		in.ReferenceTime = &t
+		Content: req.Content, Kind: deref(req.Kind), Speaker: req.Speaker, Role: deref(req.Role),
+		SourceKind: entity.SourceKind(deref(req.SourceKind)), IdempotencyKey: req.IdempotencyKey, Metadata: req.Metadata,
+		ReferenceTime: optTime(req.ReferenceTime),
 	}
 	ctx, scope := c.Request.Context(), Scope(c)
 	ep, created, err := s.svc.AddEpisode(ctx, scope, in)
@@ -120,15 +125,12 @@ func (s *Server) postEpisode(c *gin.Context) {
 }
 
 func (s *Server) listEpisodes(c *gin.Context) {
-	q := newQuery(c, "status", "limit", "cursor")
-	status := q.enum("status", entity.EpisodeQueued, entity.EpisodeProcessing, entity.EpisodeDone, entity.EpisodeFailed)
-	limit := q.limit()
-	cursor := q.str("cursor", maxParamLen)
-	if err := q.err(); err != nil {
+	q, err := parseQuery(c, episodeListQuery...)
+	if err != nil {
 		Error(c, err)
 		return
 	}
-	eps, next, err := s.svc.Episodes(c.Request.Context(), Scope(c), status, cursor, limit)
+	eps, next, err := s.svc.Episodes(c.Request.Context(), Scope(c), q.str("status"), q.str("cursor"), q.int("limit"))
 	if err != nil {
 		Error(c, err)
 		return
@@ -141,7 +143,7 @@ func (s *Server) listEpisodes(c *gin.Context) {
 }
 
 func (s *Server) getEpisode(c *gin.Context) {
-	if err := newQuery(c).err(); err != nil {
+	if _, err := parseQuery(c); err != nil {
 		Error(c, err)
 		return
 	}
@@ -154,7 +156,7 @@ func (s *Server) getEpisode(c *gin.Context) {
 }
 
 func (s *Server) retryEpisode(c *gin.Context) {
-	if err := newQuery(c).err(); err != nil {
+	if _, err := parseQuery(c); err != nil {
 		Error(c, err)
 		return
 	}

@@ -21,6 +21,8 @@ var statuses = map[entity.Code]int{
 	entity.ENOTFOUND:        http.StatusNotFound,
 	entity.ECONFLICT:        http.StatusConflict,
 	entity.ETOOLARGE:        http.StatusRequestEntityTooLarge,
+	entity.EMEDIATYPE:       http.StatusUnsupportedMediaType,
+	entity.EMETHOD:          http.StatusMethodNotAllowed,
 	entity.EUNPROCESSABLE:   http.StatusUnprocessableEntity,
 	entity.ERATELIMIT:       http.StatusTooManyRequests,
 	entity.EUNAVAILABLE:     http.StatusServiceUnavailable,
@@ -92,6 +94,12 @@ func Error(c *gin.Context, err error) {
 	c.AbortWithStatusJSON(status, body)
 }
 
+// mediaTypeError refuses a request body of another media type than want.
+func mediaTypeError(want string) error {
+	return &entity.Error{Code: entity.EMEDIATYPE, Message: "unsupported media type",
+		Fields: map[string]string{"Content-Type": "must be " + want}}
+}
+
 // invalid returns an EINVALID error for one field.
 func invalid(field, msg string) error {
 	return &entity.Error{Code: entity.EINVALID, Message: "invalid request", Fields: map[string]string{field: msg}}
@@ -105,17 +113,23 @@ func ParseError(status int, body []byte) error {
 	if json.Unmarshal(body, &e) == nil && e.Error.Code != "" {
 		return &entity.Error{Code: e.Error.Code, Message: e.Error.Message, Fields: e.Error.Fields}
 	}
-	code := entity.EINTERNAL
+	return &entity.Error{Code: codeOf(status), Message: fmt.Sprintf("the server answered %d %s", status, http.StatusText(status))}
+}
+
+// codeOf is the error code of an HTTP error status: the inverse of the
+// statuses table, with the other 4xx read as EINVALID and gateway
+// failures as EUNAVAILABLE.
+func codeOf(status int) entity.Code {
 	for c, st := range statuses {
 		if st == status && c != entity.EINTERNAL {
-			code = c
+			return c
 		}
 	}
 	switch {
-	case code == entity.EINTERNAL && (status == http.StatusBadGateway || status == http.StatusGatewayTimeout):
-		code = entity.EUNAVAILABLE
-	case code == entity.EINTERNAL && status/100 == 4:
-		code = entity.EINVALID
+	case status == http.StatusBadGateway || status == http.StatusGatewayTimeout:
+		return entity.EUNAVAILABLE
+	case status/100 == 4:
+		return entity.EINVALID
 	}
-	return &entity.Error{Code: code, Message: fmt.Sprintf("the server answered %d %s", status, http.StatusText(status))}
+	return entity.EINTERNAL
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -45,7 +46,7 @@ func (cw *countingWriter) Write(p []byte) (int, error) {
 }
 
 func (s *Server) export(c *gin.Context) {
-	if err := newQuery(c).err(); err != nil {
+	if _, err := parseQuery(c); err != nil {
 		Error(c, err)
 		return
 	}
@@ -86,18 +87,23 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 }
 
 func (s *Server) importScope(c *gin.Context) {
-	if err := newQuery(c).err(); err != nil {
+	if _, err := parseQuery(c); err != nil {
 		Error(c, err)
 		return
 	}
 	if ct := c.GetHeader("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || !(mt == NDJSON || mt == "application/jsonl" || mt == "application/json" || strings.HasSuffix(mt, "+json")) {
-			Error(c, invalid("Content-Type", "must be "+NDJSON))
+			Error(c, mediaTypeError(NDJSON))
 			return
 		}
 	}
-	lr := &limitedReader{r: http.MaxBytesReader(c.Writer, c.Request.Body, s.opts.MaxImportBytes)}
+	body := bufio.NewReader(http.MaxBytesReader(c.Writer, c.Request.Body, s.opts.MaxImportBytes))
+	if _, err := body.Peek(1); err == io.EOF {
+		Error(c, entity.Errorf(entity.EINVALID, "request body is empty: send the JSON Lines of an export"))
+		return
+	}
+	lr := &limitedReader{r: body}
 	res, err := s.svc.Import(c.Request.Context(), Scope(c), lr)
 	if lr.exceeded {
 		err = &entity.Error{Code: entity.ETOOLARGE, Message: fmt.Sprintf(

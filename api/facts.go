@@ -20,23 +20,25 @@ import (
 
 // factInput is one fact of POST /v1/facts. Times are strings so a bad one
 // is reported by its JSON path; limits mirror the memory service's.
+// Optional fields whose empty value would be meaningless are pointers: null
+// or absent is the default, "" is refused.
 type factInput struct {
-	Subject      string               `json:"subject" validate:"required,max=256"`
-	SubjectType  string               `json:"subject_type,omitempty" validate:"max=64"`
-	Predicate    string               `json:"predicate" validate:"required,max=64"`
-	Object       string               `json:"object,omitempty" validate:"max=256" doc:"an entity name; exactly one of object and value"`
-	ObjectType   string               `json:"object_type,omitempty" validate:"max=64"`
-	Value        string               `json:"value,omitempty" validate:"max=2000" doc:"a literal; exactly one of object and value"`
-	Text         string               `json:"text,omitempty" validate:"max=4000"`
-	ValidFrom    string               `json:"valid_from,omitempty" validate:"omitempty,rfc3339" doc:"default: now"`
-	ValidTo      string               `json:"valid_to,omitempty" validate:"omitempty,rfc3339" doc:"after valid_from; alone, it ends the matching fact (waiting for its start if none is known yet)"`
-	StartUnknown bool                 `json:"start_unknown,omitempty" doc:"true instead of valid_from: true since an unknown time (answers as_of at any time before its end)"`
-	SourceKind   string               `json:"source_kind,omitempty" validate:"omitempty,oneof=user_explicit user_implicit agent_inferred tool import"`
-	EpisodeID    string               `json:"episode_id,omitempty" validate:"max=128"`
-	Confidence   *float64             `json:"confidence,omitempty" validate:"omitempty,gte=0,lte=1"`
-	Importance   int                  `json:"importance,omitempty" validate:"omitempty,min=1,max=10"`
-	Attributes   map[string]any       `json:"attributes,omitempty" validate:"max=64" doc:"e.g. reason, alternatives"`
-	Cardinality  ontology.Cardinality `json:"cardinality,omitempty" validate:"omitempty,oneof=one many" doc:"a hint for predicates the ontology does not define"`
+	Subject      string                `json:"subject" validate:"required,word,max=256"`
+	SubjectType  string                `json:"subject_type,omitempty" validate:"max=64"`
+	Predicate    string                `json:"predicate" validate:"required,word,max=64"`
+	Object       string                `json:"object,omitempty" validate:"required_without=Value,excluded_with=Value,word,max=256" doc:"an entity name; exactly one of object and value"`
+	ObjectType   string                `json:"object_type,omitempty" validate:"max=64"`
+	Value        string                `json:"value,omitempty" validate:"required_without=Object,excluded_with=Object,notblank,max=2000" doc:"a literal; exactly one of object and value"`
+	Text         string                `json:"text,omitempty" validate:"max=4000"`
+	ValidFrom    *string               `json:"valid_from,omitempty" validate:"omitempty,rfc3339" doc:"default: now"`
+	ValidTo      *string               `json:"valid_to,omitempty" validate:"omitempty,rfc3339" doc:"after valid_from; alone, it ends the matching fact (waiting for its start if none is known yet)"`
+	StartUnknown bool                  `json:"start_unknown,omitempty" doc:"true instead of valid_from: true since an unknown time (answers as_of at any time before its end)"`
+	SourceKind   *string               `json:"source_kind,omitempty" validate:"omitempty,oneof=user_explicit user_implicit agent_inferred tool import" doc:"default agent_inferred"`
+	EpisodeID    string                `json:"episode_id,omitempty" validate:"max=128"`
+	Confidence   *float64              `json:"confidence,omitempty" validate:"omitempty,gte=0,lte=1"`
+	Importance   *Int                  `json:"importance,omitempty" validate:"omitempty,min=1,max=10"`
+	Attributes   map[string]any        `json:"attributes,omitempty" validate:"max=64" doc:"e.g. reason, alternatives"`
+	Cardinality  *ontology.Cardinality `json:"cardinality,omitempty" validate:"omitempty,oneof=one many" doc:"a hint for predicates the ontology does not define"`
 }
 
 // factsRequest is the body of POST /v1/facts.
@@ -70,31 +72,36 @@ func (s *Server) registerFactRoutes() {
 	g.GET("/facts/:id", s.getFact)
 	g.DELETE("/facts/:id", s.deleteFact)
 
-	bad := []int{http.StatusBadRequest}
 	s.Document(
 		Endpoint{Method: "POST", Path: "/v1/facts", Tag: "facts",
 			Summary: "Add structured facts; the temporal rules decide what each one does.",
 			Body:    factsRequest{}, Response: FactsResponse{},
-			Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusRequestEntityTooLarge, http.StatusServiceUnavailable}},
+			Errors: []int{http.StatusNotFound, http.StatusServiceUnavailable},
+			Links: []Link{
+				{Name: "fact", To: "GET /v1/facts/:id", Param: "id", From: "$response.body#/results/0/fact_id"},
+				{Name: "delete", To: "DELETE /v1/facts/:id", Param: "id", From: "$response.body#/results/0/fact_id"},
+			}},
 		Endpoint{Method: "GET", Path: "/v1/facts", Tag: "facts", Summary: "List facts valid at as_of, as known at known_at.",
-			Query: []Param{
-				{Name: "subject", Type: "string", Description: "entity name (exact or alias)"},
-				{Name: "predicate", Type: "string"},
-				{Name: "object", Type: "string", Description: "entity name or literal value"},
-				{Name: "as_of", Type: "date-time", Description: "valid time (default now)"},
-				{Name: "known_at", Type: "date-time", Description: "transaction time (default now)"},
-				{Name: "include_history", Type: "boolean", Description: "every fact regardless of as_of"},
-				{Name: "limit", Type: "integer"},
-				{Name: "cursor", Type: "string"},
-			},
-			Response: FactList{}, Errors: bad},
+			Query: factQuery, Response: FactList{}},
 		Endpoint{Method: "GET", Path: "/v1/facts/:id", Tag: "facts", Summary: "One fact with its provenance episodes and supersession chain.",
 			Response: FactDetail{}, Errors: []int{http.StatusNotFound}},
 		Endpoint{Method: "DELETE", Path: "/v1/facts/:id", Tag: "facts", Summary: "Retract a fact (it was never true; queries known before still see it) or forget it (it leaves every recall path and cannot come back).",
-			Query:    []Param{{Name: "mode", Type: "string", Enum: []string{"retract", "forget"}, Description: "retract (default) answers the fact; forget answers counts"}},
-			Response: Fact{}, Errors: []int{http.StatusBadRequest, http.StatusNotFound}},
+			Query: deleteFactQuery, Response: Fact{}, Errors: []int{http.StatusNotFound}},
 	)
 }
+
+var (
+	factQuery = []Param{
+		{Name: "subject", Description: "entity name (exact or alias)", Max: memory.MaxNameLen},
+		{Name: "predicate", Max: memory.MaxPredLen},
+		{Name: "object", Description: "entity name or literal value", Max: memory.MaxValueLen},
+		{Name: "as_of", Type: "date-time", Description: "valid time (default now)"},
+		{Name: "known_at", Type: "date-time", Description: "transaction time (default now)"},
+		{Name: "include_history", Type: "boolean", Description: "every fact regardless of as_of"},
+		limitParam, cursorParam,
+	}
+	deleteFactQuery = []Param{{Name: "mode", Enum: []string{"retract", "forget"}, Description: "retract (default) answers the fact; forget answers counts"}}
+)
 
 func (s *Server) postFacts(c *gin.Context) {
 	in, err := s.decodeFacts(c)
@@ -188,35 +195,26 @@ func mergeErr(fe entity.FieldErrors, err error, prefix string) {
 }
 
 func (f *factInput) toMemory() memory.FactInput {
-	out := memory.FactInput{
+	return memory.FactInput{
 		Subject: f.Subject, SubjectType: f.SubjectType, Predicate: f.Predicate, Object: f.Object,
-		ObjectType: f.ObjectType, Value: f.Value, Text: f.Text, SourceKind: entity.SourceKind(f.SourceKind),
-		EpisodeID: f.EpisodeID, Confidence: f.Confidence, Importance: f.Importance,
-		Attributes: f.Attributes, Cardinality: f.Cardinality, StartUnknown: f.StartUnknown,
+		ObjectType: f.ObjectType, Value: f.Value, Text: f.Text, SourceKind: entity.SourceKind(deref(f.SourceKind)),
+		EpisodeID: f.EpisodeID, Confidence: f.Confidence, Importance: intOf(f.Importance),
+		Attributes: f.Attributes, Cardinality: deref(f.Cardinality), StartUnknown: f.StartUnknown,
+		ValidFrom: optTime(f.ValidFrom), ValidTo: optTime(f.ValidTo),
 	}
-	if t, err := parseTime(f.ValidFrom); err == nil {
-		out.ValidFrom = &t
-	}
-	if t, err := parseTime(f.ValidTo); err == nil {
-		out.ValidTo = &t
-	}
-	return out
 }
 
 // parseFactQuery reads the filters of GET /v1/facts.
 func parseFactQuery(c *gin.Context) (memory.FactQuery, error) {
-	q := newQuery(c, "subject", "predicate", "object", "as_of", "known_at", "include_history", "limit", "cursor")
-	fq := memory.FactQuery{
-		Subject:        q.str("subject", memory.MaxNameLen),
-		Predicate:      q.str("predicate", memory.MaxPredLen),
-		Object:         q.str("object", memory.MaxValueLen),
-		AsOf:           q.time("as_of"),
-		KnownAt:        q.time("known_at"),
-		IncludeHistory: q.bool("include_history"),
-		Limit:          q.limit(),
-		Cursor:         q.str("cursor", maxParamLen),
+	q, err := parseQuery(c, factQuery...)
+	if err != nil {
+		return memory.FactQuery{}, err
 	}
-	return fq, q.err()
+	return memory.FactQuery{
+		Subject: q.str("subject"), Predicate: q.str("predicate"), Object: q.str("object"),
+		AsOf: q.time("as_of"), KnownAt: q.time("known_at"), IncludeHistory: q.bool("include_history"),
+		Limit: q.int("limit"), Cursor: q.str("cursor"),
+	}, nil
 }
 
 func (s *Server) listFacts(c *gin.Context) {
@@ -234,7 +232,7 @@ func (s *Server) listFacts(c *gin.Context) {
 }
 
 func (s *Server) getFact(c *gin.Context) {
-	if err := newQuery(c).err(); err != nil {
+	if _, err := parseQuery(c); err != nil {
 		Error(c, err)
 		return
 	}
@@ -252,13 +250,12 @@ func (s *Server) getFact(c *gin.Context) {
 }
 
 func (s *Server) deleteFact(c *gin.Context) {
-	q := newQuery(c, "mode")
-	mode := q.enum("mode", "retract", "forget")
-	if err := q.err(); err != nil {
+	q, err := parseQuery(c, deleteFactQuery...)
+	if err != nil {
 		Error(c, err)
 		return
 	}
-	switch mode {
+	switch q.str("mode") {
 	case "", "retract":
 		f, err := s.svc.Retract(c.Request.Context(), Scope(c), c.Param("id"))
 		if err != nil {

@@ -11,14 +11,14 @@ import (
 
 // forgetRequest is the body of POST /v1/forget.
 type forgetRequest struct {
-	FactIDs   []string          `json:"fact_ids" validate:"omitempty,max=1000,dive,required,max=64"`
-	Entity    string            `json:"entity" validate:"max=256"`
-	Query     string            `json:"query" validate:"max=2000"`
-	EpisodeID string            `json:"episode_id" validate:"max=64"`
-	Mode      memory.ForgetMode `json:"mode" validate:"omitempty,oneof=forget purge"`
-	Reason    string            `json:"reason" validate:"max=1000"`
-	DryRun    bool              `json:"dry_run"`
-	Limit     int               `json:"limit" validate:"omitempty,min=1,max=1000" doc:"most facts a query may select (default 50)"`
+	FactIDs   []string           `json:"fact_ids" validate:"required_without_all=Entity Query EpisodeID,max=1000,dive,required,max=64" doc:"give at least one of fact_ids, entity, query and episode_id"`
+	Entity    string             `json:"entity" validate:"notblank,max=256"`
+	Query     string             `json:"query" validate:"max=2000"`
+	EpisodeID string             `json:"episode_id" validate:"max=64"`
+	Mode      *memory.ForgetMode `json:"mode" validate:"omitempty,oneof=forget purge" doc:"default forget"`
+	Reason    string             `json:"reason" validate:"max=1000"`
+	DryRun    bool               `json:"dry_run"`
+	Limit     *Int               `json:"limit" validate:"omitempty,min=1,max=1000" doc:"most facts a query may select (default 50); with fact_ids, at most 1000 facts in all"`
 }
 
 // AuditList is the answer of GET /v1/audit.
@@ -35,9 +35,8 @@ func (s *Server) registerForgetRoutes() {
 			Body:    forgetRequest{}, Response: memory.ForgetResult{},
 			Errors: []int{http.StatusBadRequest, http.StatusNotFound, http.StatusUnprocessableEntity}},
 		Endpoint{Method: "GET", Path: "/v1/audit", Tag: "forgetting",
-			Summary:  "Forget and purge records of the scope, most recent first: ids, time, actor and counts, never content.",
-			Query:    []Param{{Name: "limit", Type: "integer"}},
-			Response: AuditList{}, Errors: []int{http.StatusBadRequest}},
+			Summary: "Forget and purge records of the scope, most recent first: ids, time, actor and counts, never content.",
+			Query:   auditQuery, Response: AuditList{}},
 	)
 }
 
@@ -54,7 +53,7 @@ func (s *Server) postForget(c *gin.Context) {
 			Error(c, entity.Errorf(entity.EUNPROCESSABLE, "forgetting by query needs the search index, which this server does not have"))
 			return
 		}
-		limit := req.Limit
+		limit := intOf(req.Limit)
 		if limit == 0 {
 			limit = 50
 		}
@@ -63,14 +62,17 @@ func (s *Server) postForget(c *gin.Context) {
 			Error(c, err)
 			return
 		}
+		// One request selects at most a batch: the query's best matches
+		// fill what the given ids leave.
+		found = found[:min(len(found), max(memory.MaxBatch-len(ids), 0))]
 		if len(found) == 0 && len(ids) == 0 && req.Entity == "" && req.EpisodeID == "" {
-			c.JSON(http.StatusOK, memory.ForgetResult{Mode: modeOr(req.Mode), DryRun: req.DryRun})
+			c.JSON(http.StatusOK, memory.ForgetResult{Mode: modeOr(deref(req.Mode)), DryRun: req.DryRun})
 			return
 		}
 		ids = append(ids, found...)
 	}
 	res, err := s.svc.Forget(ctx, scope, memory.ForgetRequest{
-		FactIDs: ids, Entity: req.Entity, EpisodeID: req.EpisodeID, Mode: req.Mode,
+		FactIDs: ids, Entity: req.Entity, EpisodeID: req.EpisodeID, Mode: deref(req.Mode),
 		Reason: req.Reason, DryRun: req.DryRun, Actor: Actor(c),
 	})
 	if err != nil {
@@ -86,6 +88,8 @@ func (s *Server) postForget(c *gin.Context) {
 	c.JSON(http.StatusOK, res)
 }
 
+var auditQuery = []Param{limitParam}
+
 func modeOr(m memory.ForgetMode) memory.ForgetMode {
 	if m == "" {
 		return memory.ModeForget
@@ -94,13 +98,12 @@ func modeOr(m memory.ForgetMode) memory.ForgetMode {
 }
 
 func (s *Server) getAudit(c *gin.Context) {
-	q := newQuery(c, "limit")
-	limit := q.limit()
-	if err := q.err(); err != nil {
+	q, err := parseQuery(c, auditQuery...)
+	if err != nil {
 		Error(c, err)
 		return
 	}
-	items, err := s.svc.Audit(c.Request.Context(), Scope(c), limit)
+	items, err := s.svc.Audit(c.Request.Context(), Scope(c), q.int("limit"))
 	if err != nil {
 		Error(c, err)
 		return

@@ -1,8 +1,11 @@
 package api
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -42,9 +45,51 @@ func (s *Server) MountMCP(h http.Handler) {
 	serve := func(c *gin.Context) {
 		ctx := context.WithValue(c.Request.Context(), scopeCtxKey{}, Scope(c))
 		ctx = context.WithValue(ctx, actorCtxKey{}, Actor(c))
-		h.ServeHTTP(c.Writer, c.Request.WithContext(ctx))
+		w := &errorShapeWriter{ResponseWriter: c.Writer}
+		h.ServeHTTP(w, c.Request.WithContext(ctx))
+		if w.buf != nil {
+			// The transport refused the request in plain text: answer with
+			// the same status in the one error shape.
+			body, _ := json.Marshal(ErrorBody{Error: ErrorDetail{Code: codeOf(w.status), Message: strings.TrimSpace(w.buf.String())}})
+			c.Header("Content-Type", "application/json")
+			c.Writer.WriteHeader(w.status)
+			_, _ = c.Writer.Write(body)
+		}
 	}
 	for _, method := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
 		s.engine.Handle(method, MCPPath, s.authenticate, serve)
 	}
 }
+
+// errorShapeWriter holds back an error answer that is not JSON (the MCP
+// transport's plain-text refusals) so it can be rewritten in the one error
+// shape; anything else, streams included, passes straight through.
+type errorShapeWriter struct {
+	http.ResponseWriter
+	status int
+	buf    *bytes.Buffer
+}
+
+func (w *errorShapeWriter) WriteHeader(status int) {
+	if status >= 400 && !strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") {
+		w.status, w.buf = status, &bytes.Buffer{}
+		return
+	}
+	w.ResponseWriter.WriteHeader(status)
+}
+
+func (w *errorShapeWriter) Write(p []byte) (int, error) {
+	if w.buf != nil {
+		return w.buf.Write(p)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+// Flush lets streamed answers through as they are written.
+func (w *errorShapeWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok && w.buf == nil {
+		f.Flush()
+	}
+}
+
+func (w *errorShapeWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

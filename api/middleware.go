@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"runtime/debug"
 	"slices"
@@ -142,6 +143,33 @@ func (s *Server) recover(c *gin.Context) {
 		Error(c, &entity.Error{Code: entity.EINTERNAL, Message: fmt.Sprint(v)})
 	}()
 	c.Next()
+}
+
+// checkHost refuses, in development mode, a request whose Host header is
+// not a loopback name. Development mode trusts every local request; a web
+// page on another site could otherwise reach it by rebinding its own name
+// to 127.0.0.1 (DNS rebinding) and read, write or purge memory.
+func (s *Server) checkHost(c *gin.Context) {
+	if s.DevelopmentMode() && !loopbackHost(c.Request.Host) {
+		Error(c, entity.Errorf(entity.EPERMISSION,
+			"development mode answers only requests for a loopback host (localhost, 127.0.0.1, [::1]), not %q; configure API keys to serve other names", c.Request.Host))
+		return
+	}
+	c.Next()
+}
+
+// loopbackHost reports whether a Host header (name or address, with or
+// without a port) names this machine's loopback interface.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // authenticate derives the request's scope from its credentials: an API key

@@ -4,8 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"path"
 	"reflect"
+	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +14,9 @@ import (
 	"time"
 
 	"github.com/gin-gonic/gin"
+
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/memory"
 )
 
 // Endpoint describes one route for the OpenAPI document. Request and
@@ -33,23 +37,56 @@ type Endpoint struct {
 	BodyType string
 	// Status is the success status (200 when 0) and Response a value of the
 	// answer's type (nil for none) with media type ResponseType
-	// (application/json when empty).
+	// (application/json when empty). Also lists other success statuses
+	// answered with the same type.
 	Status       int
+	Also         []int
 	Response     any
 	ResponseType string
-	// Errors lists the error statuses the route may answer, each in the one
-	// error shape.
+	// Errors lists the error statuses the route may answer besides those
+	// every route of its kind may (see operation), each in the one error
+	// shape.
 	Errors []int
+	// Links name operations a client can call next with a value of the
+	// success response.
+	Links []Link
 }
 
-// Param is a query parameter.
+// Link is an OpenAPI link: the success response of an operation supplies
+// parameter Param of operation To ("GET /v1/facts/:id") with the value at
+// From, a runtime expression ("$response.body#/results/0/fact_id").
+type Link struct {
+	Name, To, Param, From string
+}
+
+// Param is a query parameter. The handler checks the request with the
+// same Param values the document shows (parseQuery).
 type Param struct {
 	Name        string
-	Type        string // string, integer, boolean or date-time
+	Type        string // string (default), integer, boolean or date-time
 	Description string
 	Required    bool
 	Enum        []string
+	// Min and Max bound an integer; Max bounds a string's length
+	// (maxParamLen when 0).
+	Min, Max int
+	// NotBlank refuses a string of only white space; Word one without a
+	// letter or digit (a name with no lookup key).
+	NotBlank, Word bool
+	// Pattern, when set, must match a string; PatternMessage says what it
+	// means.
+	Pattern        *regexp.Regexp
+	PatternMessage string
 }
+
+// Patterns the document gives for the notblank and word validate tags and
+// NotBlank parameters. They are written for the regular expressions of
+// JSON Schema tools (ECMA 262 and Python): "\S" there counts a few ASCII
+// control characters as space that Go does not, hence the added range.
+const (
+	notBlankPattern = `[\S\x1c-\x1f]`
+	wordPattern     = `[^\W_]`
+)
 
 // Document adds endpoints to the OpenAPI document served at /openapi.json.
 func (s *Server) Document(eps ...Endpoint) {
@@ -59,8 +96,14 @@ func (s *Server) Document(eps ...Endpoint) {
 // Endpoints returns every documented endpoint.
 func (s *Server) Endpoints() []Endpoint { return append([]Endpoint(nil), s.docs...) }
 
-// Common error statuses of authenticated routes.
-var authErrors = []int{http.StatusUnauthorized, http.StatusForbidden}
+// Error statuses every authenticated route may answer: a bad query
+// parameter or scope header, no or a wrong key (and, repeated, too many
+// such attempts), a scope the key may not use.
+var authErrors = []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests}
+
+// Error statuses of routes with a request body: malformed or invalid,
+// too large, of another media type.
+var bodyErrors = []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType}
 
 // OpenAPI returns the OpenAPI 3.1 document of every documented endpoint.
 func (s *Server) OpenAPI() map[string]any {
@@ -118,34 +161,23 @@ func (sc *schemas) operation(ep Endpoint) map[string]any {
 		}
 	}
 	for _, q := range ep.Query {
-		schema := map[string]any{"type": q.Type}
-		switch q.Type {
-		case "date-time":
-			schema = map[string]any{"type": "string", "format": "date-time"}
-		case "integer":
-			if q.Name == "limit" {
-				schema = map[string]any{"type": "integer", "minimum": 1, "maximum": 1000}
-			}
+		p := map[string]any{"name": q.Name, "in": "query", "required": q.Required, "schema": q.schema()}
+		if q.Description != "" {
+			p["description"] = q.Description
 		}
-		if len(q.Enum) > 0 {
-			schema["enum"] = q.Enum
-			if q.Type == "integer" {
-				ns := make([]int, len(q.Enum))
-				for i, v := range q.Enum {
-					ns[i], _ = strconv.Atoi(v)
-				}
-				schema["enum"] = ns
-			}
-		}
-		params = append(params, map[string]any{"name": q.Name, "in": "query", "required": q.Required, "description": q.Description, "schema": schema})
+		params = append(params, p)
 	}
-	errs := ep.Errors
+	errs := append([]int{}, ep.Errors...)
 	if ep.Public {
 		op["security"] = []any{}
 	} else {
 		params = append(params, map[string]any{"name": ScopeHeader, "in": "header", "required": false,
-			"description": "One of the scopes the API key may use (default: its first).", "schema": map[string]any{"type": "string"}})
-		errs = append(append([]int{}, errs...), authErrors...)
+			"description": "One of the scopes the API key may use (empty or absent: its first).",
+			"schema":      map[string]any{"type": "string", "pattern": "^$|" + entity.ScopePattern}})
+		errs = append(errs, authErrors...)
+	}
+	if ep.Body != nil {
+		errs = append(errs, bodyErrors...)
 	}
 	if params != nil {
 		op["parameters"] = params
@@ -162,17 +194,29 @@ func (sc *schemas) operation(ep Endpoint) map[string]any {
 		status = http.StatusOK
 	}
 	responses := map[string]any{}
-	ok := map[string]any{"description": http.StatusText(status)}
-	if ep.Response != nil {
-		mt := ep.ResponseType
-		if mt == "" {
-			mt = "application/json"
+	for _, st := range append([]int{status}, ep.Also...) {
+		ok := map[string]any{"description": http.StatusText(st)}
+		if ep.Response != nil {
+			mt := ep.ResponseType
+			if mt == "" {
+				mt = "application/json"
+			}
+			ok["content"] = map[string]any{mt: map[string]any{"schema": sc.of(reflect.TypeOf(ep.Response))}}
 		}
-		ok["content"] = map[string]any{mt: map[string]any{"schema": sc.of(reflect.TypeOf(ep.Response))}}
+		if len(ep.Links) > 0 {
+			links := map[string]any{}
+			for _, l := range ep.Links {
+				m, p, _ := strings.Cut(l.To, " ")
+				links[l.Name] = map[string]any{"operationId": operationID(Endpoint{Method: m, Path: p}),
+					"parameters": map[string]any{l.Param: l.From}}
+			}
+			ok["links"] = links
+		}
+		responses[strconv.Itoa(st)] = ok
 	}
-	responses[strconv.Itoa(status)] = ok
 	errs = append(errs, http.StatusInternalServerError)
-	for _, e := range errs {
+	slices.Sort(errs)
+	for _, e := range slices.Compact(errs) {
 		responses[strconv.Itoa(e)] = map[string]any{
 			"description": http.StatusText(e),
 			"content":     map[string]any{"application/json": map[string]any{"schema": map[string]any{"$ref": "#/components/schemas/Error"}}},
@@ -180,6 +224,41 @@ func (sc *schemas) operation(ep Endpoint) map[string]any {
 	}
 	op["responses"] = responses
 	return op
+}
+
+// schema describes a query parameter's value.
+func (p Param) schema() map[string]any {
+	switch p.Type {
+	case "integer":
+		s := map[string]any{"type": "integer", "minimum": p.Min}
+		if p.Max > 0 {
+			s["maximum"] = p.Max
+		}
+		return s
+	case "boolean":
+		return map[string]any{"type": "boolean"}
+	case "date-time":
+		return map[string]any{"type": "string", "format": "date-time"}
+	}
+	s := map[string]any{"type": "string"}
+	if len(p.Enum) > 0 {
+		s["enum"] = p.Enum
+		return s
+	}
+	max := p.Max
+	if max == 0 {
+		max = maxParamLen
+	}
+	s["maxLength"] = max
+	switch {
+	case p.Pattern != nil:
+		s["pattern"] = p.Pattern.String()
+	case p.Word:
+		s["pattern"] = wordPattern
+	case p.NotBlank:
+		s["pattern"] = notBlankPattern
+	}
+	return s
 }
 
 func operationID(ep Endpoint) string {
@@ -246,21 +325,36 @@ func (sc *schemas) plain(t reflect.Type) map[string]any {
 	return map[string]any{}
 }
 
-// ref defines a struct type once and refers to it.
+// schemaNames names the types of other packages whose Go name an API type
+// already has (the export records hold the stored forms).
+var schemaNames = map[reflect.Type]string{
+	reflect.TypeOf(ErrorBody{}):      "Error",
+	reflect.TypeOf(memory.Record{}):  "ExportRecord",
+	reflect.TypeOf(entity.Fact{}):    "ExportFact",
+	reflect.TypeOf(entity.Entity{}):  "ExportEntity",
+	reflect.TypeOf(entity.Episode{}): "ExportEpisode",
+}
+
+// exactlyOne names the properties of which a type holds exactly one
+// (present and not null).
+var exactlyOne = map[reflect.Type][]string{
+	reflect.TypeOf(memory.Record{}): {"tombstone", "entity", "episode", "fact"},
+}
+
+// ref defines a struct type once and refers to it. Two types may not share
+// a name: the document would silently describe one of them wrongly.
 func (sc *schemas) ref(t reflect.Type) map[string]any {
 	name, ok := sc.names[t]
 	if !ok {
-		name = t.Name()
-		if name == "ErrorBody" && t == reflect.TypeOf(ErrorBody{}) {
-			name = "Error"
-		}
+		name = schemaNames[t]
 		if name == "" {
-			name = "Anonymous"
+			// Unexported request types read as their exported selves.
+			name = strings.ToUpper(t.Name()[:1]) + t.Name()[1:]
 		}
-		// Unexported request types read as their exported selves.
-		name = strings.ToUpper(name[:1]) + name[1:]
-		if _, taken := sc.defs[name]; taken {
-			name = path.Base(t.PkgPath()) + "." + name
+		for other, n := range sc.names {
+			if n == name {
+				panic(fmt.Sprintf("openapi: %v and %v are both named %s (add one to schemaNames)", t, other, name))
+			}
 		}
 		sc.names[t] = name
 		sc.defs[name] = map[string]any{} // placeholder: recursion-safe
@@ -269,48 +363,82 @@ func (sc *schemas) ref(t reflect.Type) map[string]any {
 	return map[string]any{"$ref": "#/components/schemas/" + name}
 }
 
-// object describes a struct: properties from json tags; required fields,
-// enumerations, lengths and formats from validate tags. Request types (those
-// with validate tags) reject unknown properties, as the decoder does.
+// object describes a struct: properties from json tags. A struct with
+// validate tags is a request type: its required fields, enumerations,
+// lengths, bounds, formats and patterns come from the tags (rules after
+// "dive" describe the items), fields without "required" may be null (the
+// JSON decoder reads null as absent), and unknown properties are refused,
+// as the decoder does. A response type requires every field without
+// omitempty.
 func (sc *schemas) object(t reflect.Type) map[string]any {
-	props := map[string]any{}
-	var required []string
 	request := false
+	jsonNames := map[string]string{}
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" {
-			continue
-		}
+		_, hasV := f.Tag.Lookup("validate")
+		request = request || hasV
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		if name == "" {
 			name = f.Name
 		}
-		p := sc.of(f.Type)
-		if d := f.Tag.Get("doc"); d != "" {
-			p["description"] = d
+		jsonNames[f.Name] = name
+	}
+	props := map[string]any{}
+	var required []string
+	var exclusive [][]string // exactly one of
+	var anyOf [][]string     // at least one of
+	for i := range t.NumField() {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if !f.IsExported() || name == "-" {
+			continue
 		}
-		v, hasV := f.Tag.Lookup("validate")
-		request = request || hasV
-		for _, rule := range strings.Split(v, ",") {
-			key, arg, _ := strings.Cut(rule, "=")
-			switch key {
-			case "required":
+		name = jsonNames[f.Name]
+		var p map[string]any
+		if !request {
+			p = sc.of(f.Type)
+			if !strings.Contains(opts, "omitempty") {
 				required = append(required, name)
-			case "oneof":
-				p["enum"] = strings.Fields(arg)
-			case "rfc3339":
-				p["format"] = "date-time"
-			case "max", "lte", "min", "gte":
-				n, _ := strconv.ParseFloat(arg, 64)
-				setBound(p, f.Type, key, n)
+			}
+		} else {
+			rules := strings.Split(f.Tag.Get("validate"), ",")
+			itemRules := []string(nil)
+			if i := slices.Index(rules, "dive"); i >= 0 {
+				rules, itemRules = rules[:i], rules[i+1:]
+			}
+			t := f.Type
+			for t.Kind() == reflect.Pointer {
+				t = t.Elem()
+			}
+			p = sc.plain(t)
+			if itemRules != nil {
+				sc.constrain(p["items"].(map[string]any), t.Elem(), itemRules)
+			}
+			if sc.constrain(p, t, rules) {
+				required = append(required, name)
+			} else {
+				p = nullable(p)
+			}
+			for _, r := range rules {
+				key, arg, _ := strings.Cut(r, "=")
+				group := []string{name}
+				for _, n := range strings.Fields(arg) {
+					group = append(group, jsonNames[n])
+				}
+				switch key {
+				case "required_without":
+					if slices.Contains(rules, "excluded_with="+arg) {
+						exclusive = addGroup(exclusive, group)
+					} else {
+						anyOf = addGroup(anyOf, group)
+					}
+				case "required_without_all":
+					anyOf = addGroup(anyOf, group)
+				}
 			}
 		}
-		if !hasV && !strings.Contains(opts, "omitempty") {
-			// Responses always carry fields without omitempty.
-			required = append(required, name)
+		if d := f.Tag.Get("doc"); d != "" {
+			p["description"] = d
 		}
 		props[name] = p
 	}
@@ -322,7 +450,98 @@ func (sc *schemas) object(t reflect.Type) map[string]any {
 	if request {
 		o["additionalProperties"] = false
 	}
+	given := func(group []string) []any {
+		var out []any
+		for _, n := range group {
+			out = append(out, map[string]any{"required": []string{n}, "properties": map[string]any{n: nonEmpty(props[n])}})
+		}
+		return out
+	}
+	if one := exactlyOne[t]; one != nil {
+		var alts []any
+		for _, n := range one {
+			alts = append(alts, map[string]any{"required": []string{n}, "properties": map[string]any{n: map[string]any{"not": map[string]any{"type": "null"}}}})
+		}
+		o["oneOf"] = alts
+	}
+	switch {
+	case len(exclusive) == 1 && len(anyOf) == 0:
+		o["oneOf"] = given(exclusive[0])
+	case len(anyOf) == 1 && len(exclusive) == 0:
+		o["anyOf"] = given(anyOf[0])
+	case len(anyOf)+len(exclusive) > 0:
+		panic(fmt.Sprintf("openapi: %v has more than one required_without group", t))
+	}
 	return o
+}
+
+// constrain adds the rules of a validate tag to p, the schema of a value
+// of type t, and reports whether the value is required.
+func (sc *schemas) constrain(p map[string]any, t reflect.Type, rules []string) (required bool) {
+	for _, rule := range rules {
+		key, arg, _ := strings.Cut(rule, "=")
+		switch key {
+		case "required":
+			required = true
+			if t.Kind() == reflect.String {
+				p["minLength"] = 1
+			}
+		case "oneof":
+			p["enum"] = strings.Fields(arg)
+		case "rfc3339":
+			p["format"] = "date-time"
+		case "notblank": // "" is left to required
+			p["pattern"] = "^$|" + notBlankPattern
+		case "word":
+			p["pattern"] = "^$|" + wordPattern
+		case "max", "lte", "min", "gte":
+			n, _ := strconv.ParseFloat(arg, 64)
+			setBound(p, t, key, n)
+		}
+	}
+	return required
+}
+
+// nullable lets a schema also take null.
+func nullable(s map[string]any) map[string]any {
+	if ty, ok := s["type"].(string); ok {
+		s["type"] = []string{ty, "null"}
+		if e, ok := s["enum"].([]string); ok {
+			s["enum"] = append(slices.Clip(stringsToAny(e)), nil)
+		}
+		return s
+	}
+	return map[string]any{"oneOf": []any{s, map[string]any{"type": "null"}}}
+}
+
+func stringsToAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}
+
+// nonEmpty is the schema of a property that counts as given: a non-empty
+// string or array.
+func nonEmpty(p any) map[string]any {
+	s, _ := p.(map[string]any)
+	switch ty := fmt.Sprint(s["type"]); {
+	case strings.Contains(ty, "array"):
+		return map[string]any{"type": "array", "minItems": 1}
+	default:
+		return map[string]any{"type": "string", "minLength": 1}
+	}
+}
+
+func addGroup(groups [][]string, g []string) [][]string {
+	sorted := slices.Sorted(slices.Values(g))
+	for _, h := range groups {
+		if slices.Equal(h, sorted) {
+			return groups
+		}
+	}
+	return append(groups, sorted)
 }
 
 func setBound(p map[string]any, t reflect.Type, key string, n float64) {

@@ -11,25 +11,25 @@ import (
 
 // searchRequest is the body of POST /v1/search.
 type searchRequest struct {
-	Query          string   `json:"query" validate:"required,max=4000"`
-	Limit          int      `json:"limit,omitempty" validate:"omitempty,min=1,max=100" doc:"default 10"`
-	AsOf           string   `json:"as_of,omitempty" validate:"omitempty,rfc3339" doc:"valid time (default now)"`
-	KnownAt        string   `json:"known_at,omitempty" validate:"omitempty,rfc3339" doc:"transaction time (default now)"`
+	Query          string   `json:"query" validate:"required,notblank,max=4000"`
+	Limit          *Int     `json:"limit,omitempty" validate:"omitempty,min=1,max=100" doc:"default 10"`
+	AsOf           *string  `json:"as_of,omitempty" validate:"omitempty,rfc3339" doc:"valid time (default now)"`
+	KnownAt        *string  `json:"known_at,omitempty" validate:"omitempty,rfc3339" doc:"transaction time (default now)"`
 	IncludeHistory bool     `json:"include_history,omitempty" doc:"keep facts not valid at as_of (superseded, ended)"`
 	Types          []string `json:"types,omitempty" validate:"max=3,dive,oneof=fact entity episode"`
 }
 
 // contextRequest is the body of POST /v1/context.
 type contextRequest struct {
-	Query   string `json:"query" validate:"required,max=4000"`
-	AsOf    string `json:"as_of,omitempty" validate:"omitempty,rfc3339" doc:"valid time (default now)"`
-	KnownAt string `json:"known_at,omitempty" validate:"omitempty,rfc3339" doc:"transaction time (default now)"`
+	Query   string  `json:"query" validate:"required,notblank,max=4000"`
+	AsOf    *string `json:"as_of,omitempty" validate:"omitempty,rfc3339" doc:"valid time (default now)"`
+	KnownAt *string `json:"known_at,omitempty" validate:"omitempty,rfc3339" doc:"transaction time (default now)"`
 	// ReferenceTime is when the question is asked.
-	ReferenceTime string      `json:"reference_time,omitempty" validate:"omitempty,rfc3339" doc:"when the question is asked: relative times in it (last March, two years ago, 去年) are read against it (default as_of, else now)"`
-	MaxTokens     int         `json:"max_tokens,omitempty" validate:"omitempty,min=50,max=32000" doc:"default 1500"`
-	Mode          recall.Mode `json:"mode,omitempty" validate:"omitempty,oneof=auto current history" doc:"auto: history for when / before / changed / why questions, and a time named in the question (a date, month, season, year, last March, before Bob, 2025年3月) sets as_of or a period unless as_of is given"`
-	Format        string      `json:"format,omitempty" validate:"omitempty,oneof=text markdown json"`
-	Focus         []string    `json:"focus,omitempty" validate:"max=20,dive,required,max=256" doc:"entity names the answer is about"`
+	ReferenceTime *string      `json:"reference_time,omitempty" validate:"omitempty,rfc3339" doc:"when the question is asked: relative times in it (last March, two years ago, 去年) are read against it (default as_of, else now)"`
+	MaxTokens     *Int         `json:"max_tokens,omitempty" validate:"omitempty,min=50,max=32000" doc:"default 1500"`
+	Mode          *recall.Mode `json:"mode,omitempty" validate:"omitempty,oneof=auto current history" doc:"default auto: history for when / before / changed / why questions, and a time named in the question (a date, month, season, year, last March, before Bob, 2025年3月) sets as_of or a period unless as_of is given"`
+	Format        *string      `json:"format,omitempty" validate:"omitempty,oneof=text markdown json" doc:"default text"`
+	Focus         []string     `json:"focus,omitempty" validate:"max=20,dive,required,notblank,max=256" doc:"entity names the answer is about"`
 }
 
 // SearchHit is one ranked result of POST /v1/search; Signals are the
@@ -87,7 +87,7 @@ type ContextResponse struct {
 func (s *Server) RegisterRecall(eng *recall.Engine) {
 	s.v1.POST("/search", s.postSearch(eng))
 	s.v1.POST("/context", s.postContext(eng))
-	bad := []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusServiceUnavailable}
+	bad := []int{http.StatusServiceUnavailable}
 	s.Document(
 		Endpoint{Method: "POST", Path: "/v1/search", Tag: "recall",
 			Summary: "Ranked facts, entities and episodes for a query (BM25, entity linking, graph walk, fused ranking), each with the signals behind its score.",
@@ -98,13 +98,12 @@ func (s *Server) RegisterRecall(eng *recall.Engine) {
 	)
 }
 
-// optTime parses a validated optional RFC 3339 time; "" is zero.
-func optTime(s string) time.Time {
-	t, err := parseTime(s)
-	if err != nil {
-		return time.Time{}
+// timeOrZero returns a validated optional time, zero when absent.
+func timeOrZero(s *string) time.Time {
+	if t := optTime(s); t != nil {
+		return *t
 	}
-	return t
+	return time.Time{}
 }
 
 func (s *Server) postSearch(eng *recall.Engine) gin.HandlerFunc {
@@ -115,7 +114,7 @@ func (s *Server) postSearch(eng *recall.Engine) gin.HandlerFunc {
 			return
 		}
 		res, err := eng.Search(c.Request.Context(), Scope(c), recall.SearchRequest{
-			Query: req.Query, Limit: req.Limit, AsOf: optTime(req.AsOf), KnownAt: optTime(req.KnownAt),
+			Query: req.Query, Limit: intOf(req.Limit), AsOf: timeOrZero(req.AsOf), KnownAt: timeOrZero(req.KnownAt),
 			IncludeHistory: req.IncludeHistory, Types: req.Types,
 		})
 		if err != nil {
@@ -131,7 +130,7 @@ func (s *Server) postSearch(eng *recall.Engine) gin.HandlerFunc {
 			}
 			switch {
 			case h.Fact != nil:
-				f := NewFact(*h.Fact, optTime(req.AsOf), now)
+				f := NewFact(*h.Fact, timeOrZero(req.AsOf), now)
 				hit.Fact = &f
 			case h.Entity != nil:
 				e := NewEntity(*h.Entity)
@@ -154,8 +153,8 @@ func (s *Server) postContext(eng *recall.Engine) gin.HandlerFunc {
 			return
 		}
 		res, err := eng.Context(c.Request.Context(), Scope(c), recall.ContextRequest{
-			Query: req.Query, AsOf: optTime(req.AsOf), KnownAt: optTime(req.KnownAt), ReferenceTime: optTime(req.ReferenceTime),
-			MaxTokens: req.MaxTokens, Mode: req.Mode, Format: req.Format, Focus: req.Focus,
+			Query: req.Query, AsOf: timeOrZero(req.AsOf), KnownAt: timeOrZero(req.KnownAt), ReferenceTime: timeOrZero(req.ReferenceTime),
+			MaxTokens: intOf(req.MaxTokens), Mode: deref(req.Mode), Format: deref(req.Format), Focus: req.Focus,
 		})
 		if err != nil {
 			Error(c, err)

@@ -103,11 +103,16 @@ func New(o Options) *Server {
 	// the one error shape for anything unknown.
 	e.RedirectTrailingSlash = false
 	e.RedirectFixedPath = false
-	e.HandleMethodNotAllowed = false
+	// A known path with another method answers 405 with Allow (gin sets
+	// the header), in the one error shape.
+	e.HandleMethodNotAllowed = true
 	e.ContextWithFallback = true
-	e.Use(s.observe, s.recover)
+	e.Use(s.observe, s.recover, s.checkHost)
 	e.NoRoute(func(c *gin.Context) {
 		Error(c, entity.Errorf(entity.ENOTFOUND, "no route %s %s", c.Request.Method, c.Request.URL.Path))
+	})
+	e.NoMethod(func(c *gin.Context) {
+		Error(c, entity.Errorf(entity.EMETHOD, "%s does not answer %s (Allow: %s)", c.Request.URL.Path, c.Request.Method, c.Writer.Header().Get("Allow")))
 	})
 	s.engine = e
 	s.v1 = e.Group("/v1", s.authenticate)

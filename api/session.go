@@ -24,11 +24,11 @@ func (s *Server) registerSessionRoutes() {
 	s.v1.GET("/session", s.session)
 	s.Document(Endpoint{Method: "GET", Path: "/v1/session", Tag: "operations",
 		Summary:  "The scope of this request and the scopes the caller may pick with X-Graphmem-Scope.",
-		Response: Session{}, Errors: []int{http.StatusBadRequest}})
+		Response: Session{}})
 }
 
 func (s *Server) session(c *gin.Context) {
-	if err := newQuery(c).err(); err != nil {
+	if _, err := parseQuery(c); err != nil {
 		Error(c, err)
 		return
 	}

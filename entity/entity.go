@@ -13,7 +13,10 @@ type Scope = string
 // DefaultScope is the scope of development mode.
 const DefaultScope Scope = "default"
 
-var scopeRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9:_\-./@]{0,127}$`)
+// ScopePattern is the shape of a scope name.
+const ScopePattern = `^[A-Za-z0-9][A-Za-z0-9:_\-./@]{0,127}$`
+
+var scopeRE = regexp.MustCompile(ScopePattern)
 
 // ValidScope reports whether s is a well-formed scope name.
 func ValidScope(s string) bool { return scopeRE.MatchString(s) }

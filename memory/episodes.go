@@ -54,7 +54,7 @@ func ValidateEpisode(in *EpisodeInput) error {
 	if utf8.RuneCountInString(in.Speaker) > MaxNameLen {
 		fe.Add("speaker", fmt.Sprintf("at most %d characters", MaxNameLen))
 	}
-	if len(in.IdempotencyKey) > MaxKeyLen {
+	if utf8.RuneCountInString(in.IdempotencyKey) > MaxKeyLen {
 		fe.Add("idempotency_key", fmt.Sprintf("at most %d characters", MaxKeyLen))
 	}
 	return fe.Err()
@@ -146,11 +146,11 @@ func (s *Service) Episodes(ctx context.Context, scope entity.Scope, status, curs
 }
 
 // RetryEpisode queues a failed episode again, now. Returns ENOTFOUND, or
-// EUNPROCESSABLE for an episode that has not failed or when no extractor is
+// ECONFLICT for an episode that has not failed or when no extractor is
 // configured.
 func (s *Service) RetryEpisode(ctx context.Context, scope entity.Scope, id string) (entity.Episode, error) {
 	if s.Extract == nil {
-		return entity.Episode{}, entity.Errorf(entity.EUNPROCESSABLE, "no extraction model is configured")
+		return entity.Episode{}, entity.Errorf(entity.ECONFLICT, "no extraction model is configured")
 	}
 	var ep entity.Episode
 	err := s.update(ctx, scope, func(tx graph.Tx) error {
@@ -159,7 +159,7 @@ func (s *Service) RetryEpisode(ctx context.Context, scope entity.Scope, id strin
 			return err
 		}
 		if ep.Status != entity.EpisodeFailed {
-			return entity.Errorf(entity.EUNPROCESSABLE, "episode %s is %s, not failed", id, ep.Status)
+			return entity.Errorf(entity.ECONFLICT, "episode %s is %s, not failed", id, ep.Status)
 		}
 		ep.Status, ep.Error, ep.Attempts, ep.NextAttemptAt = entity.EpisodeQueued, "", 0, nil
 		return tx.PutEpisode(ep)

@@ -197,8 +197,8 @@ func (r *ContextRequest) Validate() error {
 		fe.Add("focus", "at most 20 names")
 	}
 	for _, f := range r.Focus {
-		if strings.TrimSpace(f) == "" || len(f) > 256 {
-			fe.Add("focus", "names must be 1 to 256 bytes")
+		if strings.TrimSpace(f) == "" || utf8.RuneCountInString(f) > 256 {
+			fe.Add("focus", "names must be 1 to 256 characters")
 		}
 	}
 	return fe.Err()

@@ -229,7 +229,7 @@ func TestE2E_Validation(t *testing.T) {
 		{"EmptyBatch", "POST", "/v1/facts", `{"facts":[]}`, 400, "facts", nil},
 		{"BatchTooLarge", "POST", "/v1/facts", facts(many...), 400, "facts", nil},
 		{"UnknownEpisode", "POST", "/v1/facts", facts(`{"subject":"a","predicate":"p","value":"v","episode_id":"nope"}`), 404, "facts[0].episode_id", nil},
-		{"FormContentType", "POST", "/v1/facts", facts(ok), 400, "Content-Type", []string{"Content-Type", "application/x-www-form-urlencoded"}},
+		{"FormContentType", "POST", "/v1/facts", facts(ok), 415, "Content-Type", []string{"Content-Type", "application/x-www-form-urlencoded"}},
 		{"TooLarge", "POST", "/v1/facts", big, 413, "", nil},
 		{"BadScopeHeader", "GET", "/v1/facts", "", 400, api.ScopeHeader, []string{api.ScopeHeader, "not a scope!"}},
 		{"LimitZero", "GET", "/v1/facts?limit=0", "", 400, "limit", nil},
@@ -331,8 +331,8 @@ func TestE2E_Scopes(t *testing.T) {
 			if r := other.do("DELETE", "/v1/facts/"+factID+"?mode=retract", nil); r.status != 404 {
 				t.Errorf("DELETE: %d, want 404", r.status)
 			}
-			if r := other.do("POST", "/v1/episodes/"+ep.EpisodeID+"/retry", nil); r.status != 404 && r.status != 422 {
-				t.Errorf("retry: %d, want 404 (or 422 without an extractor)", r.status)
+			if r := other.do("POST", "/v1/episodes/"+ep.EpisodeID+"/retry", nil); r.status != 404 && r.status != 409 {
+				t.Errorf("retry: %d, want 404 (or 409 without an extractor)", r.status)
 			}
 			for _, p := range []string{"/v1/facts?include_history=true", "/v1/facts?subject=secret+project", "/v1/entities?name=secret+project", "/v1/episodes"} {
 				r := other.do("GET", p, nil)
@@ -408,7 +408,7 @@ func TestE2E_Episodes(t *testing.T) {
 		t.Errorf("second page: %+v", rest)
 	}
 	// Without an extraction model there is nothing to retry.
-	if e := c.do("POST", "/v1/episodes/"+ep.EpisodeID+"/retry", nil).errorDetail(t); e.Code != entity.EUNPROCESSABLE {
+	if e := c.do("POST", "/v1/episodes/"+ep.EpisodeID+"/retry", nil).errorDetail(t); e.Code != entity.ECONFLICT {
 		t.Errorf("retry: %+v", e)
 	}
 	var waited api.EpisodeAccepted

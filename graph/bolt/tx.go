@@ -2,7 +2,6 @@ package bolt
 
 import (
 	"bytes"
-	"encoding/base64"
 	"fmt"
 	"slices"
 	"strings"
@@ -89,27 +88,12 @@ func (t *tx) checkScope(op string, s *entity.Scope) error {
 	return nil
 }
 
-// Cursors are the last id of the previous page, base64 so callers treat
-// them as opaque.
-func encodeCursor(id string) string { return base64.RawURLEncoding.EncodeToString([]byte(id)) }
-
-func decodeCursor(op, c string) (string, error) {
-	if c == "" {
-		return "", nil
-	}
-	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil || len(b) == 0 {
-		return "", invalid(op, "invalid cursor")
-	}
-	return string(b), nil
-}
-
 // scan walks the keys prefix+id of bucket in id order, starting after the
 // id in cursor, and returns up to limit (<= 0: no limit) records that get
 // accepts. The cursor it returns is non-empty only if another accepted
 // record follows, so a cursor never leads to an empty page.
 func scan[T any](t *tx, op string, bucket int, prefix []byte, cursor string, limit int, get func(id string, v []byte) (T, bool, error)) ([]T, string, error) {
-	after, err := decodeCursor(op, cursor)
+	after, err := graph.DecodeCursor(op, cursor)
 	if err != nil {
 		return nil, "", err
 	}
@@ -136,7 +120,7 @@ func scan[T any](t *tx, op string, bucket int, prefix []byte, cursor string, lim
 			continue
 		}
 		if limit > 0 && len(out) == limit {
-			return out, encodeCursor(lastID), nil
+			return out, graph.EncodeCursor(lastID), nil
 		}
 		out = append(out, r)
 		lastID = id
@@ -575,7 +559,7 @@ func (t *tx) keySuffixes(bucket int, prefix []byte) []string {
 
 // pageIDs is scan over a sorted list of ids instead of index keys.
 func pageIDs[T any](op string, ids []string, cursor string, limit int, get func(id string) (T, bool, error)) ([]T, string, error) {
-	after, err := decodeCursor(op, cursor)
+	after, err := graph.DecodeCursor(op, cursor)
 	if err != nil {
 		return nil, "", err
 	}
@@ -597,7 +581,7 @@ func pageIDs[T any](op string, ids []string, cursor string, limit int, get func(
 			continue
 		}
 		if limit > 0 && len(out) == limit {
-			return out, encodeCursor(lastID), nil
+			return out, graph.EncodeCursor(lastID), nil
 		}
 		out = append(out, r)
 		lastID = id

@@ -2,7 +2,6 @@ package neo4j
 
 import (
 	"context"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"slices"
@@ -152,23 +151,6 @@ func notFound(op, kind, id string) error {
 	return &entity.Error{Code: entity.ENOTFOUND, Op: op, Message: fmt.Sprintf("%s %q not found", kind, id)}
 }
 
-// Cursors are the last id (or fingerprint) of the previous page, encoded so
-// callers treat them as opaque.
-func encodeCursor(last string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(last))
-}
-
-func decodeCursor(op, c string) (string, error) {
-	if c == "" {
-		return "", nil
-	}
-	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err != nil || len(b) == 0 {
-		return "", &entity.Error{Code: entity.EINVALID, Op: op, Message: "invalid cursor"}
-	}
-	return string(b), nil
-}
-
 // noLimit stands for "no limit" (a limit ≤ 0 from the caller) in a LIMIT
 // clause, which needs a number.
 const noLimit = 1 << 53
@@ -184,7 +166,7 @@ func cypherLimit(limit int) int {
 // limit to learn whether another page follows. A limit ≤ 0 lists all.
 func page[T any](t *tx, op, stmt string, params map[string]any, cursor string, limit int,
 	decode func(map[string]any) (T, error), key func(T) string) ([]T, string, error) {
-	after, err := decodeCursor(op, cursor)
+	after, err := graph.DecodeCursor(op, cursor)
 	if err != nil {
 		return nil, "", err
 	}
@@ -207,7 +189,7 @@ func page[T any](t *tx, op, stmt string, params map[string]any, cursor string, l
 	}
 	next := ""
 	if len(recs) > limit {
-		next = encodeCursor(key(out[len(out)-1]))
+		next = graph.EncodeCursor(key(out[len(out)-1]))
 	}
 	return out, next, nil
 }
