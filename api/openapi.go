@@ -330,9 +330,9 @@ func (sc *schemas) plain(t reflect.Type) map[string]any {
 var schemaNames = map[reflect.Type]string{
 	reflect.TypeOf(ErrorBody{}):      "Error",
 	reflect.TypeOf(memory.Record{}):  "ExportRecord",
-	reflect.TypeOf(entity.Fact{}):    "ExportFact",
-	reflect.TypeOf(entity.Entity{}):  "ExportEntity",
-	reflect.TypeOf(entity.Episode{}): "ExportEpisode",
+	reflect.TypeOf(entity.Fact{}):    "StoredFact",
+	reflect.TypeOf(entity.Entity{}):  "StoredEntity",
+	reflect.TypeOf(entity.Episode{}): "StoredEpisode",
 }
 
 // exactlyOne names the properties of which a type holds exactly one
