@@ -28,10 +28,10 @@ func (s *Server) registerEntityRoutes() {
 			Response: EntityDetail{}, Errors: []int{http.StatusNotFound}},
 		Endpoint{Method: "GET", Path: "/v1/entities/:id/timeline", Tag: "entities",
 			Summary: "Every fact of the entity over time, ordered by valid time, with intervals and status.",
-			Query: timelineQuery, Response: FactList{}, Errors: []int{http.StatusNotFound}},
+			Query:   timelineQuery, Response: FactList{}, Errors: []int{http.StatusNotFound}},
 		Endpoint{Method: "GET", Path: "/v1/entities/:id/graph", Tag: "entities",
 			Summary: "The graph around an entity as of a valid time: its relationships and its neighbours' (depth 2), ended ones included, and its literal values; bounded.",
-			Query: graphQuery, Response: EntityGraph{}, Errors: []int{http.StatusNotFound}},
+			Query:   graphQuery, Response: EntityGraph{}, Errors: []int{http.StatusNotFound}},
 	)
 }
 
