@@ -64,6 +64,9 @@ func TestResolve(t *testing.T) {
 		{"apple", "", "o2", entity.MatchExact},
 		{"北京大学", "", "c1", entity.MatchExact},
 		{"北京大字", "organization", "", entity.MatchNone}, // too short for fuzzy
+		{"FC Barcelonna", "organization", "o1", entity.MatchFuzzy},
+		{"Kuberentes", "tool", "s1", entity.MatchFuzzy}, // neighbours swapped
+		{"Kubernetez", "tool", "", entity.MatchNone},    // a different letter is not a typo here
 	} {
 		m := entity.Resolve(tc.name, tc.typ, cands)
 		gotID := ""
@@ -103,5 +106,33 @@ func TestLookup(t *testing.T) {
 	}
 	if m := entity.Lookup("Caroline", cands); m.Entity != nil {
 		t.Fatalf("different word count: %+v", m)
+	}
+}
+
+// TestResolveNeverMergesDistinctNames: look-alike names that denote
+// different things (the wrong merges once seen on YAGO15k) stay apart.
+func TestResolveNeverMergesDistinctNames(t *testing.T) {
+	for _, pair := range [][2]string{
+		{"Mediterranean Theatre of World War I", "Mediterranean Theatre of World War II"},
+		{"The Godfather Part II", "The Godfather Part III"},
+		{"University of Hamburg", "University of Marburg"},
+		{"University of Kansas", "University of Arkansas"},
+		{"Kansas", "Arkansas"},
+		{"The Rose", "The Robe"},
+		{"Best Male Lead", "Best Female Lead"},
+		{"Henry the Fifth", "Henry the Sixth"},
+		{"Second Avenue", "Third Avenue"},
+		{"Apollo 11 mission", "Apollo 12 mission"},
+		{"Louis XIV", "Louis XV"},
+		{"David Platt (footballer)", "David Pratt (footballer)"},
+		{"Paul Hartley", "Paul Harsley"},
+		{"Northeastern University", "Northwestern University"},
+		{"Pittsburg", "Pittsburgh"},
+	} {
+		for _, p := range [][2]string{pair, {pair[1], pair[0]}} {
+			if m := entity.Resolve(p[0], "thing", []entity.Entity{ent("x", p[1], "thing")}); m.Entity != nil {
+				t.Errorf("%q merged into %q (%s %.2f)", p[0], p[1], m.Kind, m.Score)
+			}
+		}
 	}
 }
