@@ -74,6 +74,10 @@ def test_tools(server_url: str, name: str) -> None:
         assert "forget needs" in tools["forget"].invoke({})
         assert "not_found" in tools["forget"].invoke({"fact_ids": ["no-such-fact"]})
         assert "as_of" in tools["recall"].invoke({"query": "x", "as_of": "someday"})
+        # A plain date is that day: the deploy key was remembered today, so not known in 2020.
+        assert "90 days" not in tools["recall"].invoke(
+            {"query": f"how often does the {name} deploy key rotate?", "as_of": "2020-01-01"}
+        )
 
 
 async def test_tools_async(server_url: str, name: str) -> None:

@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from conftest import ALICE_KEY
-from graphmem import AsyncGraphmem, Graphmem, RateLimitedError, UnavailableError
+from graphmem import AsyncGraphmem, Graphmem, GraphmemConnectionError, RateLimitedError, UnavailableError
 
 
 @dataclass
@@ -35,6 +35,8 @@ class Proxy:
     script: list[tuple[int, dict[str, str], bytes]] = field(default_factory=list)
     seen: list[Seen] = field(default_factory=list)
     url: str = ""
+    delay: float = 0.0
+    delay_method: str = ""  # only this method is delayed, when set
 
     def fail(self, n: int, status: int = 503, retry_after: str | None = None, body: bytes | None = None) -> None:
         """Answer the next n requests with status (in the server's error shape unless body is given)."""
@@ -65,6 +67,8 @@ def proxy(server_url: str) -> Iterator[Proxy]:
             if scripted is not None:
                 status, headers, out = scripted
             else:
+                if not p.delay_method or p.delay_method == self.command:
+                    time.sleep(p.delay)
                 fwd = {k: v for k, v in self.headers.items() if k.lower() not in ("host", "content-length")}
                 r = upstream.request(self.command, self.path, content=body, headers=fwd)
                 status, out = r.status_code, r.content
@@ -158,3 +162,15 @@ async def test_async_retries(proxy: Proxy, name: str) -> None:
         with pytest.raises(UnavailableError):
             await g.add_facts([{"subject": name, "predicate": "port", "value": "1"}])
     assert len(proxy.seen) == 4
+
+
+def test_timeouts(proxy: Proxy, name: str) -> None:
+    proxy.delay = 0.6
+    with Graphmem(proxy.url, api_key=ALICE_KEY, timeout=0.2, max_retries=0) as g:
+        with pytest.raises(GraphmemConnectionError) as e:
+            g.facts(subject=name)
+        assert "did not answer GET" in str(e.value) and "0.2s" in str(e.value)
+        # A waited episode is given the time the server may take to answer it.
+        proxy.delay_method = "POST"
+        ep = g.remember(f"{name} waited for extraction.", wait=True)
+        assert ep.content == f"{name} waited for extraction."

@@ -47,6 +47,8 @@ RecordLike = ExportRecord | Mapping[str, Any]
 """An export line to import: an ``ExportRecord`` or the JSON object itself."""
 
 RETRY_STATUSES = frozenset({429, 503})
+WAIT_TIMEOUT = 75.0
+"""The least time ``remember(wait=True)`` is given: the server waits up to 60 s for extraction."""
 MAX_RETRY_WAIT = 30.0
 """Longest Retry-After the client waits for; past it the error is raised at once."""
 
@@ -103,13 +105,19 @@ class Settings:
 
 @dataclass(frozen=True)
 class Call:
-    """One HTTP request of the API. ``retry`` says it may be sent again after a 429 or 503."""
+    """One HTTP request of the API. ``retry`` says it may be sent again after a 429 or 503;
+    ``timeout``, when set, is the least time the call is given whatever the client's timeout."""
 
     method: str
     path: str
     params: dict[str, str] = field(default_factory=dict)
     body: Any = None
     retry: bool = False
+    timeout: float | None = None
+
+    def timeout_for(self, settings: Settings) -> float:
+        """The time this call is given."""
+        return max(settings.timeout, self.timeout or 0.0)
 
 
 # ---- retries ------------------------------------------------------------
@@ -415,7 +423,10 @@ def remember(
         idempotency_key=idempotency_key or f"py-{uuid.uuid4()}",
         metadata=dict(metadata) if metadata is not None else None,
     )
-    return Call("POST", "/v1/episodes", _params(wait=wait or None), body=_body(req), retry=True)
+    # The server answers a waited episode within its wait timeout (60 s by
+    # default), so the call is given longer than that.
+    timeout = WAIT_TIMEOUT if wait else None
+    return Call("POST", "/v1/episodes", _params(wait=wait or None), body=_body(req), retry=True, timeout=timeout)
 
 
 def get(path: str) -> Call:

@@ -112,7 +112,7 @@ class AsyncGraphmem:
                 json=call.body,
                 content=content,
                 headers=headers,
-                timeout=s.timeout,
+                timeout=call.timeout_for(s),
             )
             try:
                 response = await self._http.send(request, stream=stream)

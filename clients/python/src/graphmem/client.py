@@ -112,7 +112,7 @@ class Graphmem:
                 json=call.body,
                 content=content,
                 headers=headers,
-                timeout=s.timeout,
+                timeout=call.timeout_for(s),
             )
             try:
                 response = self._http.send(request, stream=stream)

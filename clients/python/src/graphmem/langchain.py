@@ -5,7 +5,9 @@ Needs the ``langchain`` extra: ``pip install "graphmem[langchain]"``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Awaitable, Callable
+from datetime import date
 from typing import Any
 
 from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
@@ -129,6 +131,13 @@ class _ForgetArgs(BaseModel):
     dry_run: bool = Field(default=False, description="only list what would be forgotten")
 
 
+def _when(value: str | None) -> TimeLike | None:
+    # Models often write a plain date; it means that day (midnight UTC).
+    if value and re.fullmatch(r"\d{4}-\d{2}-\d{2}", value.strip()):
+        return date.fromisoformat(value.strip())
+    return value
+
+
 def _forget_text(r: ForgetResult) -> str:
     verb = "would forget" if r.dry_run else "forgot"
     ids = f": {', '.join(r.fact_ids)}" if r.fact_ids else ""
@@ -184,7 +193,7 @@ def graphmem_tools(client: Graphmem | AsyncGraphmem) -> list[BaseTool]:
         return f"remembered (episode {ep.id})"
 
     async def recall_async(c: AsyncGraphmem, a: Any) -> str:
-        return (await c.context(a.query, as_of=a.as_of)).text
+        return (await c.context(a.query, as_of=_when(a.as_of))).text
 
     async def forget_async(c: AsyncGraphmem, a: Any) -> str:
         r = await c.forget(fact_ids=a.fact_ids, entity=a.entity, query=a.query, dry_run=a.dry_run)
@@ -194,7 +203,7 @@ def graphmem_tools(client: Graphmem | AsyncGraphmem) -> list[BaseTool]:
         return f"remembered (episode {c.remember(a.content, speaker=a.speaker).id})"
 
     def recall(c: Graphmem, a: Any) -> str:
-        return c.context(a.query, as_of=a.as_of).text
+        return c.context(a.query, as_of=_when(a.as_of)).text
 
     def forget(c: Graphmem, a: Any) -> str:
         return _forget_text(c.forget(fact_ids=a.fact_ids, entity=a.entity, query=a.query, dry_run=a.dry_run))
