@@ -31,7 +31,12 @@ def test_add_supersede_and_read_back(alice: Graphmem, name: str) -> None:
     assert [f.value for f in then] == ["5432"]
     assert then[0].valid_to == datetime(2024, 3, 1, tzinfo=timezone.utc)
 
-    history = alice.facts(subject=name, include_history=True)
+    unknown = alice.add_facts([FactInput(subject=name, predicate="owner", object="Team Red", start_unknown=True)])
+    assert unknown[0].action == "created"
+    owner = alice.facts(subject=name, predicate="owner", as_of=date(1990, 1, 1))
+    assert [f.object for f in owner] == ["Team Red"] and owner[0].valid_from is None
+
+    history = alice.facts(subject=name, predicate="port", include_history=True)
     assert sorted(f.value for f in history) == ["3307", "5432"]
 
     detail = alice.fact(second[0].fact_id)

@@ -62,7 +62,8 @@ class FactInput(Model):
     """One fact to add with ``add_facts``; exactly one of ``object`` and ``value``.
 
     Times may be given as ``datetime``, ``date`` or strings; ``valid_to`` alone
-    ends the matching fact.
+    ends the matching fact; ``start_unknown=True`` instead of ``valid_from``
+    states it true since an unknown time.
     """
 
     subject: str
@@ -74,6 +75,7 @@ class FactInput(Model):
     text: str | None = None
     valid_from: Time | None = None
     valid_to: Time | None = None
+    start_unknown: bool | None = None
     source_kind: str | None = None
     episode_id: str | None = None
     confidence: float | None = None
@@ -382,15 +384,25 @@ class ImportResult(Model):
 
 
 class Claim(Model):
-    """One statement a stored fact was built from (in exports)."""
+    """One statement a stored fact was built from (in exports).
+
+    ``said`` is when it was stated and ``dated`` whether it named its start
+    (else the start is unknown); ``text``, ``importance`` and ``attributes``
+    are what the statement carried.
+    """
 
     from_: AwareDatetime = Field(alias="from")
     to: AwareDatetime | None = None
     end: bool = False
+    said: AwareDatetime | None = None
+    dated: bool = False
     recorded_at: AwareDatetime
     source_kind: str
     confidence: float
     episode_id: str = ""
+    text: str = ""
+    importance: int = 0
+    attributes: dict[str, Any] = {}
 
 
 class Revision(Model):
@@ -434,6 +446,8 @@ class StoredFact(Model):
     attributes: dict[str, Any] = {}
     claims: list[Claim] = []
     revisions: list[Revision] = []
+    conflicts: list[str] = []
+    waiting: bool = False
     seq: int = 0
 
 
