@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import socket
 
+import pydantic
 import pytest
 
 from conftest import ALICE_KEY, BOB_KEY
 from graphmem import (
+    FactInput,
     ForbiddenError,
     Graphmem,
     GraphmemConnectionError,
@@ -111,6 +113,8 @@ def test_unreachable_server_says_so() -> None:
 
 
 def test_arguments_checked_before_sending(alice: Graphmem) -> None:
+    with pytest.raises(pydantic.ValidationError):
+        FactInput(subject="a", predicate="b", valid_form="2024-01-01")  # type: ignore[call-arg]
     with pytest.raises(ValueError):
         alice.forget()
     with pytest.raises(ValueError):

@@ -27,6 +27,12 @@ class Model(BaseModel):
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
 
 
+class RequestModel(Model):
+    """Base of the models a caller builds: a misspelt field is an error, not silently dropped."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
 class Fact(Model):
     """A fact: subject, predicate and object (an entity) or value (a literal), valid from/to.
 
@@ -58,7 +64,7 @@ class Fact(Model):
     expires_at: AwareDatetime | None = None
 
 
-class FactInput(Model):
+class FactInput(RequestModel):
     """One fact to add with ``add_facts``; exactly one of ``object`` and ``value``.
 
     Times may be given as ``datetime``, ``date`` or strings; ``valid_to`` alone
@@ -84,7 +90,7 @@ class FactInput(Model):
     cardinality: str | None = None
 
 
-class FactsRequest(Model):
+class FactsRequest(RequestModel):
     """The body of ``POST /v1/facts``."""
 
     facts: list[FactInput]
@@ -207,7 +213,7 @@ class Episode(Model):
     fact_ids: list[str]
 
 
-class EpisodeRequest(Model):
+class EpisodeRequest(RequestModel):
     """The body of ``POST /v1/episodes``."""
 
     content: str
@@ -245,7 +251,7 @@ class FactDetail(Model):
     episodes: list[Episode]
 
 
-class SearchRequest(Model):
+class SearchRequest(RequestModel):
     """The body of ``POST /v1/search``."""
 
     query: str
@@ -275,7 +281,7 @@ class SearchResponse(Model):
     hits: list[SearchHit]
 
 
-class ContextRequest(Model):
+class ContextRequest(RequestModel):
     """The body of ``POST /v1/context``."""
 
     query: str
@@ -328,7 +334,7 @@ class Context(Model):
     period: Period | None = None
 
 
-class ForgetRequest(Model):
+class ForgetRequest(RequestModel):
     """The body of ``POST /v1/forget``."""
 
     fact_ids: list[str] | None = None
