@@ -45,6 +45,8 @@ predicates:
   - {name: repository, cardinality: one, description: "Where the code of a service lives.", synonyms: [repo, code]}
   - {name: depends_on, cardinality: many, description: "A service this service calls."}
   - {name: had_incident, cardinality: many, description: "An incident of a service."}
+  - {name: exposes, cardinality: many, description: "An HTTP endpoint a service serves.", synonyms: [endpoint]}
+  - {name: has_skill, cardinality: many, description: "Something an engineer is good at.", synonyms: [skill]}
   - {name: reports_to, cardinality: one, description: "The manager of an engineer.", synonyms: [manager]}
   - {name: member_of, cardinality: one, description: "The team an engineer is on."}
   - {name: job_title, cardinality: one, description: "An engineer's role.", synonyms: [role]}
@@ -140,6 +142,8 @@ var (
 	catalogZones   = []string{"Europe/Berlin", "Europe/Lisbon", "Asia/Tokyo", "America/Toronto", "America/Chicago", "Asia/Singapore", "Europe/Dublin"}
 	catalogReasons = []string{"lower latency for its users", "a cheaper contract", "a security audit finding", "the team knew it better",
 		"fewer outages", "simpler operations", "better consistency guarantees", "licensing concerns"}
+	catalogSkills = []string{"Kubernetes", "PostgreSQL tuning", "Go", "Kafka", "Terraform", "incident command", "memory profiling",
+		"load testing", "React", "gRPC", "capacity planning", "database migrations", "rate limiting", "observability"}
 	catalogIncidents = []string{"was OOM-killed after hitting its memory limit", "throttled clients after exceeding its rate limit",
 		"lost its database connection pool", "ran out of CPU during a traffic spike", "failed over to another region",
 		"served stale data after a cache bug", "returned errors after a bad release", "timed out calling a dependency",
@@ -316,7 +320,11 @@ func generateCatalog(seed uint64, nq int) catalogData {
 				fact(s, "depends_on", o.name, "service", "", fmt.Sprintf("%s calls %s", n, o.name), catalogStart.Add(time.Duration(r.Int64N(int64(span)))), nil)
 			}
 		}
-		for range 8 + r.IntN(14) {
+		for range 3 + r.IntN(6) {
+			ep := pick([]string{"GET", "POST", "PUT", "DELETE"}) + " /v" + fmt.Sprint(1+r.IntN(3)) + "/" + s.domain + "/" + pick([]string{"items", "status", "search", "batch", "events", "config", "health", "export"})
+			fact(s, "exposes", "", "", ep, fmt.Sprintf("%s exposes %s", n, ep), catalogStart.Add(time.Duration(r.Int64N(int64(span)))), nil)
+		}
+		for range 12 + r.IntN(19) {
 			v := pick(catalogIncidents)
 			t := catalogStart.Add(time.Duration(r.Int64N(int64(span))))
 			fact(s, "had_incident", "", "", fmt.Sprintf("%s on %s", v, t.Format(time.DateOnly)), fmt.Sprintf("%s %s on %s", n, v, t.Format(time.DateOnly)), t, nil)
@@ -347,6 +355,10 @@ func generateCatalog(seed uint64, nq int) catalogData {
 			v := pick(catalogZones)
 			return "", "", v, fmt.Sprintf("%s is in the %s time zone", n, v)
 		})
+		for range 3 + r.IntN(5) {
+			k := pick(catalogSkills)
+			fact(p, "has_skill", "", "", k, fmt.Sprintf("%s knows %s", n, k), catalogStart.Add(time.Duration(r.Int64N(int64(span)))), nil)
+		}
 	}
 	for _, t := range teams {
 		n := t.name

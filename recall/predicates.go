@@ -22,8 +22,12 @@ import (
 //   - the built-in lexicon of property words (propertyWords);
 //   - the content words of its description in the ontology, weakly.
 //
-// A phrase counts in proportion to the share of its words the question
-// holds; the predicate's match is its best phrase's.
+// A phrase counts in proportion to the weight of its words the question
+// holds, a word weighing 1/n when the phrases of n predicates hold it
+// ("limit" says less than "memory"). A predicate's match is its best
+// phrase's, times 0.75 + 0.25·(the share of the question's words its
+// phrases hold), so that of two predicates named equally well, the one
+// that explains more of the question wins.
 
 // Weights of the phrases that name a predicate.
 const (
@@ -40,9 +44,20 @@ type phrase struct {
 }
 
 // lexicon holds the phrases of the ontology's predicates and of the
-// built-in property words, by canonical predicate name.
+// built-in property words, by canonical predicate name, and how many
+// predicates' phrases hold each term.
 type lexicon struct {
 	phrases map[string][]phrase
+	spread  map[string]int
+}
+
+// weight is what a term of a phrase weighs: 1/n when n predicates' phrases
+// hold it; 1 for a term the lexicon does not know.
+func (lx *lexicon) weight(t string) float64 {
+	if n := lx.spread[t]; n > 1 {
+		return 1 / float64(n)
+	}
+	return 1
 }
 
 var lexicons sync.Map // *ontology.Ontology → *lexicon
@@ -54,6 +69,7 @@ func lexiconOf(o *ontology.Ontology) *lexicon {
 	}
 	lx := &lexicon{phrases: map[string][]phrase{}}
 	for _, p := range o.Predicates {
+		lx.add(p.Name, strings.ReplaceAll(p.Name, "_", " "), phraseName)
 		for _, s := range p.Synonyms {
 			lx.add(p.Name, strings.ReplaceAll(entity.CanonicalPredicate(s), "_", " "), phraseName)
 		}
@@ -65,8 +81,23 @@ func lexiconOf(o *ontology.Ontology) *lexicon {
 	}
 	for pred, words := range propertyWords {
 		name := o.Canonical(pred)
+		if _, ok := o.Predicate(name); !ok {
+			lx.add(name, strings.ReplaceAll(name, "_", " "), phraseName)
+		}
 		for _, w := range words {
 			lx.add(name, w, phraseName)
+		}
+	}
+	lx.spread = map[string]int{}
+	for _, phs := range lx.phrases {
+		seen := map[string]bool{}
+		for _, ph := range phs {
+			for _, t := range ph.terms {
+				if ph.weight == phraseName && !seen[t] {
+					seen[t] = true
+					lx.spread[t]++
+				}
+			}
 		}
 	}
 	v, _ := lexicons.LoadOrStore(o, lx)
@@ -89,14 +120,19 @@ func newPhrase(words string, weight float64) (phrase, bool) {
 	return phrase{terms: terms, weight: weight}, len(terms) > 0
 }
 
-// descriptionFiller are stemmed words of predicate descriptions that say
-// nothing about which property a question asks for.
-var descriptionFiller = map[string]bool{}
+// descriptionFiller are stemmed words of predicate descriptions, and
+// questionFiller words of questions, that say nothing about which property
+// a question asks for.
+var descriptionFiller, questionFiller = map[string]bool{}, map[string]bool{}
 
 func init() {
 	for _, w := range search.Analyze(`subject object value entity thing something anything e.g. i.e. one several current
-		primary main other kind type person people given whose which record records fact facts`) {
+		primary main other kind type person people given whose which record records fact facts may might`) {
 		descriptionFiller[w] = true
+	}
+	for _, w := range search.Analyze(`how much many can could get gets got current currently now today tell me please show
+		give know want need find look up what which who whom whose where when why right exactly`) {
+		questionFiller[w] = true
 	}
 }
 
@@ -114,6 +150,7 @@ func isCJKTerm(t string) bool {
 // for CJK phrases.
 type question struct {
 	terms map[string]bool
+	latin int // terms not in a CJK script
 	norm  string
 	// scores caches the match of each predicate.
 	scores map[string]float64
@@ -123,13 +160,20 @@ type question struct {
 func newQuestion(lx *lexicon, text string, names []string) *question {
 	q := &question{terms: map[string]bool{}, norm: entity.Normalize(text), scores: map[string]float64{}, lx: lx}
 	for _, t := range search.Analyze(text) {
-		q.terms[t] = true
+		if !questionFiller[t] {
+			q.terms[t] = true
+		}
 	}
 	for _, n := range names {
 		for _, t := range search.Analyze(n) {
 			delete(q.terms, t)
 		}
 		q.norm = strings.ReplaceAll(q.norm, entity.Normalize(n), " ")
+	}
+	for t := range q.terms {
+		if !isCJKTerm(t) {
+			q.latin++
+		}
 	}
 	return q
 }
@@ -140,6 +184,7 @@ func (q *question) match(pred string) float64 {
 		return s
 	}
 	best := 0.0
+	explained := map[string]bool{}
 	try := func(ph phrase) {
 		var cov float64
 		if ph.cjk != "" {
@@ -147,26 +192,36 @@ func (q *question) match(pred string) float64 {
 				cov = 1
 			}
 		} else {
-			n := 0
+			var got, all float64
 			for _, t := range ph.terms {
+				w := q.lx.weight(t)
+				all += w
 				if q.terms[t] {
-					n++
+					got += w
+					explained[t] = true
 				}
 			}
-			cov = float64(n) / float64(len(ph.terms))
+			cov = got / all
 		}
 		best = max(best, cov*ph.weight)
 	}
-	for _, ph := range q.lx.phrases[pred] {
+	phs, known := q.lx.phrases[pred]
+	for _, ph := range phs {
 		try(ph)
 	}
-	// Every predicate is named by its own words, whether or not the
-	// ontology defines it.
-	if ph, ok := newPhrase(strings.ReplaceAll(pred, "_", " "), phraseName); ok {
+	// A predicate neither the ontology nor the lexicon knows is named by
+	// its own words.
+	if ph, ok := newPhrase(strings.ReplaceAll(pred, "_", " "), phraseName); ok && !known {
 		try(ph)
 	}
-	q.scores[pred] = best
-	return best
+	// Chinese words are matched as phrases, not terms: the share counts
+	// the other words only.
+	score := best
+	if q.latin > 0 {
+		score = best * (0.75 + 0.25*float64(len(explained))/float64(q.latin))
+	}
+	q.scores[pred] = score
+	return score
 }
 
 // Limits and weights of linked facts.
@@ -181,8 +236,8 @@ const (
 	// ("who reports to Hiro" reads Hiro's reports).
 	objectSide = 0.6
 	// localWeight: the question's words that tell the entity's facts
-	// apart count half as much as a linked predicate.
-	localWeight = 0.5
+	// apart count a third as much as a linked predicate.
+	localWeight = 0.35
 	// predicateOnly scales the BM25 score of a fact whose predicate the
 	// question names but whose entities it does not.
 	predicateOnly = 0.5
@@ -285,6 +340,13 @@ func (c *candidates) addLinkedFacts(q *question) {
 		if !ok {
 			it = &item{typ: search.TypeFact, id: f.ID, fact: f, signals: make(map[string]float64, 8)}
 			c.facts[f.ID] = it
+		}
+		// It touches an entity the query names: one hop, as the walk
+		// would weigh it had its fan-out cap not left it out.
+		for _, id := range []string{f.SubjectID, f.ObjectID} {
+			if k, ok := c.linked[id]; ok && graphLinked*linkWeight(k) > it.signals["graph"] {
+				it.signals["graph"], it.signals["graph_distance"] = graphLinked*linkWeight(k), 1
+			}
 		}
 		if total > 0 {
 			var s float64
