@@ -26,7 +26,20 @@
 //  3. Entity linking: the query's n-grams (1–3 words; 2–4 characters of a
 //     CJK run) and the focus names are looked up exactly and by alias
 //     (Tx.EntitiesByKey), long ones fuzzily (Tx.EntitiesByPrefix and
-//     entity.Resolve, which never matches people fuzzily).
+//     entity.Resolve, which never matches people fuzzily). Linking runs
+//     before the BM25 search: the facts of the linked entities (up to 400
+//     each, of at most 4 entities) are read, and the query's words that
+//     occur in some of them but not all are kept in the search however
+//     common they are across the scope (search.Query.Keep; matched only in
+//     those entities' facts).
+//
+//     Predicate linking (predicates.go): the question's words, without
+//     those of the linked entities' names, are linked to predicates
+//     through their stemmed names, the ontology's synonyms and
+//     descriptions, and the built-in English and Chinese lexicon of
+//     property words (lexicon.go: "manager", "上级" → reports_to;
+//     "hosted", "region" → deployed_in). Operators add words through the
+//     ontology file's synonyms.
 //
 //  4. Walk: breadth-first from the linked entities and the endpoints of the
 //     best fact hits, over facts visible at as_of: one hop for Search, two
@@ -64,9 +77,15 @@
 //
 // Scores are in BM25 units, so facts, entities and episodes compare:
 //
-//	fact    = (bm25 + S·graph) · link · quality
+//	fact    = (bm25 + S·graph + 2·S·pair) · link · quality
 //	graph   = 0.6 touching an entity the query names, 0.25 one entity further
 //	          (half that when the seed came from a fact hit, not the query)
+//	pair    = side · (predicate + 0.35·local), for a fact of an entity the
+//	          query names: side 1 when it is the subject, 0.6 the object;
+//	          predicate = how well the question names the fact's predicate
+//	          (0–1); local = the share of the question's words the fact
+//	          holds, weighed by their rarity among the entity's facts.
+//	          A fact touching no named entity has its bm25 · (1 + 0.5·predicate)
 //	S       = the best BM25 score of the query (at least 1): a fact reached
 //	          only through the graph ranks among the textual matches
 //	link    = 1.2 if the query names the subject, 1.1 if it names the object
@@ -83,6 +102,13 @@
 //	          something in time ("yesterday", "last May", "去年")
 //	session = the mean of the best three turns of its session (metadata
 //	          session_id, else the day of its reference time)
+//
+// Two orderings are enforced after the scores (settle), so that no signal
+// — one more ranked list fused in included — can break them: a version not
+// valid at as_of ranks below the candidate version that is; and when the
+// question names an entity and one of its predicates (predicate ≥ 0.5),
+// the entity's answering fact valid at as_of ranks above the entity's card
+// (unless only entities are asked for).
 //
 // The turns of the five best sessions are all scored, so a reply that shares
 // no word with the query is reached through the question before it. These
