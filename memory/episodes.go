@@ -86,8 +86,9 @@ func (s *Service) AddEpisode(ctx context.Context, scope entity.Scope, in Episode
 	if s.Extract != nil {
 		ep.Status = entity.EpisodeQueued
 	}
-	created := true
+	created, fresh := true, ep
 	err := s.update(ctx, scope, func(tx graph.Tx) error {
+		ep, created = fresh, true // a retried transaction starts over
 		if in.IdempotencyKey != "" {
 			old, err := tx.EpisodeByKey(in.IdempotencyKey)
 			if err == nil {

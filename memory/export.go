@@ -118,8 +118,19 @@ func (s *Service) Import(ctx context.Context, scope entity.Scope, r io.Reader) (
 		if len(batch) == 0 {
 			return nil
 		}
-		err := s.update(ctx, scope, func(tx graph.Tx) error { return s.importBatch(tx, scope, batch, &res) })
+		var got ImportResult
+		err := s.update(ctx, scope, func(tx graph.Tx) error {
+			got = ImportResult{} // a retried transaction counts once
+			return s.importBatch(tx, scope, batch, &got)
+		})
 		batch = batch[:0]
+		if err == nil {
+			res.Tombstones += got.Tombstones
+			res.Entities += got.Entities
+			res.Episodes += got.Episodes
+			res.Facts += got.Facts
+			res.Blocked += got.Blocked
+		}
 		return err
 	}
 	for {

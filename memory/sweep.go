@@ -61,8 +61,11 @@ func (s *Service) sweepScope(ctx context.Context, scope entity.Scope, p DecayPol
 			return total, err
 		}
 		if len(cold) > 0 {
+			archived := 0
 			err := s.update(ctx, scope, func(tx graph.Tx) error {
 				// Re-read inside the write: a recall may have warmed a fact.
+				// The count is set, not added to, so a retried transaction
+				// counts once.
 				var writes []entity.Fact
 				for _, f := range cold {
 					cur, err := tx.Fact(f.ID)
@@ -76,12 +79,13 @@ func (s *Service) sweepScope(ctx context.Context, scope entity.Scope, p DecayPol
 						writes = append(writes, cur)
 					}
 				}
-				total += len(writes)
+				archived = len(writes)
 				return tx.PutFacts(writes)
 			})
 			if err != nil {
 				return total, err
 			}
+			total += archived
 		}
 		if next == "" {
 			return total, nil

@@ -66,6 +66,7 @@ type segment struct {
 type work struct {
 	facts    []entity.Fact
 	dirty    []bool
+	foreign  []bool // facts of another chain, never touched (rule 7)
 	existing int
 	in       []Statement
 	refs     []ref
@@ -85,10 +86,24 @@ type work struct {
 func collect(chain []entity.Fact, in []Statement, retract string, r Rules, now time.Time, newID func() string) *work {
 	w := &work{facts: make([]entity.Fact, len(chain)), dirty: make([]bool, len(chain), len(chain)+len(in)),
 		existing: len(chain), in: in, rules: r, now: now, newID: newID, waitFact: map[int]int{}}
+	// Rule 7: only facts of the statements' scope, subject and predicate
+	// take part; anything else handed in is left alone.
+	var key [3]string
+	switch {
+	case len(in) > 0:
+		key = [3]string{string(in[0].Fact.Scope), in[0].Fact.SubjectID, in[0].Fact.Predicate}
+	case len(chain) > 0:
+		key = [3]string{string(chain[0].Scope), chain[0].SubjectID, chain[0].Predicate}
+	}
+	w.foreign = make([]bool, len(chain))
 	for i := range chain {
 		w.facts[i] = chain[i].Clone()
 		f := &w.facts[i]
 		w.oldFrom, w.oldTo = append(w.oldFrom, f.ValidFrom), append(w.oldTo, f.ValidTo)
+		if [3]string{string(f.Scope), f.SubjectID, f.Predicate} != key {
+			w.foreign[i] = true
+			continue
+		}
 		if f.ID == retract {
 			t := now
 			f.ExpiredAt, f.UpdatedAt = &t, now
@@ -495,7 +510,7 @@ func (w *work) reconcile() {
 	// into them: it stops being believed now.
 	for i := range w.existing {
 		f := &w.facts[i]
-		if used[i] || (f.ExpiredAt != nil && !f.Waiting) {
+		if used[i] || w.foreign[i] || (f.ExpiredAt != nil && !f.Waiting) {
 			continue
 		}
 		if f.Waiting {

@@ -231,15 +231,36 @@ func TestRule6_Many(t *testing.T) {
 	}
 }
 
-// Rule 7 — supersession only compares facts of one chain — is structural:
-// Apply only ever sees one chain. The service test checks that a similar
-// looking statement of another subject or predicate leaves a chain alone.
+// TestRule7_OnlyTheChain: facts of another subject, predicate or scope
+// handed to Apply next to the chain — even with the same value, or one that
+// a "one" predicate would supersede — are neither ended nor rewritten.
 func TestRule7_OnlyTheChain(t *testing.T) {
 	c := newChain(ontology.One)
 	c.apply(t, st("5432", 10))
-	res := temporal.Apply(nil, []temporal.Statement{st("5433", 11)}, temporal.Rules{Cardinality: c.card}, c.now, c.newID)
-	if len(res.Writes) != 1 || res.Outcomes[0].Action != temporal.Created {
-		t.Fatalf("got %+v", res)
+	others := []entity.Fact{}
+	for i, mod := range []func(*entity.Fact){
+		func(f *entity.Fact) { f.SubjectID, f.Subject = "e2", "other db" },
+		func(f *entity.Fact) { f.Predicate = "replica_port" },
+		func(f *entity.Fact) { f.Scope = "other" },
+	} {
+		g := c.facts[0].Clone()
+		g.ID = fmt.Sprintf("other%d", i)
+		mod(&g)
+		others = append(others, g)
+	}
+	c.facts = append(c.facts, others...)
+	o := c.apply(t, st("3307", 20))
+	if o[0].Action != temporal.SupersededPrevious || len(o[0].Superseded) != 1 || o[0].Superseded[0] != c.facts[0].ID {
+		t.Fatalf("got %+v", o[0])
+	}
+	for i, g := range others {
+		if got := c.byID(g.ID); got.ValidTo != nil || got.SupersededBy != "" || got.ExpiredAt != nil {
+			t.Errorf("a fact of another chain (%d) was changed: %+v", i, got)
+		}
+	}
+	o = c.apply(t, st("5432", 30))
+	if got := c.byID(others[0].ID); got.ValidTo != nil || len(got.Claims) != 1 {
+		t.Errorf("the same value of another subject took a claim: %+v (outcome %+v)", got, o[0])
 	}
 }
 
