@@ -176,6 +176,12 @@ func (b *browser) checkScenario(name string) {
 	b.open("/ui/entity/no%20such%20thing")
 	b.waitText("h1", "No entity named")
 
+	// The home page: counts and the latest changes, the reversal first.
+	b.open("/ui/")
+	b.waitText("#counts", "8 facts · 4 entities · 1 episode")
+	b.waitText("#overview .changes li", "keep services on virtual machines")
+	b.shot(name + "-home")
+
 	// Search: the entity, and facts about it.
 	b.open("/ui/?q=" + url.QueryEscape("production database port"))
 	b.waitText("#results", "Entities")

@@ -123,12 +123,55 @@ func TestE2E_ViewAPI(t *testing.T) {
 			t.Errorf("session %+v", s)
 		}
 	})
+	overview := func(c client) api.Overview {
+		t.Helper()
+		var o api.Overview
+		c.do("GET", "/v1/overview?limit=5", nil).ok(t, 200, &o)
+		return o
+	}
+	t.Run("Overview", func(t *testing.T) {
+		o := overview(c)
+		if o.Counts != (api.OverviewCounts{Facts: 8, Entities: 4, Episodes: 1}) {
+			t.Errorf("counts %+v, want 8 facts, 4 entities, 1 episode", o.Counts)
+		}
+		if len(o.Changes) != 5 {
+			t.Fatalf("%d changes, want 5", len(o.Changes))
+		}
+		// The last write was the reversal: its two facts come first.
+		got := map[string]bool{}
+		for _, ch := range o.Changes[:2] {
+			if ch.Fact == nil {
+				t.Fatalf("change %+v is not a fact", ch)
+			}
+			got[ch.Fact.Value] = true
+		}
+		if !got["keep services on virtual machines"] || !got["move every service to Kubernetes"] {
+			t.Errorf("the latest changes are %v", got)
+		}
+		if o := overview(c.as("", "other:scope")); o.Counts != (api.OverviewCounts{}) || len(o.Changes) != 0 {
+			t.Errorf("another scope sees %+v", o)
+		}
+		r := c.do("GET", "/v1/overview?limit=0", nil)
+		if d := r.errorDetail(t); r.status != 400 || d.Fields["limit"] == "" {
+			t.Errorf("limit=0: %d %+v", r.status, d)
+		}
+	})
 	t.Run("Forgotten", func(t *testing.T) {
 		var res struct{ Facts int }
 		c.do("POST", "/v1/forget", map[string]any{"entity": "platform team"}).ok(t, 200, &res)
 		g := graph("")
 		if _, ok := depths(g)["platform team"]; ok {
 			t.Errorf("a forgotten entity is still in the graph: %v", depths(g))
+		}
+		// The overview counts what is left and shows nothing forgotten.
+		o := overview(c)
+		if o.Counts.Facts != uint64(8-res.Facts) {
+			t.Errorf("%d facts counted after forgetting %d of 8", o.Counts.Facts, res.Facts)
+		}
+		for _, ch := range o.Changes {
+			if (ch.Entity != nil && ch.Entity.Name == "platform team") || (ch.Fact != nil && (ch.Fact.Subject == "platform team" || ch.Fact.Object == "platform team")) {
+				t.Errorf("the overview shows a forgotten record: %+v", ch)
+			}
 		}
 	})
 }

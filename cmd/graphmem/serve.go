@@ -128,6 +128,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		},
 	})
 	m.API.RegisterRecall(m.Recall)
+	m.API.RegisterOverview(m.Index)
 	m.API.Mount(ui.Prefix, ui.Handler())
 	mountMCP(m, m.Recall)
 	if m.Service.Extract, err = newEpisodeExtractor(cfg, onto, m.Logger, llmUsageMetrics(m.Registry)); err != nil {

@@ -61,22 +61,34 @@ function clip(t, n) {
   return t.length > n ? t.slice(0, n - 1) + '…' : t;
 }
 
-// recent lists the scope's latest forget records (the audit log is newest
-// first) and points to the other pages.
+// recent shows what the scope holds and what changed in it lately, and
+// the latest forget records.
 async function recent(main, alive) {
-  const box = h('section', { 'aria-labelledby': 'recent-h' }, h('h2', { id: 'recent-h', text: 'Forgotten lately' }), loading());
+  const box = h('section', { id: 'overview', 'aria-labelledby': 'recent-h' }, h('h2', { id: 'recent-h', text: 'Recent changes' }), loading());
   main.append(box);
-  let audit;
-  try {
-    audit = await api('GET', '/audit?limit=5');
-  } catch (e) {
-    fill(box, errorView(e));
-    return;
-  }
+  const [o, audit] = await Promise.all([api('GET', '/overview?limit=20').catch((e) => e), api('GET', '/audit?limit=5').catch((e) => e)]);
   if (!alive()) return;
-  fill(box, h('h2', { id: 'recent-h', text: 'Forgotten lately' }),
-    audit.items.length ? auditTable(audit.items) : h('p', { class: 'muted', text: 'Nothing was forgotten in this scope.' }),
-    h('p', null, h('a', { href: '/ui/episodes', text: 'Episodes' }), ' · ', h('a', { href: '/ui/ask', text: 'Ask a question' }), ' · ', h('a', { href: '/ui/forget', text: 'Forget something' })));
+  fill(box);
+  if (o instanceof Error) {
+    box.append(h('h2', { id: 'recent-h', text: 'Recent changes' }), errorView(o));
+  } else {
+    const c = o.counts;
+    const n = (k, one) => [h('strong', { text: String(c[k]) }), ' ' + (c[k] === 1 ? one : k)];
+    box.append(h('p', { id: 'counts', class: 'counts' }, n('facts', 'fact'), ' · ', n('entities', 'entity'), ' · ', n('episodes', 'episode')),
+    h('h2', { id: 'recent-h', text: 'Recent changes' }),
+    o.changes.length ? h('ol', { class: 'hits changes' }, o.changes.map(changeRow)) : h('p', { class: 'muted', text: 'Nothing changed lately.' }));
+  }
+  box.append(h('h2', { text: 'Forgotten lately' }));
+  if (audit instanceof Error) box.append(errorView(audit));
+  else box.append(audit.items.length ? auditTable(audit.items) : h('p', { class: 'muted', text: 'Nothing was forgotten in this scope.' }));
+}
+
+function changeRow(ch) {
+  if (ch.fact) return h('li', null, h('span', { class: 'badge', text: 'fact' }), ' ', factLine(ch.fact), h('span', { class: 'muted', text: ' · recorded ' + day(ch.fact.recorded_at) }));
+  if (ch.entity) return h('li', null, h('span', { class: 'badge', text: 'entity' }), ' ', h('a', { href: entityHref(ch.entity.id), text: ch.entity.name }), h('span', { class: 'muted', text: ` ${ch.entity.type || ''} · updated ${day(ch.entity.updated_at)}` }));
+  if (ch.episode) return h('li', null, h('span', { class: 'badge', text: 'episode' }), ' ', clip(ch.episode.content, 160), h('span', { class: 'muted', text: ` · ${ch.episode.status} · ${day(ch.episode.reference_time)}` }));
+  const what = ch.kind === 'tombstone' ? 'a forgotten fact left a tombstone' : ch.deleted ? `a ${ch.kind} was deleted` : `a ${ch.kind} was forgotten`;
+  return h('li', { class: 'muted' }, h('span', { class: 'badge', text: ch.kind }), ' ' + what);
 }
 
 // askPage shows the context block an agent gets for a question, the

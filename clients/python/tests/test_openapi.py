@@ -30,6 +30,7 @@ OPERATIONS = {
     "GET /v1/entities/{id}/timeline": "timeline",
     "GET /v1/entities/{id}/graph": "entity_graph",
     "GET /v1/session": "session",
+    "GET /v1/overview": "overview",
     "POST /v1/episodes": "remember",
     "GET /v1/episodes": "iter_episodes",
     "GET /v1/episodes/{id}": "episode",

@@ -152,6 +152,14 @@ def test_entity_graph_and_session(alice: Graphmem, name: str) -> None:
         assert work.session().scope == "alice-work"
 
 
+def test_overview(alice: Graphmem, name: str) -> None:
+    before = alice.overview().counts.facts
+    alice.add_facts([{"subject": name, "predicate": "likes", "value": "tea"}])
+    o = alice.overview(limit=3)
+    assert o.counts.facts == before + 1 and len(o.changes) <= 3
+    assert any(c.fact is not None and c.fact.subject == name for c in o.changes)
+
+
 def test_search_and_context(alice: Graphmem, name: str) -> None:
     alice.add_facts([{"subject": name, "predicate": "port", "value": "6543", "source_kind": "user_explicit"}])
     hits = alice.search(f"{name} port", limit=5)

@@ -465,6 +465,11 @@ def retract(fact_id: str) -> Call:
     return Call("DELETE", f"/v1/facts/{path_id(fact_id)}", {"mode": "retract"})
 
 
+def overview(limit: int | None) -> Call:
+    """``GET /v1/overview``."""
+    return Call("GET", "/v1/overview", _params(limit=limit), retry=True)
+
+
 def audit(limit: int | None) -> Call:
     """``GET /v1/audit``."""
     return Call("GET", "/v1/audit", _params(limit=limit), retry=True)

@@ -32,6 +32,7 @@ from graphmem.models import (
     ForgetResult,
     Health,
     ImportResult,
+    Overview,
     Model,
     SearchHit,
     SearchResponse,
@@ -384,6 +385,11 @@ class AsyncGraphmem:
         return ImportResult.model_validate_json(response.content)
 
     # ---- operations -----------------------------------------------------
+
+    async def overview(self, limit: int | None = None) -> Overview:
+        """Counts of the scope's facts, entities and episodes, and its latest ``limit`` changes (default
+        20), newest first."""
+        return await self._get(_core.overview(limit), Overview)
 
     async def session(self) -> Session:
         """The scope of this client's requests and the scopes its key may use."""

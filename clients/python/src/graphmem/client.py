@@ -32,6 +32,7 @@ from graphmem.models import (
     ForgetResult,
     Health,
     ImportResult,
+    Overview,
     Model,
     SearchHit,
     SearchResponse,
@@ -383,6 +384,11 @@ class Graphmem:
         return ImportResult.model_validate_json(self._send(Call("POST", "/v1/import"), content=lines).content)
 
     # ---- operations -----------------------------------------------------
+
+    def overview(self, limit: int | None = None) -> Overview:
+        """Counts of the scope's facts, entities and episodes, and its latest ``limit`` changes (default
+        20), newest first."""
+        return self._get(_core.overview(limit), Overview)
 
     def session(self) -> Session:
         """The scope of this client's requests and the scopes its key may use."""

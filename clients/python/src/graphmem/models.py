@@ -179,6 +179,34 @@ class EntityGraph(Model):
     truncated: bool
 
 
+class OverviewCounts(Model):
+    """How many facts (forgotten ones left out), entities and episodes a scope holds, counted by
+    the server's search index."""
+
+    facts: int
+    entities: int
+    episodes: int
+
+
+class ChangeItem(Model):
+    """A record written lately: ``kind`` is fact, entity, episode or tombstone; the record comes
+    with it unless it was deleted or forgotten (a tombstone's ``id`` is its fingerprint)."""
+
+    kind: str
+    id: str
+    deleted: bool
+    fact: Fact | None = None
+    entity: Entity | None = None
+    episode: Episode | None = None
+
+
+class Overview(Model):
+    """What a scope holds and its latest changes, newest first."""
+
+    counts: OverviewCounts
+    changes: list[ChangeItem]
+
+
 class Session(Model):
     """What the caller's credentials allow: the scope of the request and the scopes
     it may pick."""
@@ -555,6 +583,7 @@ class ErrorBody(Model):
 SCHEMAS: dict[str, type[Model]] = {
     "AuditList": AuditList,
     "AuditRecord": AuditEntry,
+    "ChangeItem": ChangeItem,
     "Claim": Claim,
     "ContextEpisode": ContextEpisode,
     "ContextFact": ContextFact,
@@ -585,6 +614,8 @@ SCHEMAS: dict[str, type[Model]] = {
     "Health": Health,
     "Period": Period,
     "ImportResult": ImportResult,
+    "Overview": Overview,
+    "OverviewCounts": OverviewCounts,
     "Revision": Revision,
     "SearchHit": SearchHit,
     "SearchRequest": SearchRequest,

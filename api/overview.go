@@ -1,0 +1,104 @@
+package api
+
+import (
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/graphmem/graphmem/memory"
+	"github.com/graphmem/graphmem/search"
+)
+
+// Overview answers GET /v1/overview: what a scope holds and what changed
+// in it lately.
+type Overview struct {
+	Counts  OverviewCounts `json:"counts"`
+	Changes []ChangeItem   `json:"changes" doc:"the scope's latest writes, newest first, among the store's last 2,000 writes of any scope"`
+}
+
+// OverviewCounts counts a scope's records from the search index: they may
+// trail writes of other replicas by a moment; forgotten facts are left out.
+type OverviewCounts struct {
+	Facts    uint64 `json:"facts"`
+	Entities uint64 `json:"entities"`
+	Episodes uint64 `json:"episodes"`
+}
+
+// ChangeItem is one record written lately. A record that still exists and
+// may be shown comes with it; a deleted record, a forgotten fact or
+// episode and a tombstone (the mark a forgotten fact leaves) only say so.
+type ChangeItem struct {
+	Kind    string   `json:"kind" doc:"fact, entity, episode or tombstone"`
+	ID      string   `json:"id" doc:"a tombstone's id is its fingerprint"`
+	Deleted bool     `json:"deleted"`
+	Fact    *Fact    `json:"fact,omitempty"`
+	Entity  *Entity  `json:"entity,omitempty"`
+	Episode *Episode `json:"episode,omitempty"`
+}
+
+// defaultOverviewChanges is the number of changes listed when no limit is
+// asked for.
+const defaultOverviewChanges = 20
+
+var overviewQuery = []Param{{Name: "limit", Type: "integer", Min: 1, Max: memory.MaxRecent,
+	Description: "most changes listed (default 20)"}}
+
+// RegisterOverview adds GET /v1/overview, counted by idx, to the server
+// and to its OpenAPI document.
+func (s *Server) RegisterOverview(idx *search.Index) {
+	s.v1.GET("/overview", s.overview(idx))
+	s.Document(Endpoint{Method: "GET", Path: "/v1/overview", Tag: "operations",
+		Summary: "What the scope holds (counts of facts, entities and episodes) and its latest changes, newest first.",
+		Query: overviewQuery, Response: Overview{}, Errors: []int{http.StatusBadRequest, http.StatusServiceUnavailable}})
+}
+
+func (s *Server) overview(idx *search.Index) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		q, err := parseQuery(c, overviewQuery...)
+		if err != nil {
+			Error(c, err)
+			return
+		}
+		limit := q.int("limit")
+		if limit == 0 {
+			limit = defaultOverviewChanges
+		}
+		ctx, scope := c.Request.Context(), Scope(c)
+		// Read your writes: the counts and the feed's end include this
+		// process's latest writes.
+		if err := idx.CatchUp(ctx, s.svc.Store); err != nil {
+			Error(c, err)
+			return
+		}
+		counts, err := idx.Counts(ctx, scope)
+		if err != nil {
+			Error(c, err)
+			return
+		}
+		last := idx.Seq()
+		cs, err := s.svc.RecentChanges(ctx, scope, last-min(last, memory.RecentWindow), limit)
+		if err != nil {
+			Error(c, err)
+			return
+		}
+		now := s.now()
+		out := Overview{Counts: OverviewCounts{Facts: counts.Facts, Entities: counts.Entities, Episodes: counts.Episodes},
+			Changes: make([]ChangeItem, len(cs))}
+		for i, ch := range cs {
+			item := ChangeItem{Kind: ch.Kind, ID: ch.ID, Deleted: ch.Deleted}
+			switch {
+			case ch.Fact != nil:
+				f := NewFact(*ch.Fact, now, now)
+				item.Fact = &f
+			case ch.Entity != nil:
+				e := NewEntity(*ch.Entity)
+				item.Entity = &e
+			case ch.Episode != nil:
+				e := NewEpisode(*ch.Episode)
+				item.Episode = &e
+			}
+			out.Changes[i] = item
+		}
+		c.JSON(http.StatusOK, out)
+	}
+}
