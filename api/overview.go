@@ -49,7 +49,7 @@ func (s *Server) RegisterOverview(idx *search.Index) {
 	s.v1.GET("/overview", s.overview(idx))
 	s.Document(Endpoint{Method: "GET", Path: "/v1/overview", Tag: "operations",
 		Summary: "What the scope holds (counts of facts, entities and episodes) and its latest changes, newest first.",
-		Query: overviewQuery, Response: Overview{}, Errors: []int{http.StatusBadRequest, http.StatusServiceUnavailable}})
+		Query:   overviewQuery, Response: Overview{}, Errors: []int{http.StatusBadRequest, http.StatusServiceUnavailable}})
 }
 
 func (s *Server) overview(idx *search.Index) gin.HandlerFunc {
