@@ -2,7 +2,9 @@ package bench_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/graphmem/graphmem/bench"
@@ -46,4 +48,35 @@ func BenchmarkIngest(b *testing.B) {
 		b.ReportMetric(raw, "raw-bbolt-puts/s")
 		b.ReportMetric(rate/raw, "ratio")
 	}
+}
+
+// TestRecall runs the recall figures `graphmem bench` reports, on a small
+// workload unless GRAPHMEM_BENCH_FACTS asks for more.
+func TestRecall(t *testing.T) {
+	store, err := bolt.Open(filepath.Join(t.TempDir(), "graph.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	n := 2000
+	if v, err := strconv.Atoi(os.Getenv("GRAPHMEM_BENCH_FACTS")); err == nil && v > 0 {
+		n = v
+	}
+	work := bench.Workload(n, 7)
+	if _, err := bench.Ingest(context.Background(), memory.New(store, nil), "bench", work, 500); err != nil {
+		t.Fatal(err)
+	}
+	got, err := bench.Recall(context.Background(), store, bench.RecallOptions{Scope: "bench", Work: work, Queries: min(500, n/10)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"search_p50_ms", "search_p95_ms", "context_p50_ms", "context_p95_ms", "index_bm25_p50_ms", "index_bm25_p95_ms", "index_bm25_hits_per_query"} {
+		if got[k] <= 0 {
+			t.Errorf("%s = %v", k, got[k])
+		}
+	}
+	if got["index_changes"] < float64(n) {
+		t.Errorf("indexed %v changes for %d facts", got["index_changes"], n)
+	}
+	t.Log(got)
 }

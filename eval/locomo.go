@@ -20,9 +20,7 @@ import (
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph"
-	"github.com/graphmem/graphmem/graph/bolt"
 	"github.com/graphmem/graphmem/recall"
-	"github.com/graphmem/graphmem/search"
 )
 
 // Options configure LoCoMo.
@@ -37,6 +35,27 @@ type Options struct {
 	// Progress, when set, is called after each conversation is loaded and
 	// after each question.
 	Progress func(done, total int)
+	// Part is PartDev, PartTest (the default) or PartAll.
+	Part string
+	// Weights replace recall.DefaultEpisodeWeights (for tuning on the dev
+	// part).
+	Weights *recall.EpisodeWeights
+	// NoAblation measures only the reported configuration.
+	NoAblation bool
+}
+
+// Parts of the LoCoMo conversations: weights are tuned on the dev part
+// only, and figures are reported on the test part.
+const (
+	PartDev  = "dev"
+	PartTest = "test"
+	PartAll  = "all" // every conversation in the folder
+)
+
+// Parts names the conversations of each part.
+var Parts = map[string][]string{
+	PartDev:  {"26", "30", "41"},
+	PartTest: {"42", "43", "44", "47"},
 }
 
 // Categories of LoCoMo questions scored here (5, adversarial, has no
@@ -55,7 +74,14 @@ type Result struct {
 // Report is the outcome of a LoCoMo run.
 type Report struct {
 	Result
-	Questions int `json:"questions"`
+	Part              string   `json:"part"`
+	ConversationNames []string `json:"conversation_names"`
+	// Weights are the episode weights of the reported configuration.
+	Weights recall.EpisodeWeights `json:"weights"`
+	// Ablation is recall@k with groups of signals turned off; its last row
+	// is Result.
+	Ablation  []AblationRow `json:"ablation"`
+	Questions int           `json:"questions"`
 	// PerCategory counts questions per category.
 	PerCategory   map[string]int `json:"questions_by_category"`
 	Baseline      Result         `json:"baseline"`
@@ -65,6 +91,12 @@ type Report struct {
 	// SearchP50Ms and SearchP95Ms are the latencies of recall.Engine.Search.
 	SearchP50Ms float64 `json:"search_p50_ms"`
 	SearchP95Ms float64 `json:"search_p95_ms"`
+}
+
+// AblationRow is recall@k of one configuration.
+type AblationRow struct {
+	Name string `json:"name"`
+	Result
 }
 
 // turn is one line of a conversation.
@@ -178,30 +210,46 @@ func LoCoMo(ctx context.Context, o Options) (Report, error) {
 	if maxK > recall.MaxSearchLimit {
 		return Report{}, entity.Errorf(entity.EINVALID, "k at most %d", recall.MaxSearchLimit)
 	}
+	if o.Part == "" {
+		o.Part = PartTest
+	}
+	part, ok := Parts[o.Part]
+	if !ok && o.Part != PartAll {
+		return Report{}, entity.Errorf(entity.EINVALID, "part must be dev, test or all, not %q", o.Part)
+	}
 	files, err := filepath.Glob(filepath.Join(o.DataDir, "*.json"))
 	if err != nil || len(files) == 0 {
 		return Report{}, entity.Errorf(entity.ENOTFOUND, "no LoCoMo conversations (*.json) in %s", o.DataDir)
 	}
 	sort.Strings(files)
-	work := o.WorkDir
-	if work == "" {
-		if work, err = os.MkdirTemp("", "graphmem-locomo-"); err != nil {
-			return Report{}, err
+	if part != nil {
+		files = slices.DeleteFunc(files, func(f string) bool {
+			return !slices.Contains(part, strings.TrimSuffix(filepath.Base(f), ".json"))
+		})
+		if len(files) != len(part) {
+			return Report{}, entity.Errorf(entity.ENOTFOUND, "the %s part needs conversations %v in %s", o.Part, part, o.DataDir)
 		}
-		defer os.RemoveAll(work)
 	}
-	store, err := bolt.Open(filepath.Join(work, "graph.db"))
+	w, err := openWorkspace(o.WorkDir, "graphmem-locomo-")
 	if err != nil {
 		return Report{}, err
 	}
-	defer store.Close()
-	idx, err := search.Open(filepath.Join(work, "index"))
-	if err != nil {
-		return Report{}, err
+	defer w.close()
+	weights := recall.DefaultEpisodeWeights
+	if o.Weights != nil {
+		weights = *o.Weights
 	}
-	defer idx.Close()
-	eng := &recall.Engine{Store: store, Index: idx}
-	defer eng.Close()
+	// The ablation: the same engine with groups of signals turned off.
+	// The last configuration is the reported one.
+	configs := ablation(weights)
+	if o.NoAblation {
+		configs = configs[len(configs)-1:]
+	}
+	engines := make([]*recall.Engine, len(configs))
+	for i := range configs {
+		engines[i] = &recall.Engine{Store: w.store, Index: w.index, EpisodeWeights: &configs[i].weights}
+		defer engines[i].Close()
+	}
 
 	var convs []conversation
 	total := 0
@@ -217,23 +265,30 @@ func LoCoMo(ctx context.Context, o Options) (Report, error) {
 			}
 		}
 	}
-	rep := Report{Ks: ks, Conversations: len(convs), PerCategory: map[string]int{}}
-	ours, base := newTally(ks), newTally(ks)
+	rep := Report{Ks: ks, Part: o.Part, Conversations: len(convs), PerCategory: map[string]int{}, Weights: weights}
+	for _, c := range convs {
+		rep.ConversationNames = append(rep.ConversationNames, c.name)
+	}
+	tallies := make([]*tally, len(configs))
+	for i := range tallies {
+		tallies[i] = newTally(ks)
+	}
+	base := newTally(ks)
 	var lat []float64
 	done := 0
 	for _, c := range convs {
 		scope := "locomo:" + c.name
-		turnOf, err := loadEpisodes(ctx, store, scope, c.turns)
+		turnOf, err := loadEpisodes(ctx, w.store, scope, c.turns)
 		if err != nil {
 			return Report{}, err
 		}
-		if _, err := idx.Sync(ctx, store); err != nil {
+		if _, err := w.index.Sync(ctx, w.store); err != nil {
 			return Report{}, err
 		}
 		rep.Turns += len(c.turns)
 		docs := make([]string, len(c.turns))
 		for i, t := range c.turns {
-			docs[i] = t.Speaker + ": " + t.Text
+			docs[i] = t.Speaker + ": " + t.content() // the text graphmem indexes
 		}
 		baseline := newBM25(docs)
 		for _, q := range c.questions {
@@ -241,24 +296,17 @@ func LoCoMo(ctx context.Context, o Options) (Report, error) {
 			if Categories[q.Category] == "" || len(ev) == 0 {
 				continue
 			}
-			start := time.Now()
-			res, err := eng.Search(ctx, scope, recall.SearchRequest{Query: q.Question, Limit: maxK})
-			if err != nil {
-				return Report{}, err
-			}
-			lat = append(lat, float64(time.Since(start).Microseconds())/1000)
-			var got []string
-			for _, h := range res.Hits {
-				switch {
-				case h.Episode != nil:
-					got = append(got, turnOf[h.Episode.ID])
-				case h.Fact != nil:
-					for _, id := range h.Fact.EpisodeIDs {
-						got = append(got, turnOf[id])
-					}
+			for i, eng := range engines {
+				start := time.Now()
+				res, err := eng.Search(ctx, scope, recall.SearchRequest{Query: q.Question, Limit: maxK})
+				if err != nil {
+					return Report{}, err
 				}
+				if i == len(engines)-1 {
+					lat = append(lat, float64(time.Since(start).Microseconds())/1000)
+				}
+				tallies[i].add(q.Category, ev, retrievedTurns(res, turnOf))
 			}
-			ours.add(q.Category, ev, dedupe(got))
 			var bl []string
 			for _, i := range baseline.rank(q.Question)[:min(maxK, len(c.turns))] {
 				bl = append(bl, c.turns[i].DiaID)
@@ -272,9 +320,53 @@ func LoCoMo(ctx context.Context, o Options) (Report, error) {
 		}
 	}
 	rep.Questions = done
-	rep.Result, rep.Baseline = ours.result(), base.result()
+	rep.Result, rep.Baseline = tallies[len(tallies)-1].result(), base.result()
+	for i, cfg := range configs {
+		rep.Ablation = append(rep.Ablation, AblationRow{Name: cfg.name, Result: tallies[i].result()})
+	}
 	rep.SearchP50Ms, rep.SearchP95Ms = percentile(lat, 50), percentile(lat, 95)
 	return rep, nil
+}
+
+// retrievedTurns are the distinct turns of a search's hits, in rank order:
+// an episode's own, a fact's source turns.
+func retrievedTurns(res recall.SearchResult, turnOf map[string]string) []string {
+	var got []string
+	for _, h := range res.Hits {
+		switch {
+		case h.Episode != nil:
+			got = append(got, turnOf[h.Episode.ID])
+		case h.Fact != nil:
+			for _, id := range h.Fact.EpisodeIDs {
+				got = append(got, turnOf[id])
+			}
+		}
+	}
+	return dedupe(got)
+}
+
+// config is one row of the ablation.
+type config struct {
+	name    string
+	weights recall.EpisodeWeights
+}
+
+// ablation turns groups of episode signals off: BM25 alone (graphmem's own
+// index and analyzer), with the conversation structure (neighbouring turns
+// and sessions), with the mention graph, and with everything (those two,
+// plus the speaker, dates and time words the question names).
+func ablation(all recall.EpisodeWeights) []config {
+	bm25 := recall.EpisodeWeights{}
+	structure := bm25
+	structure.Prev, structure.Next, structure.Session = all.Prev, all.Next, all.Session
+	mentions := bm25
+	mentions.Mention = all.Mention
+	return []config{
+		{"BM25 alone", bm25},
+		{"+ conversation structure", structure},
+		{"+ mention graph", mentions},
+		{"+ everything", all},
+	}
 }
 
 // loadEpisodes writes one episode per turn, in order, and returns the turn
@@ -390,7 +482,8 @@ func (r Report) JSON() ([]byte, error) { return json.Marshal(r) }
 // WriteTable prints recall@k of graphmem next to the BM25 baseline,
 // overall and per category.
 func (r Report) WriteTable(w io.Writer) error {
-	fmt.Fprintf(w, "LoCoMo evidence recall@k: %d conversations, %d turns, %d questions (× = ratio to BM25 over turns)\n", r.Conversations, r.Turns, r.Questions)
+	fmt.Fprintf(w, "LoCoMo evidence recall@k, %s part (conversations %s): %d turns, %d questions (× = ratio to BM25 over turns)\n",
+		r.Part, strings.Join(r.ConversationNames, ", "), r.Turns, r.Questions)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	head := "category\tquestions\t"
 	for _, k := range r.Ks {
@@ -423,6 +516,32 @@ func (r Report) WriteTable(w io.Writer) error {
 	}
 	if err := tw.Flush(); err != nil {
 		return err
+	}
+	if len(r.Ablation) > 0 {
+		fmt.Fprintf(w, "\nablation (graphmem's search with groups of episode signals on; R@k overall and multi-hop):\n")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		head := "configuration\t"
+		for _, k := range r.Ks {
+			head += fmt.Sprintf("R@%d\t", k)
+		}
+		for _, k := range r.Ks {
+			head += fmt.Sprintf("multi-hop R@%d\t", k)
+		}
+		fmt.Fprintln(tw, head)
+		rows := append([]AblationRow{{Name: "plain BM25 over turns (baseline)", Result: r.Baseline}}, r.Ablation...)
+		for _, a := range rows {
+			line := a.Name + "\t"
+			for _, k := range r.Ks {
+				line += fmt.Sprintf("%.3f\t", a.Overall[fmt.Sprintf("r@%d", k)])
+			}
+			for _, k := range r.Ks {
+				line += fmt.Sprintf("%.3f\t", a.ByCategory["1"][fmt.Sprintf("r@%d", k)])
+			}
+			fmt.Fprintln(tw, line)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
 	}
 	_, err := fmt.Fprintf(w, "search latency p50 %.2f ms, p95 %.2f ms\n", r.SearchP50Ms, r.SearchP95Ms)
 	return err

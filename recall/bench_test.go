@@ -43,24 +43,11 @@ func loadBench(b *testing.B) *env {
 	return e
 }
 
-// BenchmarkRawBleve is the baseline: a plain Bleve BM25 query over the
-// same index's fact text (search.RawSearch), top 10.
-func BenchmarkRawBleve(b *testing.B) {
-	e := loadBench(b)
-	qs := recall.BenchQueries(benchWork, 256, 1)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := e.index.RawSearch(ctx, "bench", qs[i%len(qs)], 10); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-// BenchmarkIndexSearch is the index alone: the BM25 query with its scope
-// and status filters, before recall reads the store.
+// BenchmarkIndexSearch is the baseline, the index alone: the BM25 query
+// with its scope and status filters, before recall reads the store.
 func BenchmarkIndexSearch(b *testing.B) {
 	e := loadBench(b)
-	qs := recall.BenchQueries(benchWork, 256, 1)
+	qs := bench.Queries(benchWork, 256, 1)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := e.index.Search(ctx, search.Query{Scope: "bench", Text: qs[i%len(qs)], Limit: 100}); err != nil {
@@ -71,7 +58,7 @@ func BenchmarkIndexSearch(b *testing.B) {
 
 func BenchmarkSearch(b *testing.B) {
 	e := loadBench(b)
-	qs := recall.BenchQueries(benchWork, 256, 1)
+	qs := bench.Queries(benchWork, 256, 1)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := e.engine.Search(ctx, "bench", recall.SearchRequest{Query: qs[i%len(qs)]}); err != nil {
@@ -82,38 +69,11 @@ func BenchmarkSearch(b *testing.B) {
 
 func BenchmarkContext(b *testing.B) {
 	e := loadBench(b)
-	qs := recall.BenchQueries(benchWork, 256, 1)
+	qs := bench.Queries(benchWork, 256, 1)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, err := e.engine.Context(ctx, "bench", recall.ContextRequest{Query: qs[i%len(qs)]}); err != nil {
 			b.Fatal(err)
 		}
 	}
-}
-
-// TestBench runs the figures `graphmem bench` reports, on a small workload
-// unless GRAPHMEM_BENCH_FACTS asks for more.
-func TestBench(t *testing.T) {
-	e := newEnv(t)
-	n := 2000
-	if os.Getenv("GRAPHMEM_BENCH_FACTS") != "" {
-		n = benchFacts()
-	}
-	work := bench.Workload(n, 7)
-	if _, err := bench.Ingest(ctx, e.svc, "bench", work, 500); err != nil {
-		t.Fatal(err)
-	}
-	got, err := recall.Bench(ctx, e.store, recall.BenchOptions{Scope: "bench", Work: work, Queries: min(500, n/10)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, k := range []string{"search_p50_ms", "search_p95_ms", "context_p50_ms", "context_p95_ms", "raw_bleve_p50_ms", "raw_bleve_p95_ms", "raw_bleve_hits_per_query"} {
-		if got[k] <= 0 {
-			t.Errorf("%s = %v", k, got[k])
-		}
-	}
-	if got["index_changes"] < float64(n) {
-		t.Errorf("indexed %v changes for %d facts", got["index_changes"], n)
-	}
-	t.Log(got)
 }

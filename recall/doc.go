@@ -41,11 +41,15 @@
 //     "hosted", "region" → deployed_in). Operators add words through the
 //     ontology file's synonyms.
 //
-//  4. Walk: breadth-first from the linked entities and the endpoints of the
-//     best fact hits, over facts visible at as_of: one hop for Search, two
-//     for Context; at most 8 entities per hop, 15 facts per entity (the most
-//     important and recent of the first 40); beyond the first hop, hubs
-//     (entities with more facts than the cap) are not expanded.
+//  4. Walk (graph.Walk, the same on every store): breadth-first from the
+//     linked entities and the endpoints of the best fact hits, one store
+//     read per hop (Tx.FactsAround) that returns each entity's facts valid
+//     at as_of and recallable, newest first, filtered in the store; of the
+//     first 40 the walk takes the 15 most important and recent (its
+//     selection policy). One hop for Search, two for Context; at most 8
+//     entities per hop; beyond the first hop, hubs (entities with more
+//     facts than the cap) are not expanded. A request reads one snapshot:
+//     Search and Context each run in one read transaction.
 //
 //  5. Fused ranking: a documented weighted score, one scale for every type
 //     (see Ranking); each hit carries the inputs as signals.
@@ -94,14 +98,19 @@
 //	          (age from valid_from to as_of); ×0.85 for a version not valid
 //	          at as_of (history mode); ×1.5 for a decision on a why question
 //	entity  = bm25 + 0.8·S (exact or alias link; 0.6·S fuzzy)
-//	episode = (turn + 0.2·previous turn + 0.1·next turn)
-//	          · 1.15 if the query names the speaker
-//	          · 2 if it happened in a period the query names (or ≤ 7 days after)
-//	          + 0.5·session
-//	turn    = its BM25 score, ·1.3 on a "when" question if it places
-//	          something in time ("yesterday", "last May", "去年")
+//	episode = (turn + Prev·previous turn + Next·next turn + Mention·mentions)
+//	          · (1 + Speaker) if the query names the speaker
+//	          · (1 + Date) if it happened in a period the query names (or ≤ 7
+//	          days after)
+//	          + Session·session
+//	turn    = its BM25 score, · (1 + TimeWords) on a "when" question if it
+//	          places something in time ("yesterday", "last May", "去年")
 //	session = the mean of the best three turns of its session (metadata
 //	          session_id, else the day of its reference time)
+//	mentions = for each name or thing (entity.Mentions) that one of the
+//	          three best turns, or an entity the query names, mentions: the
+//	          score of the best such turn divided by the number of turns
+//	          mentioning it (none if more than 25 do)
 //
 // Two orderings are enforced after the scores (settle), so that no signal
 // — one more ranked list fused in included — can break them: a version not
@@ -111,9 +120,12 @@
 // (unless only entities are asked for).
 //
 // The turns of the five best sessions are all scored, so a reply that shares
-// no word with the query is reached through the question before it. These
-// weights are round numbers chosen on general grounds and checked on LoCoMo
-// (package eval); they are not fitted to its questions.
+// no word with the query is reached through the question before it; the
+// mention graph (episode → entity → episode) reaches turns of other
+// sessions that speak of the same rare names and things. The weights are
+// EpisodeWeights (DefaultEpisodeWeights: chosen on the dev part of LoCoMo
+// and reported on its test part, package eval); a zero weight turns its
+// signal off, which is how graphmem eval locomo prints its ablation.
 //
 // Tokens are estimated without a tokenizer (EstimateTokens): one per CJK
 // character plus one per four other characters.

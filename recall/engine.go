@@ -23,6 +23,9 @@ type Engine struct {
 	Index    *search.Index
 	Ontology *ontology.Ontology // ontology.Default() when nil
 	Now      func() time.Time   // time.Now when nil
+	// EpisodeWeights weigh episode ranking; DefaultEpisodeWeights when
+	// nil.
+	EpisodeWeights *EpisodeWeights
 	// Logger receives failures of the background hit-count writer;
 	// slog.Default() when nil.
 	Logger *slog.Logger

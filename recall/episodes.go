@@ -7,31 +7,68 @@ import (
 	"strings"
 	"time"
 
+	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph"
 	"github.com/graphmem/graphmem/search"
 )
 
-// Weights of episode ranking; see the package documentation.
+// EpisodeWeights weigh the signals of episode ranking beyond a turn's own
+// BM25 score (see the package documentation); a zero weight turns its
+// signal off. An Engine uses DefaultEpisodeWeights unless told otherwise.
+type EpisodeWeights struct {
+	// TimeWords: a "when" question and a turn that places something in
+	// time ("yesterday", "last May") — the turn's score × (1 + TimeWords).
+	TimeWords float64 `json:"time_words"`
+	// Prev and Next: shares of the previous and the next turn's score a
+	// turn receives.
+	Prev float64 `json:"prev"`
+	Next float64 `json:"next"`
+	// Session: share of its session's score a turn receives.
+	Session float64 `json:"session"`
+	// Speaker: the query names the speaker — × (1 + Speaker).
+	Speaker float64 `json:"speaker"`
+	// Date: the turn happened in a period the query names — × (1 + Date).
+	Date float64 `json:"date"`
+	// Mention: share of the score of the best turns a turn receives for
+	// each rare name or thing it mentions with them (the mention graph,
+	// episode → entity → episode).
+	Mention float64 `json:"mention"`
+}
+
+// DefaultEpisodeWeights were chosen on the dev part of LoCoMo (graphmem
+// eval locomo --part dev) and are reported on its test part.
+var DefaultEpisodeWeights = EpisodeWeights{
+	TimeWords: 0.3, Prev: 0.2, Next: 0.1, Session: 0.5, Speaker: 0.15, Date: 1.0, Mention: 0.25,
+}
+
+// Limits of episode ranking.
 const (
-	timeWordsBoost   = 0.3  // a "when" question and a turn that places something in time
-	prevWeight       = 0.2  // share of the previous turn's score a turn receives
-	nextWeight       = 0.1  // share of the next turn's score
-	speakerBoost     = 0.15 // the query names the speaker
-	dateBoost        = 1.0  // the turn happened in a period the query names
 	dateSlack        = 7 * 24 * time.Hour
-	sessionWeight    = 0.5 // share of its session's score a turn receives
 	sessionTop       = 3   // a session's score: the mean of its best turns
 	sessionsExpanded = 5   // sessions whose every turn is scored
 	sessionMembers   = 300 // turns read per expanded session
+	mentionSources   = 3   // best turns whose mentions the walk follows
+	mentionKeys      = 12  // mentions followed, the best sources' first
+	mentionHub       = 25  // a mention in more turns than this says little
 )
+
+func (e *Engine) episodeWeights() EpisodeWeights {
+	if e.EpisodeWeights != nil {
+		return *e.EpisodeWeights
+	}
+	return DefaultEpisodeWeights
+}
 
 // rankEpisodes scores episode candidates. A turn of a conversation often
 // answers a question asked in the turn before, or is only understood with
 // its session around it, so besides its own BM25 score a turn receives a
-// share of its neighbours' and of its session's scores; turns by a speaker
-// the query names, and turns from a period the query names, weigh more.
-func (e *Engine) rankEpisodes(ctx context.Context, c *candidates, hits []search.Hit) error {
+// share of its neighbours' and of its session's scores, and of the best
+// turns' scores when it mentions the same rare names or things (the
+// mention graph); turns by a speaker the query names, and turns from a
+// period the query names, weigh more.
+func (e *Engine) rankEpisodes(ctx context.Context, tx graph.Tx, c *candidates, hits []search.Hit) error {
 	p := &c.p
+	w := e.episodeWeights()
 	base := map[string]float64{}
 	byID := map[string]search.Hit{}
 	if !p.history {
@@ -41,7 +78,7 @@ func (e *Engine) rankEpisodes(ctx context.Context, c *candidates, hits []search.
 	for _, h := range hits {
 		s := h.Score
 		if p.a.intent.When && slices.Contains(h.Tags, search.TagTime) {
-			s *= 1 + timeWordsBoost
+			s *= 1 + w.TimeWords
 		}
 		base[h.ID] = s
 		byID[h.ID] = h
@@ -80,6 +117,9 @@ func (e *Engine) rankEpisodes(ctx context.Context, c *candidates, hits []search.
 	})
 	if len(names) > sessionsExpanded {
 		names = names[:sessionsExpanded]
+	}
+	if w.Prev == 0 && w.Next == 0 && w.Session == 0 {
+		names = nil // conversation structure is off
 	}
 
 	// Read every turn of the best sessions, in order, so that a turn with
@@ -122,10 +162,10 @@ func (e *Engine) rankEpisodes(ctx context.Context, c *candidates, hits []search.
 		for i, m := range ms {
 			var nb float64
 			if i > 0 {
-				nb += prevWeight * base[ms[i-1].ID]
+				nb += w.Prev * base[ms[i-1].ID]
 			}
 			if i+1 < len(ms) {
-				nb += nextWeight * base[ms[i+1].ID]
+				nb += w.Next * base[ms[i+1].ID]
 			}
 			if nb > 0 {
 				adj[m.ID] = base[m.ID] + nb
@@ -133,16 +173,26 @@ func (e *Engine) rankEpisodes(ctx context.Context, c *candidates, hits []search.
 			}
 		}
 	}
+	if w.Mention > 0 {
+		ms, err := e.mentioned(ctx, tx, c, base, byID)
+		if err != nil {
+			return err
+		}
+		for id, v := range ms {
+			adj[id] += w.Mention * v
+			signal(id, "mentions", w.Mention*v)
+		}
+	}
 	speakers := c.speakerKeys()
 	for id, v := range adj {
 		h := byID[id]
 		if h.Speaker != "" && speakerNamed(h.Speaker, speakers) {
-			v *= 1 + speakerBoost
+			v *= 1 + w.Speaker
 			signal(id, "speaker", 1)
 		}
 		for _, per := range p.a.periods {
 			if per.contains(h.Time, dateSlack) {
-				v *= 1 + dateBoost
+				v *= 1 + w.Date
 				signal(id, "date", 1)
 				break
 			}
@@ -159,8 +209,8 @@ func (e *Engine) rankEpisodes(ctx context.Context, c *candidates, hits []search.
 			continue
 		}
 		for _, id := range ids {
-			final[id] += sessionWeight * s
-			signal(id, "session", sessionWeight*s)
+			final[id] += w.Session * s
+			signal(id, "session", w.Session*s)
 		}
 	}
 	for id, v := range final {
@@ -177,6 +227,80 @@ func (e *Engine) rankEpisodes(ctx context.Context, c *candidates, hits []search.
 		c.episodes[id] = it
 	}
 	return nil
+}
+
+// mentioned follows the mention graph from the best turns: the names and
+// things they mention (entity.Mentions), and the names of the entities the
+// query names, lead to the other turns that mention them. For each such
+// mention a turn receives the score of the best turn mentioning it divided
+// by the number of turns that do; a mention in more than mentionHub turns
+// (a speaker's name, "work") leads nowhere.
+func (e *Engine) mentioned(ctx context.Context, tx graph.Tx, c *candidates, base map[string]float64,
+	byID map[string]search.Hit) (map[string]float64, error) {
+	p := &c.p
+	top := make([]string, 0, len(base))
+	for id := range base {
+		top = append(top, id)
+	}
+	sort.Slice(top, func(i, j int) bool {
+		if base[top[i]] != base[top[j]] {
+			return base[top[i]] > base[top[j]]
+		}
+		return top[i] < top[j]
+	})
+	if len(top) == 0 {
+		return nil, nil
+	}
+	top = top[:min(len(top), mentionSources)]
+	eps, err := graph.EpisodesByID(tx, top)
+	if err != nil {
+		return nil, err
+	}
+	weight := map[string]float64{}
+	var keys []string
+	add := func(k string, v float64) {
+		if _, ok := weight[k]; !ok {
+			keys = append(keys, k)
+		}
+		weight[k] = max(weight[k], v)
+	}
+	for id := range c.linked {
+		if it := c.entities[id]; it != nil && it.entity != nil {
+			for _, k := range it.entity.Keys() {
+				add(k, base[top[0]])
+			}
+		}
+	}
+	for _, id := range top {
+		if ep, ok := eps[id]; ok {
+			for _, k := range entity.Mentions(ep.Content) {
+				add(k, base[id])
+			}
+		}
+	}
+	out := map[string]float64{}
+	for _, k := range keys[:min(len(keys), mentionKeys)] {
+		hs, err := e.Index.Search(ctx, search.Query{
+			Scope: p.scope, Mentions: []string{k}, Types: []string{search.TypeEpisode}, SortByTime: true,
+			Limit: mentionHub + 1, AsOf: p.asOf, KnownAt: p.knownAt, Now: p.now, IncludeHistory: p.history,
+		})
+		if err != nil {
+			return nil, err
+		}
+		if !p.history {
+			hs = slices.DeleteFunc(hs, func(h search.Hit) bool { return h.Time.After(p.asOf) })
+		}
+		if len(hs) == 0 || len(hs) > mentionHub {
+			continue
+		}
+		for _, h := range hs {
+			out[h.ID] += weight[k] / float64(len(hs))
+			if _, ok := byID[h.ID]; !ok {
+				byID[h.ID] = h
+			}
+		}
+	}
+	return out, nil
 }
 
 // speakerKeys are the normalised names by which the query refers to

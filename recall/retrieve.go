@@ -194,7 +194,7 @@ func (e *Engine) retrieve(ctx context.Context, tx graph.Tx, p params) (*candidat
 		return nil, err
 	}
 	if p.wants(search.TypeEpisode) && len(episodeHits) > 0 {
-		if err := e.rankEpisodes(ctx, c, episodeHits); err != nil {
+		if err := e.rankEpisodes(ctx, tx, c, episodeHits); err != nil {
 			return nil, err
 		}
 	}

@@ -47,6 +47,7 @@ const (
 	fExpiresAt  = "expires_at"
 	fFlags      = "flags"
 	fTags       = "tags"
+	fMentions   = "mentions"
 	// fHash is a stored digest of the document: Sync skips rewriting a
 	// document whose record changed in nothing the index holds (a hit
 	// count), which spares the index churn on every recall.
@@ -101,7 +102,7 @@ var seqKey = []byte("graphmem.seq")
 // them changes.
 var versionKey = []byte("graphmem.version")
 
-const layoutVersion = "6"
+const layoutVersion = "7"
 
 // Index is the search index. It is safe for concurrent use; Sync calls are
 // serialised.
@@ -207,9 +208,30 @@ func (x *Index) DocCount() (uint64, error) {
 	return n, nil
 }
 
-// Bleve exposes the underlying index, for benchmarks that compare against
-// a raw query over the same data.
-func (x *Index) Bleve() bleve.Index { return x.bi }
+// Terms calls fn with every term of every field the index holds, in every
+// scope, and returns how many there were: a purge can be shown to have left
+// no trace of a word.
+func (x *Index) Terms(fn func(field, term string)) (int, error) {
+	fields, err := x.bi.Fields()
+	if err != nil {
+		return 0, entity.Wrap(entity.EINTERNAL, "search.Terms", err)
+	}
+	n := 0
+	for _, f := range fields {
+		d, err := x.bi.FieldDict(f)
+		if err != nil {
+			return n, entity.Wrap(entity.EINTERNAL, "search.Terms", err)
+		}
+		for e, err := d.Next(); e != nil && err == nil; e, err = d.Next() {
+			n++
+			fn(f, e.Term)
+		}
+		if err := d.Close(); err != nil {
+			return n, entity.Wrap(entity.EINTERNAL, "search.Terms", err)
+		}
+	}
+	return n, nil
+}
 
 func newMapping() (mapping.IndexMapping, error) {
 	m := bleve.NewIndexMapping()
@@ -246,7 +268,7 @@ func newMapping() (mapping.IndexMapping, error) {
 	for _, f := range []string{fSession, fSpeaker, fTags} {
 		d.AddFieldMappingsAt(f, keyword(true))
 	}
-	for _, f := range []string{fType, fID, fSubject, fObject, fPredicate, fScope} {
+	for _, f := range []string{fType, fID, fSubject, fObject, fPredicate, fScope, fMentions} {
 		d.AddFieldMappingsAt(f, keyword(false))
 	}
 	d.AddFieldMappingsAt(fFlags, keyword(false))
@@ -366,6 +388,9 @@ func episodeDoc(e *entity.Episode) map[string]any {
 	}
 	if MentionsTime(e.Content) {
 		d[fTags] = TagTime
+	}
+	if ms := entity.Mentions(e.Content); len(ms) > 0 {
+		d[fMentions] = ms
 	}
 	return d
 }

@@ -51,6 +51,9 @@ type Query struct {
 	Types []string
 	// Session restricts to the episodes of one session (see SessionOf).
 	Session string
+	// Mentions restricts to the episodes that mention one of these keys
+	// (entity.Mentions).
+	Mentions []string
 	// Predicates restricts facts to these predicates.
 	Predicates []string
 	// From and To, when set, restrict to documents whose time (an
@@ -241,6 +244,9 @@ func buildQuery(q Query, terms, kept []string, flagged time.Time) query.Query {
 	if len(q.Predicates) > 0 {
 		filters = append(filters, anyTerm(fPredicate, q.Predicates))
 	}
+	if len(q.Mentions) > 0 {
+		filters = append(filters, anyTerm(fMentions, q.Mentions))
+	}
 	if !q.From.IsZero() || !q.To.IsZero() {
 		var lo, hi *float64
 		if !q.From.IsZero() {
@@ -401,24 +407,4 @@ func (x *Index) queryTerms(ctx context.Context, q Query) (terms, kept []string, 
 		}
 	}
 	return rare, kept, nil
-}
-
-// RawSearch is the baseline the benchmarks compare recall with: a plain
-// Bleve BM25 query for text over the scope's current fact text, top n, no
-// status filter, no ranking beyond Bleve's. It returns the number of hits.
-func (x *Index) RawSearch(ctx context.Context, scope entity.Scope, text string, n int) (int, error) {
-	var qs []query.Query
-	for _, t := range Analyze(text) {
-		tq := bleve.NewTermQuery(scopedTerm(scope, kindFact, t))
-		tq.SetField(fText)
-		qs = append(qs, tq)
-	}
-	if len(qs) == 0 {
-		return 0, nil
-	}
-	res, err := x.bi.SearchInContext(ctx, bleve.NewSearchRequestOptions(bleve.NewDisjunctionQuery(qs...), n, 0, false))
-	if err != nil {
-		return 0, entity.Wrap(entity.EINTERNAL, "search.RawSearch", err)
-	}
-	return len(res.Hits), nil
 }

@@ -18,14 +18,13 @@ import (
 	"github.com/graphmem/graphmem/bench"
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/ontology"
-	"github.com/graphmem/graphmem/recall"
 )
 
 // storeRun is what `graphmem bench` measured on one store.
 type storeRun struct {
 	Store             string             `json:"store"`
 	IngestFactsPerSec float64            `json:"ingest_facts_per_sec"`
-	Recall            map[string]float64 `json:"-"` // search_*_ms, context_*_ms, raw_bleve_*_ms…
+	Recall            map[string]float64 `json:"-"` // search_*_ms, context_*_ms, index_bm25_*_ms…
 }
 
 // benchReport is what `graphmem bench` prints; JSON field names are stable
@@ -105,8 +104,8 @@ func runBench(ctx context.Context, args []string) error {
 }
 
 // benchStore ingests the workload into a fresh scope of one store, then
-// times search and context over it (recall.Bench, with a raw Bleve query as
-// the in-run baseline).
+// times search and context over it (bench.Recall, with the index's own BM25
+// query as the in-run baseline).
 func benchStore(ctx context.Context, cfg Config, work []memory.FactInput, batch, queries int, indexDir string) (storeRun, error) {
 	run := storeRun{Store: cfg.Store}
 	store, err := openStore(ctx, cfg)
@@ -123,7 +122,7 @@ func benchStore(ctx context.Context, cfg Config, work []memory.FactInput, batch,
 	if run.IngestFactsPerSec, err = bench.Ingest(ctx, memory.New(store, onto), scope, work, batch); err != nil {
 		return run, err
 	}
-	run.Recall, err = recall.Bench(ctx, store, recall.BenchOptions{Scope: scope, Work: work, IndexDir: indexDir, Queries: queries})
+	run.Recall, err = bench.Recall(ctx, store, bench.RecallOptions{Scope: scope, Work: work, IndexDir: indexDir, Queries: queries})
 	return run, err
 }
 

@@ -21,11 +21,12 @@ func runEval(ctx context.Context, args []string) error {
 		return runEvalCatalog(ctx, args[1:])
 	}
 	if len(args) == 0 || args[0] != "locomo" {
-		return fmt.Errorf("usage: graphmem eval locomo [--data DIR] [--k 5,10,20] [--json]\n       graphmem eval catalog [--seed N] [--questions N] [--misses] [--json]")
+		return fmt.Errorf("usage: graphmem eval locomo [--data DIR] [--part test|dev|all] [--k 5,10,20] [--json]\n       graphmem eval catalog [--seed N] [--questions N] [--misses] [--json]")
 	}
 	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
 	data := fs.String("data", "../shared/data/locomo", "folder of LoCoMo conversations (*.json)")
 	ks := fs.String("k", "5,10,20", "cut-offs of recall@k")
+	part := fs.String("part", eval.PartTest, "conversations: test (42, 43, 44, 47: reported), dev (26, 30, 41: tuned on) or all")
 	asJSON := fs.Bool("json", false, "print only the JSON object")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	if err := fs.Parse(args[1:]); err != nil {
@@ -39,7 +40,7 @@ func runEval(ctx context.Context, args []string) error {
 		}
 		cut = append(cut, k)
 	}
-	o := eval.Options{DataDir: *data, Ks: cut}
+	o := eval.Options{DataDir: *data, Ks: cut, Part: *part}
 	var done func()
 	if !*quiet && !*asJSON {
 		o.Progress, done = progress("evaluating")
