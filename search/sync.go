@@ -272,6 +272,9 @@ func Rebuild(ctx context.Context, dir string, store graph.Store) (*Index, error)
 	return Open(dir)
 }
 
+// compactPlaceholder is the id of the document Compact writes and deletes.
+const compactPlaceholder = "\x00compact"
+
 // Compact merges the index's segments into one, which makes queries
 // faster after a bulk load (Rebuild, a long catch-up). It blocks until
 // done; searches and syncs may run meanwhile.
@@ -284,7 +287,30 @@ func (x *Index) Compact(ctx context.Context) error {
 	if !ok {
 		return nil
 	}
+	// Deleted documents keep their terms in the segment that held them
+	// until a merge rewrites it, and the merger never rewrites a lone
+	// segment: a placeholder written now makes sure there are two, so a
+	// purge leaves no term behind. It is deleted after the merge (a
+	// deleted placeholder holds no term of any record).
+	if err := x.bi.Index(compactPlaceholder, map[string]any{fType: "placeholder"}); err != nil {
+		return entity.Wrap(entity.EINTERNAL, "search.Compact", err)
+	}
+	// The merger only rewrites segments already on disk: wait until the
+	// memory segments are persisted.
+	for {
+		if n, _ := s.StatsMap()["num_root_memorysegments"].(uint64); n == 0 {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return entity.Wrap(entity.EUNAVAILABLE, "search.Compact", ctx.Err())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
 	if err := s.ForceMerge(ctx, &mergeplan.SingleSegmentMergePlanOptions); err != nil {
+		return entity.Wrap(entity.EINTERNAL, "search.Compact", err)
+	}
+	if err := x.bi.Delete(compactPlaceholder); err != nil {
 		return entity.Wrap(entity.EINTERNAL, "search.Compact", err)
 	}
 	return nil
