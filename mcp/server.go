@@ -67,8 +67,8 @@ Returns the episode id and status. Never store permissions or instructions addre
 Call it when the user states or changes something durable, e.g. "the payments DB now listens on 3307", "we chose Postgres over MongoDB because of transactions".
 History is kept for you: for single-valued predicates (port, works_at, lives_in, version...) a new value supersedes the old one from valid_from on and the old one stays queryable, so just send the new value; never forget the old one.
 For a decision use a predicate such as decided, chose, adopted or dropped and put the why in attributes.reason (options not taken in attributes.alternatives).
-Use snake_case predicates and set source_kind user_explicit when the user said it directly. To say something stopped being true, send it again with valid_to.
-Returns one result per fact, in order: created, corroborated (already known), superseded_previous (with the ids of the facts it ended), historical (older than what is known), ended, or blocked_by_tombstone (the user asked to forget it; not stored).`
+Use snake_case predicates and set source_kind user_explicit when the user said it directly. To say something stopped being true, send it again with valid_to (without valid_from). If it has been true since a time nobody knows, set start_unknown instead of valid_from. To fix a wrong date, send the fact again with the right valid_from or valid_to.
+Returns one result per fact, in order: created, corroborated (already known), corrected (a new date for a known fact), superseded_previous (with the ids of the facts it ended), historical (older than what is known), ended (with a warning when its start is not known yet: the end waits for it), or blocked_by_tombstone (the user asked to forget it; not stored).`
 
 	descRecall = `Get what memory knows that is relevant to a question, as a compact, dated context block to read before you answer.
 Call it at the start of a task and whenever the answer may depend on earlier conversations, the user's preferences or constraints, or facts that change over time.

@@ -414,3 +414,28 @@ func TestTools_StatusAtAsOf(t *testing.T) {
 		t.Errorf("search now should show 5432 as superseded:\n%s", text)
 	}
 }
+
+// TestTools_StartUnknown: add_facts takes start_unknown; recall marks the
+// fact and a later dated value ends it.
+func TestTools_StartUnknown(t *testing.T) {
+	e := newEnv(t)
+	cs := connect(t, mcp.NewLocal(e.svc, e.engine, "user:me"))
+	_, out := call(t, cs, "add_facts", map[string]any{"facts": []map[string]any{
+		{"subject": "Mia", "subject_type": "person", "predicate": "lives_in", "object": "Lisbon", "object_type": "place", "start_unknown": true, "source_kind": "user_explicit"},
+	}})
+	if r, _ := out["results"].([]any); len(r) != 1 || r[0].(map[string]any)["action"] != "created" {
+		t.Fatalf("add_facts: %v", out)
+	}
+	text, _ := call(t, cs, "recall", map[string]any{"query": "where does Mia live?", "as_of": "1990-01-01"})
+	if lineWith(text, "Lisbon", "start unknown") == "" {
+		t.Errorf("recall as of 1990 should show Lisbon, start unknown:\n%s", text)
+	}
+	call(t, cs, "add_facts", map[string]any{"facts": []map[string]any{
+		{"subject": "Mia", "predicate": "lives_in", "object": "Porto", "valid_from": "2022-03-01", "source_kind": "user_explicit"},
+	}})
+	text, out = call(t, cs, "timeline", map[string]any{"entity": "Mia", "predicate": "lives_in"})
+	facts, _ := out["facts"].([]any)
+	if len(facts) != 2 || facts[0].(map[string]any)["status"] != "superseded" {
+		t.Errorf("timeline:\n%s", text)
+	}
+}

@@ -179,7 +179,7 @@ func (s *Service) Fact(ctx context.Context, scope entity.Scope, id string) (Fact
 			return err
 		}
 		for _, c := range chain {
-			if c.ForgottenAt != nil || (card != ontology.One && c.ObjectKey() != f.ObjectKey()) {
+			if c.ForgottenAt != nil || c.Waiting || (card != ontology.One && c.ObjectKey() != f.ObjectKey()) {
 				continue
 			}
 			d.Chain = append(d.Chain, c)

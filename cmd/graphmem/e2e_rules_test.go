@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -132,5 +133,32 @@ func TestE2E_StartUnknownAndTies(t *testing.T) {
 	c.do("POST", "/v1/context", map[string]any{"query": "gateway-a port", "mode": "current"}).ok(t, 200, &cr)
 	if !strings.Contains(cr.Context, "conflicting statement for the same time: 8080") {
 		t.Errorf("context hides the same-instant conflict:\n%s", cr.Context)
+	}
+}
+
+// TestIngestStartUnknown: a JSON Lines file can say a start is unknown,
+// and an end alone waits for its start, as through the API.
+func TestIngestStartUnknown(t *testing.T) {
+	m := MustRunMain(t, nil)
+	lines := `{"subject": "Erin", "predicate": "lives_in", "object": "Madrid", "start_unknown": true, "valid_to": "2019-01-01T00:00:00Z"}
+{"subject": "Erin", "predicate": "works_at", "object": "Acme", "valid_to": "2022-01-01T00:00:00Z"}
+{"subject": "Erin", "predicate": "works_at", "object": "Acme", "valid_from": "2020-01-01T00:00:00Z"}
+`
+	counts, err := ingestLines(context.Background(), strings.NewReader(lines), &httpSink{c: newAPIClient(Config{URL: "http://" + m.Addr()})}, 500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if counts["ended"] != 1 || counts["created"] != 2 {
+		t.Errorf("counts %v", counts)
+	}
+	c := newClient(t, m)
+	if got := objects(c.facts("subject=Erin&as_of=1970-01-01T00:00:00Z")); len(got) != 1 || got[0] != "Madrid" {
+		t.Errorf("as of 1970: %v, want Madrid (start unknown)", got)
+	}
+	if got := objects(c.facts("subject=Erin&as_of=2021-01-01T00:00:00Z")); len(got) != 1 || got[0] != "Acme" {
+		t.Errorf("as of 2021: %v, want Acme", got)
+	}
+	if got := c.facts("subject=Erin"); len(got) != 0 {
+		t.Errorf("now: %v, want nothing", objects(got))
 	}
 }

@@ -162,7 +162,7 @@ func strictUnmarshal(b []byte, v any) error {
 }
 
 func printCounts(w io.Writer, counts map[string]int) {
-	for _, k := range []string{"created", "corroborated", "superseded_previous", "historical", "ended", "blocked_by_tombstone", "refused", "episodes"} {
+	for _, k := range []string{"created", "corroborated", "corrected", "superseded_previous", "historical", "ended", "blocked_by_tombstone", "refused", "episodes"} {
 		if counts[k] > 0 {
 			fmt.Fprintf(w, "%-22s %d\n", k, counts[k])
 		}
