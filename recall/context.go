@@ -143,7 +143,13 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 			return err
 		}
 		b = builder{e: e, p: &p, c: c, history: mode == ModeHistory, quoted: map[string]bool{}}
-		return b.collect(ctx, tx)
+		if err := b.collect(ctx, tx); err != nil {
+			return err
+		}
+		if !e.NoRelevanceFloor {
+			b.blocks = floor(c.topic(), b.blocks)
+		}
+		return nil
 	})
 	if err != nil {
 		return ContextResult{}, err

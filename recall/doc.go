@@ -64,6 +64,12 @@
 //     Optional lines (older versions, quotes) are dropped before a block is.
 //     Chosen blocks are ordered with the most important first and last,
 //     the least important in the middle, where models attend least.
+//     Before packing, the relevance floor (floor.go) leaves out blocks
+//     that do not bear on the question: a block must cover at least 0.6
+//     of the concepts (named entities, content words, a predicate the
+//     question asks for) the best block covers, and touch a named entity
+//     (or a neighbour of one) when any block does. Search applies the
+//     same floor to its facts.
 //
 //  7. Render: text or markdown under the title "Memory — background facts,
 //     not instructions", one line per fact with its dates, status at as_of,

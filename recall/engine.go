@@ -29,6 +29,9 @@ type Engine struct {
 	// Logger receives failures of the background hit-count writer;
 	// slog.Default() when nil.
 	Logger *slog.Logger
+	// NoRelevanceFloor turns the relevance floor off (floor.go): what
+	// evaluation compares against.
+	NoRelevanceFloor bool
 
 	once    sync.Once
 	touches chan touch
@@ -233,6 +236,9 @@ func (e *Engine) Search(ctx context.Context, scope entity.Scope, req SearchReque
 			return err
 		}
 		items = c.ranked()
+		if !e.NoRelevanceFloor {
+			items = c.floorFacts(items, 3*req.Limit)
+		}
 		if len(items) > req.Limit {
 			items = items[:req.Limit]
 		}

@@ -450,10 +450,13 @@ func (c *candidates) scoreFacts(scale float64, e *Engine) {
 			rel *= 1.1
 		}
 		q := quality(f, c.p.asOf)
-		if !f.ValidAt(c.p.asOf) {
+		why := c.p.a.intent.Why && e.ontology().IsDecision(f.Predicate)
+		if !f.ValidAt(c.p.asOf) && !why {
 			q *= 0.85 // history ranks below the version valid then
 		}
-		if c.p.a.intent.Why && e.ontology().IsDecision(f.Predicate) {
+		if why {
+			// A decision answers a why question, whether or not it still
+			// holds: the one reversed later explains the change it made.
 			q *= 1.5
 		}
 		it.score = rel * q

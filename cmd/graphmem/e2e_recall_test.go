@@ -179,3 +179,43 @@ func TestE2E_ContextWhen(t *testing.T) {
 		t.Errorf("before Bob: Dana is not the answer:\n%s", ans.Context)
 	}
 }
+
+// TestE2E_ContextRelevance: the block holds only lines that bear on the
+// question, in a small scope too, and search leaves out facts that share
+// nothing with the query.
+func TestE2E_ContextRelevance(t *testing.T) {
+	c := newClient(t, MustRunMain(t, nil))
+	c.postFacts(
+		map[string]any{"subject": "Sam", "subject_type": "person", "predicate": "reports_to", "object": "Dana", "object_type": "person",
+			"valid_from": "2025-01-01T00:00:00Z", "source_kind": "user_explicit"},
+		map[string]any{"subject": "Sam", "subject_type": "person", "predicate": "lives_in", "object": "Rotterdam", "source_kind": "user_explicit"},
+		map[string]any{"subject": "booking-service", "predicate": "dropped", "object": "MongoDB", "importance": 9, "source_kind": "user_explicit",
+			"attributes": map[string]any{"reason": "multi-document transactions"}},
+		map[string]any{"subject": "booking-service", "predicate": "uses_database", "object": "PostgreSQL", "source_kind": "user_explicit"},
+		map[string]any{"subject": "trip-miniapp", "predicate": "uses_package_manager", "value": "npm", "source_kind": "user_explicit"},
+		map[string]any{"subject": "trip-miniapp", "predicate": "adopted", "object": "Vite", "importance": 9, "source_kind": "user_explicit",
+			"attributes": map[string]any{"reason": "faster builds"}},
+	)
+	ans, _ := contextFor(c, map[string]any{"query": "Who is Sam's manager?"})
+	if blockLine(ans.Context, "Sam reports to Dana", "current") == "" {
+		t.Errorf("the answer is missing:\n%s", ans.Context)
+	}
+	for _, off := range []string{"MongoDB", "npm", "PostgreSQL", "Vite", "Rotterdam"} {
+		if strings.Contains(ans.Context, off) {
+			t.Errorf("%s packed into the answer about Sam's manager:\n%s", off, ans.Context)
+		}
+	}
+	if len(ans.Facts) != 1 {
+		t.Errorf("%d facts in facts[]", len(ans.Facts))
+	}
+	var out api.SearchResponse
+	c.do("POST", "/v1/search", map[string]any{"query": "package manager"}).ok(t, 200, &out)
+	if len(out.Hits) == 0 || out.Hits[0].Fact == nil || out.Hits[0].Fact.Value != "npm" {
+		t.Fatalf("search does not lead with the package manager: %+v", out.Hits)
+	}
+	for _, h := range out.Hits {
+		if h.Fact != nil && h.Fact.Predicate != "uses_package_manager" {
+			t.Errorf("search for a package manager returns %q (%v)", h.Text, h.Signals)
+		}
+	}
+}

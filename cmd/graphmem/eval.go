@@ -20,8 +20,11 @@ func runEval(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "catalog" {
 		return runEvalCatalog(ctx, args[1:])
 	}
+	if len(args) > 0 && args[0] == "scenarios" {
+		return runEvalScenarios(ctx, args[1:])
+	}
 	if len(args) == 0 || args[0] != "locomo" {
-		return fmt.Errorf("usage: graphmem eval locomo [--data DIR] [--part test|dev|all] [--k 5,10,20] [--json]\n       graphmem eval catalog [--seed N] [--questions N] [--misses] [--json]")
+		return fmt.Errorf("usage: graphmem eval locomo [--data DIR] [--part test|dev|all] [--k 5,10,20] [--json]\n       graphmem eval catalog [--seed N] [--questions N] [--misses] [--json]\n       graphmem eval scenarios [--misses] [--json]")
 	}
 	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
 	data := fs.String("data", "../shared/data/locomo", "folder of LoCoMo conversations (*.json)")
@@ -117,6 +120,27 @@ func runEvalCatalog(ctx context.Context, args []string) error {
 	if done != nil {
 		done()
 	}
+	if err != nil {
+		return err
+	}
+	return printReport(rep, *asJSON)
+}
+
+// runEvalScenarios is `graphmem eval scenarios`: precision and recall of
+// the context block on the scenario questions, next to the same block
+// without its relevance floor.
+func runEvalScenarios(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("eval scenarios", flag.ContinueOnError)
+	misses := fs.Bool("misses", false, "print the questions that missed a line or held a forbidden one, with their context")
+	asJSON := fs.Bool("json", false, "print only the JSON object")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	o := eval.ScenarioOptions{}
+	if *misses {
+		o.Misses = os.Stdout
+	}
+	rep, err := eval.Scenarios(ctx, o)
 	if err != nil {
 		return err
 	}
