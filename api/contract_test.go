@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -86,6 +87,12 @@ func TestOpenAPI_TellsTheTruth(t *testing.T) {
 			t.Error("POST /v1/facts: 415 not documented")
 		}
 	})
+	t.Run("NotBoth", func(t *testing.T) {
+		not := at(t, doc, "components", "schemas", "FactInput", "allOf")
+		if !strings.Contains(fmt.Sprint(not), "start_unknown") {
+			t.Errorf("FactInput does not say start_unknown and valid_from exclude each other: %v", not)
+		}
+	})
 	t.Run("Links", func(t *testing.T) {
 		l := at(t, doc, "paths", "/v1/facts", "post", "responses", "200", "links", "fact")
 		if l == nil || at(t, l, "operationId") != "getV1FactsBy_id" {
@@ -115,6 +122,8 @@ func TestRequests_AcceptedAsDocumented(t *testing.T) {
 		{"ObjectAndValue", "POST", "/v1/facts", `{"facts":[{"subject":"a","predicate":"p","object":"b","value":"c"}]}`, 400},
 		{"SubjectWithoutLetter", "POST", "/v1/facts", `{"facts":[{"subject":"!!","predicate":"p","value":"c"}]}`, 400},
 		{"EmptyImport", "POST", "/v1/import", "", 400},
+		{"StartUnknownAndValidFrom", "POST", "/v1/facts", `{"facts":[{"subject":"a","predicate":"p","value":"v","valid_from":"2024-01-01T00:00:00Z","start_unknown":true}]}`, 400},
+		{"StartUnknownFalseAndValidFrom", "POST", "/v1/facts", `{"facts":[{"subject":"a","predicate":"p","value":"v","valid_from":"2024-01-01T00:00:00Z","start_unknown":false}]}`, 200},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

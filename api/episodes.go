@@ -45,6 +45,8 @@ func (s *Server) registerEpisodeRoutes() {
 		Endpoint{Method: "POST", Path: "/v1/episodes", Tag: "episodes",
 			Summary: "Store an episode durably and queue it for extraction (202); a repeated idempotency_key answers 200 with the first episode.",
 			Query:   episodePostQuery, Body: episodeRequest{},
+			Example: map[string]any{"content": "We moved the production database to port 3307 today.", "speaker": "Sam", "role": "user",
+				"reference_time": "2024-03-01T09:00:00Z", "source_kind": "user_explicit"},
 			Status: http.StatusAccepted, Also: []int{http.StatusOK}, Response: EpisodeAccepted{},
 			Errors: []int{http.StatusServiceUnavailable}, Links: episodeLinks},
 		Endpoint{Method: "GET", Path: "/v1/episodes", Tag: "episodes", Summary: "List episodes, optionally of one status.",

@@ -32,7 +32,7 @@ type factInput struct {
 	Text         string                `json:"text,omitempty" validate:"max=4000"`
 	ValidFrom    *string               `json:"valid_from,omitempty" validate:"omitempty,rfc3339" doc:"default: now"`
 	ValidTo      *string               `json:"valid_to,omitempty" validate:"omitempty,rfc3339" doc:"after valid_from; alone, it ends the matching fact (waiting for its start if none is known yet)"`
-	StartUnknown bool                  `json:"start_unknown,omitempty" doc:"true instead of valid_from: true since an unknown time (answers as_of at any time before its end)"`
+	StartUnknown bool                  `json:"start_unknown,omitempty" validate:"excluded_with=ValidFrom" doc:"true instead of valid_from: true since an unknown time (answers as_of at any time before its end)"`
 	SourceKind   *string               `json:"source_kind,omitempty" validate:"omitempty,oneof=user_explicit user_implicit agent_inferred tool import" doc:"default agent_inferred"`
 	EpisodeID    string                `json:"episode_id,omitempty" validate:"max=128"`
 	Confidence   *float64              `json:"confidence,omitempty" validate:"omitempty,gte=0,lte=1"`
@@ -76,6 +76,10 @@ func (s *Server) registerFactRoutes() {
 		Endpoint{Method: "POST", Path: "/v1/facts", Tag: "facts",
 			Summary: "Add structured facts; the temporal rules decide what each one does.",
 			Body:    factsRequest{}, Response: FactsResponse{},
+			Example: map[string]any{"facts": []any{
+				map[string]any{"subject": "production database", "predicate": "port", "value": "3307", "valid_from": "2024-03-01T00:00:00Z", "source_kind": "user_explicit"},
+				map[string]any{"subject": "Alice Chen", "subject_type": "person", "predicate": "works_at", "object": "Acme Corp", "object_type": "organization"},
+			}},
 			Errors: []int{http.StatusNotFound, http.StatusServiceUnavailable},
 			Links: []Link{
 				{Name: "fact", To: "GET /v1/facts/:id", Param: "id", From: "$response.body#/results/0/fact_id"},
@@ -84,7 +88,12 @@ func (s *Server) registerFactRoutes() {
 		Endpoint{Method: "GET", Path: "/v1/facts", Tag: "facts", Summary: "List facts valid at as_of, as known at known_at.",
 			Query: factQuery, Response: FactList{}},
 		Endpoint{Method: "GET", Path: "/v1/facts/:id", Tag: "facts", Summary: "One fact with its provenance episodes and supersession chain.",
-			Response: FactDetail{}, Errors: []int{http.StatusNotFound}},
+			Response: FactDetail{}, Errors: []int{http.StatusNotFound},
+			Links: []Link{
+				{Name: "subject", To: "GET /v1/entities/:id", Param: "id", From: "$response.body#/fact/subject_id"},
+				{Name: "timeline", To: "GET /v1/entities/:id/timeline", Param: "id", From: "$response.body#/fact/subject_id"},
+				{Name: "graph", To: "GET /v1/entities/:id/graph", Param: "id", From: "$response.body#/fact/subject_id"},
+			}},
 		Endpoint{Method: "DELETE", Path: "/v1/facts/:id", Tag: "facts", Summary: "Retract a fact (it was never true; queries known before still see it) or forget it (it leaves every recall path and cannot come back).",
 			Query: deleteFactQuery, Response: Fact{}, Errors: []int{http.StatusNotFound}},
 	)

@@ -35,6 +35,8 @@ type Endpoint struct {
 	// media type (application/json when empty).
 	Body     any
 	BodyType string
+	// Example is an example request body.
+	Example any
 	// Status is the success status (200 when 0) and Response a value of the
 	// answer's type (nil for none) with media type ResponseType
 	// (application/json when empty). Also lists other success statuses
@@ -187,7 +189,11 @@ func (sc *schemas) operation(ep Endpoint) map[string]any {
 		if mt == "" {
 			mt = "application/json"
 		}
-		op["requestBody"] = map[string]any{"required": true, "content": map[string]any{mt: map[string]any{"schema": sc.of(reflect.TypeOf(ep.Body))}}}
+		media := map[string]any{"schema": sc.of(reflect.TypeOf(ep.Body))}
+		if ep.Example != nil {
+			media["example"] = ep.Example
+		}
+		op["requestBody"] = map[string]any{"required": true, "content": map[string]any{mt: media}}
 	}
 	status := ep.Status
 	if status == 0 {
@@ -384,9 +390,11 @@ func (sc *schemas) object(t reflect.Type) map[string]any {
 		jsonNames[f.Name] = name
 	}
 	props := map[string]any{}
+	nonZero := map[string]map[string]any{} // what a given (non-zero) value looks like
 	var required []string
-	var exclusive [][]string // exactly one of
-	var anyOf [][]string     // at least one of
+	var exclusive [][]string  // exactly one of
+	var anyOf [][]string      // at least one of
+	var exclusions [][]string // not both
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
@@ -406,6 +414,7 @@ func (sc *schemas) object(t reflect.Type) map[string]any {
 			if i := slices.Index(rules, "dive"); i >= 0 {
 				rules, itemRules = rules[:i], rules[i+1:]
 			}
+			nonZero[name] = nonZeroSchema(f.Type)
 			t := f.Type
 			for t.Kind() == reflect.Pointer {
 				t = t.Elem()
@@ -434,6 +443,10 @@ func (sc *schemas) object(t reflect.Type) map[string]any {
 					}
 				case "required_without_all":
 					anyOf = addGroup(anyOf, group)
+				case "excluded_with":
+					if !slices.Contains(rules, "required_without="+arg) {
+						exclusions = addGroup(exclusions, group)
+					}
 				}
 			}
 		}
@@ -453,9 +466,20 @@ func (sc *schemas) object(t reflect.Type) map[string]any {
 	given := func(group []string) []any {
 		var out []any
 		for _, n := range group {
-			out = append(out, map[string]any{"required": []string{n}, "properties": map[string]any{n: nonEmpty(props[n])}})
+			out = append(out, map[string]any{"required": []string{n}, "properties": map[string]any{n: nonZero[n]}})
 		}
 		return out
+	}
+	var not []any
+	for _, g := range exclusions {
+		both := map[string]any{}
+		for _, n := range g {
+			both[n] = nonZero[n]
+		}
+		not = append(not, map[string]any{"not": map[string]any{"required": g, "properties": both}})
+	}
+	if len(not) > 0 {
+		o["allOf"] = not
 	}
 	if one := exactlyOne[t]; one != nil {
 		var alts []any
@@ -522,16 +546,21 @@ func stringsToAny(ss []string) []any {
 	return out
 }
 
-// nonEmpty is the schema of a property that counts as given: a non-empty
-// string or array.
-func nonEmpty(p any) map[string]any {
-	s, _ := p.(map[string]any)
-	switch ty := fmt.Sprint(s["type"]); {
-	case strings.Contains(ty, "array"):
+// nonZeroSchema is the schema of a value of t that the validator's
+// required_without, required_without_all and excluded_with count as
+// given: not null for a pointer, else not the zero value.
+func nonZeroSchema(t reflect.Type) map[string]any {
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Map, reflect.Interface:
+		return map[string]any{"not": map[string]any{"type": "null"}}
+	case reflect.Slice:
 		return map[string]any{"type": "array", "minItems": 1}
-	default:
+	case reflect.String:
 		return map[string]any{"type": "string", "minLength": 1}
+	case reflect.Bool:
+		return map[string]any{"const": true}
 	}
+	return map[string]any{"not": map[string]any{"const": 0}}
 }
 
 func addGroup(groups [][]string, g []string) [][]string {

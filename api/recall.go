@@ -91,10 +91,12 @@ func (s *Server) RegisterRecall(eng *recall.Engine) {
 	s.Document(
 		Endpoint{Method: "POST", Path: "/v1/search", Tag: "recall",
 			Summary: "Ranked facts, entities and episodes for a query (BM25, entity linking, graph walk, fused ranking), each with the signals behind its score.",
-			Body:    searchRequest{}, Response: SearchResponse{}, Errors: bad},
+			Body:    searchRequest{}, Response: SearchResponse{}, Errors: bad,
+			Example: map[string]any{"query": "production database port", "limit": 5}},
 		Endpoint{Method: "POST", Path: "/v1/context", Tag: "recall",
 			Summary: "What to put in the prompt: dated, sourced facts (current ones, and for questions about time, change or causes their history, decisions and quotes), packed into max_tokens.",
-			Body:    contextRequest{}, Response: ContextResponse{}, Errors: bad},
+			Body:    contextRequest{}, Response: ContextResponse{}, Errors: bad,
+			Example: map[string]any{"query": "which port does the production database use?", "max_tokens": 800, "mode": "auto"}},
 	)
 }
 

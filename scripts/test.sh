@@ -52,3 +52,9 @@ if [ "${GRAPHMEM_SKIP_PYTHON:-}" != "1" ]; then
 	(cd $py && "$venv/bin/python" -m mypy --strict src tests examples)
 	rm -rf "$bin"
 fi
+
+if [ "${GRAPHMEM_SKIP_SCHEMATHESIS:-}" != "1" ]; then
+	# The OpenAPI document against the live server: Schemathesis, every
+	# phase and every check, must find nothing.
+	scripts/schemathesis.sh
+fi
