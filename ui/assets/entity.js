@@ -88,7 +88,7 @@ function lanes(facts, e) {
   const m = new Map();
   for (const f of facts) {
     const own = f.subject_id === e.id;
-    const key = own ? f.predicate : f.predicate + ' ← ' + f.subject;
+    const key = own ? f.predicate : '← ' + f.predicate;
     if (!m.has(key)) m.set(key, { key, own, facts: [] });
     m.get(key).facts.push(f);
   }
@@ -100,13 +100,15 @@ function laneValue(f, lane) {
 }
 
 function valuesList(facts, e, at, showFact) {
+  const shown = 8; // values per predicate; the timeline list has them all
   const rows = [];
   for (const lane of lanes(facts, e)) {
     const now = lane.facts.filter((f) => validAt(f, at));
     if (!now.length) continue;
-    rows.push(h('dt', { text: lane.key }), now.map((f) => h('dd', null,
+    rows.push(h('dt', { text: lane.key }), now.slice(0, shown).map((f) => h('dd', null,
       h('button', { type: 'button', class: 'link value', onclick: () => showFact(f), text: laneValue(f, lane) }),
-      h('span', { class: 'muted', text: ' ' + interval(f) }))));
+      h('span', { class: 'muted', text: ' ' + interval(f) }))),
+    now.length > shown ? h('dd', { class: 'muted', text: `and ${now.length - shown} more (see the timeline)` }) : null);
   }
   return rows.length ? h('dl', { class: 'values' }, rows) : h('p', { class: 'muted', text: 'Nothing was true of it at that time.' });
 }
@@ -127,7 +129,24 @@ function timeline(facts, e, at, asOf, showFact, boxWidth) {
   const pad = Math.max((t1 - t0) * 0.04, 86400000);
   t0 -= pad; t1 += pad;
   const width = Math.max(Math.round(boxWidth || 900), 320), labelW = Math.min(170, Math.round(width * 0.24)), laneH = 34, top = 24;
-  const height = top + ls.length * laneH + 8;
+  // Values that overlap in time (a "many" predicate) go on rows of their
+  // lane; a lane draws at most maxRows of them, the list has them all.
+  const maxRows = 6;
+  const span = (f) => [f.valid_from ? Date.parse(f.valid_from) : t0, f.valid_to ? Date.parse(f.valid_to) : t1];
+  let y = top;
+  for (const lane of ls) {
+    const ends = [];
+    lane.rows = lane.facts.map((f) => {
+      const [from, to] = span(f);
+      let r = ends.findIndex((end) => end <= from);
+      if (r < 0) { r = ends.length; ends.push(to); } else ends[r] = to;
+      return r;
+    });
+    lane.y = y;
+    lane.hidden = lane.rows.filter((r) => r >= maxRows).length;
+    y += Math.min(ends.length, maxRows) * laneH;
+  }
+  const height = y + 8;
   const x = (t) => labelW + ((t - t0) / (t1 - t0)) * (width - labelW - 10);
   const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, class: 'timeline-svg', role: 'img',
     'aria-label': `Timeline of ${e.name}: ${facts.length} facts in ${ls.length} lanes; the list below says the same.` });
@@ -135,12 +154,14 @@ function timeline(facts, e, at, asOf, showFact, boxWidth) {
     svg.append(s('line', { x1: x(tk.t), x2: x(tk.t), y1: top - 6, y2: height, class: 'tick' }),
       s('text', { x: x(tk.t) + 3, y: 12, class: 'tick-label', text: tk.label }));
   }
-  ls.forEach((lane, i) => {
-    const y = top + i * laneH;
-    svg.append(s('text', { x: 4, y: y + laneH / 2 + 4, class: 'lane-label', text: clip(lane.key, Math.floor(labelW / 7)) }, s('title', { text: lane.key })));
-    for (const f of lane.facts) {
-      const from = f.valid_from ? Date.parse(f.valid_from) : t0;
-      const to = f.valid_to ? Date.parse(f.valid_to) : t1;
+  ls.forEach((lane) => {
+    svg.append(s('text', { x: 4, y: lane.y + laneH / 2 + 4, class: 'lane-label', text: clip(lane.key, Math.floor(labelW / 7)) },
+      s('title', { text: lane.key + (lane.hidden ? ` (${lane.hidden} more in the list)` : '') })));
+    if (lane.hidden) svg.append(s('text', { x: 4, y: lane.y + laneH + 8, class: 'tick-label', text: `+${lane.hidden} in the list` }));
+    lane.facts.forEach((f, i) => {
+      if (lane.rows[i] >= maxRows) return;
+      const y = lane.y + lane.rows[i] * laneH;
+      const [from, to] = span(f);
       const x0 = x(from), w = Math.max(x(to) - x0, 3);
       const cls = 'bar ' + f.status + (validAt(f, at) ? ' at' : '');
       const g = s('g', { class: cls, onclick: () => showFact(f) },
@@ -148,7 +169,7 @@ function timeline(facts, e, at, asOf, showFact, boxWidth) {
         s('rect', { x: x0, y: y + 5, width: w, height: laneH - 10, rx: 4 }),
         w > 24 ? s('text', { x: x0 + 6, y: y + laneH / 2 + 4, text: clip(laneValue(f, lane), Math.floor(w / 7)) }) : null);
       svg.append(g);
-    }
+    });
   });
   svg.append(s('line', { x1: x(at), x2: x(at), y1: top - 10, y2: height, class: 'asof-line' }),
     s('text', { x: Math.min(x(at) + 3, width - 80), y: height - 2, class: 'asof-label', text: asOf ? day(asOf) : 'now' }));
@@ -271,7 +292,9 @@ function layout(nodes, edges, centre) {
   }
   const c = nodes.get(centre);
   c.x = 0; c.y = 0;
-  const r1 = 170, r2 = 330;
+  // Rings wide enough for their nodes (about 64 units of arc each).
+  const r1 = Math.max(170, (ring1.length * 64) / (2 * Math.PI));
+  const r2 = Math.max(r1 + 160, ([...nodes.values()].filter((n) => n.depth === 2).length * 64) / (2 * Math.PI));
   ring1.forEach((n, i) => {
     n.angle = (2 * Math.PI * i) / Math.max(ring1.length, 1) - Math.PI / 2;
     n.x = r1 * Math.cos(n.angle); n.y = r1 * Math.sin(n.angle);
@@ -286,8 +309,10 @@ function layout(nodes, edges, centre) {
   }
   for (const [p, kids] of children) {
     const base = nodes.get(p) ? nodes.get(p).angle : 0;
+    // A parent's children spread around its angle, wider when they are many.
+    const range = Math.min(2 * Math.PI * (1 - 1 / Math.max(kids.length, 1)), Math.max(slot * 0.8, (kids.length * 70) / r2));
     kids.forEach((n, i) => {
-      n.angle = base + slot * 0.8 * ((i + 0.5) / kids.length - 0.5);
+      n.angle = base + range * ((i + 0.5) / kids.length - 0.5);
       n.x = r2 * Math.cos(n.angle); n.y = r2 * Math.sin(n.angle);
     });
   }
@@ -316,7 +341,7 @@ function panZoom(e, nodes, edges, open) {
     world.append(s('g', { class: 'edge ' + (solid ? 'current' : 'ended') },
       s('title', { text: `${f.subject} ${f.predicate} ${objectText(f)} — ${interval(f)} (${f.status})` }),
       s('line', { x1: a.x, y1: a.y, x2: b.x, y2: b.y }),
-      s('text', { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 - 4, text: f.predicate })));
+      edges.length <= 16 ? s('text', { x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 - 4, text: f.predicate }) : null));
   }
   for (const n of nodes.values()) {
     const isCentre = n.id === e.id;
