@@ -14,7 +14,7 @@ import httpx
 import pytest
 
 from conftest import ALICE_KEY
-from graphmem import AsyncGraphmem, Graphmem, GraphmemConnectionError, RateLimitedError, UnavailableError
+from graphmem import AsyncGraphmem, Graphmem, GraphmemConnectionError, GraphmemError, RateLimitedError, UnavailableError
 
 
 @dataclass
@@ -174,3 +174,10 @@ def test_timeouts(proxy: Proxy, name: str) -> None:
         proxy.delay_method = "POST"
         ep = g.remember(f"{name} waited for extraction.", wait=True)
         assert ep.content == f"{name} waited for extraction."
+
+
+def test_an_answer_of_another_shape_is_a_graphmem_error(proxy: Proxy) -> None:
+    proxy.script.append((200, {"Content-Type": "text/html"}, b"<html>captive portal</html>"))
+    with Graphmem(proxy.url, api_key=ALICE_KEY) as g, pytest.raises(GraphmemError) as e:
+        g.facts()
+    assert "unexpected answer to GET /v1/facts (200, text/html)" in str(e.value)

@@ -190,6 +190,23 @@ def error_from_response(response: httpx.Response, body: bytes) -> GraphmemError:
     )
 
 
+M = TypeVar("M", bound=Model)
+
+
+def parse(model: type[M], call: Call, response: httpx.Response) -> M:
+    """The answer to ``call`` as ``model``; an answer of another shape (a proxy's page, a server of
+    another version) is a GraphmemError saying so."""
+    try:
+        return model.model_validate_json(response.content)
+    except ValueError as exc:
+        raise GraphmemError(
+            f"unexpected answer to {call.method} {call.path} ({response.status_code}, "
+            f"{response.headers.get('Content-Type', 'no content type')}): {exc}",
+            status=response.status_code,
+            request_id=response.headers.get(REQUEST_ID_HEADER),
+        ) from exc
+
+
 def connection_error(settings: Settings, call: Call, exc: httpx.TransportError) -> GraphmemConnectionError:
     """A clear error for a request that got no answer."""
     where = f"{call.method} {settings.base_url}{call.path}"

@@ -133,7 +133,7 @@ class AsyncGraphmem:
             attempt += 1
 
     async def _get(self, call: Call, model: type[M]) -> M:
-        return model.model_validate_json((await self._send(call)).content)
+        return _core.parse(model, call, await self._send(call))
 
     async def _pages(self, pager: _core.Pager[Any], model: type[FactList] | type[EpisodeList]) -> AsyncIterator[Any]:
         while not pager.done:
@@ -381,8 +381,8 @@ class AsyncGraphmem:
         Records are streamed, so an export can be piped straight through:
         ``dest.import_(source.export())``. Not retried.
         """
-        response = await self._send(Call("POST", "/v1/import"), content=_lines(records))
-        return ImportResult.model_validate_json(response.content)
+        call = Call("POST", "/v1/import")
+        return _core.parse(ImportResult, call, await self._send(call, content=_lines(records)))
 
     # ---- operations -----------------------------------------------------
 

@@ -133,7 +133,7 @@ class Graphmem:
             attempt += 1
 
     def _get(self, call: Call, model: type[M]) -> M:
-        return model.model_validate_json(self._send(call).content)
+        return _core.parse(model, call, self._send(call))
 
     def _pages(self, pager: _core.Pager[Any], model: type[FactList] | type[EpisodeList]) -> Iterator[Any]:
         while not pager.done:
@@ -381,7 +381,8 @@ class Graphmem:
         ``dest.import_(source.export())``. Not retried.
         """
         lines = (_core.import_line(r) for r in records)
-        return ImportResult.model_validate_json(self._send(Call("POST", "/v1/import"), content=lines).content)
+        call = Call("POST", "/v1/import")
+        return _core.parse(ImportResult, call, self._send(call, content=lines))
 
     # ---- operations -----------------------------------------------------
 
