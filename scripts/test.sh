@@ -46,6 +46,7 @@ if [ "${GRAPHMEM_SKIP_PYTHON:-}" != "1" ]; then
 	go build -o "$bin/graphmem" ./cmd/graphmem
 	go build -o "$bin/fakellm" ./$py/tests/fakellm
 	[ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+	venv="$(cd "$venv" && pwd)" # the tests and mypy run from $py
 	"$venv/bin/python" -m pip install -q -r $py/requirements-test.txt
 	"$venv/bin/python" -m pip install -q "./$py[langchain]"
 	(cd $py && GRAPHMEM_BIN="$bin/graphmem" FAKELLM_BIN="$bin/fakellm" "$venv/bin/python" -m pytest -q -p no:cacheprovider)
