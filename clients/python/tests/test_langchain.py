@@ -41,16 +41,16 @@ def _check(docs: list[Document], name: str) -> None:
 
 
 def test_retriever(alice: Graphmem, seeded: str) -> None:
-    docs = GraphmemRetriever(client=alice).invoke(f"why did {seeded} move off MongoDB?")
+    docs = GraphmemRetriever(client=alice).invoke(f"which database does {seeded} use?")
     _check(docs, seeded)
 
 
 async def test_retriever_async(server_url: str, alice: Graphmem, seeded: str) -> None:
     async with AsyncGraphmem(server_url, api_key=alice.settings.api_key) as ag:
-        docs = await GraphmemRetriever(async_client=ag).ainvoke(f"why did {seeded} move off MongoDB?")
+        docs = await GraphmemRetriever(async_client=ag).ainvoke(f"which database does {seeded} use?")
     _check(docs, seeded)
     # Without an async client, ainvoke runs the sync one in a thread.
-    _check(await GraphmemRetriever(client=alice).ainvoke(f"why did {seeded} move off MongoDB?"), seeded)
+    _check(await GraphmemRetriever(client=alice).ainvoke(f"which database does {seeded} use?"), seeded)
 
 
 def test_tools(server_url: str, name: str) -> None:
