@@ -112,6 +112,9 @@ func Catalog(ctx context.Context, o CatalogOptions) (CatalogReport, error) {
 	if _, err := idx.Sync(ctx, store); err != nil {
 		return CatalogReport{}, err
 	}
+	if err := idx.Compact(ctx); err != nil { // as a long-running server's index would be
+		return CatalogReport{}, err
+	}
 	rep := CatalogReport{Seed: o.Seed, Entities: data.entities, Predicates: len(onto.Predicates),
 		Changing: len(data.changing), ByGroup: map[string]float64{}}
 	if rep.Facts, rep.Superseded, err = countFacts(ctx, svc, scope, data); err != nil {
