@@ -196,16 +196,22 @@ func (b *browser) checkScenario(name string) {
 	b.open("/ui/ask?q=port&max_tokens=10")
 	b.waitText(".error", "max_tokens")
 
+	// Forget an entity: the dry run lists its facts; nothing goes yet.
+	b.open("/ui/forget")
+	b.run(chromedp.SetValue(chromedp.CSS("#forget-by"), "entity"), chromedp.SendKeys(chromedp.CSS("#forget-what"), "Bob Ruiz\r"))
+	b.waitText("#preview", "platform team team_lead Bob Ruiz · from 2022-01-01 to 2024-05-01")
+	b.waitText("#preview-counts", "1 fact, 0 episodes, 1 entity")
+
 	// Forget: a dry run lists the fact by name and date, then it goes.
 	b.open("/ui/forget")
 	b.run(chromedp.SendKeys(chromedp.CSS("#forget-what"), "root password hint"),
 		chromedp.SendKeys(chromedp.CSS("#forget-reason"), "a secret"),
 		chromedp.Click(chromedp.CSS(`form.card button[type=submit]`)))
 	b.waitText("#preview", "production database root_password_hint the name of the first office cat · from 2024-01-01")
-	b.waitText("#preview-counts", "1 facts")
+	b.waitText("#preview-counts", "1 fact, 0 episodes, 0 entities")
 	b.shot(name + "-forget-preview")
 	b.run(chromedp.Click(chromedp.CSS("#do-forget")))
-	b.waitText("#preview", "Forgot 1 facts")
+	b.waitText("#preview", "Forgot 1 fact,")
 	b.waitText("#audit", "a secret")
 	b.open("/ui/entity/production%20database")
 	b.waitText("#values", "3307")
@@ -214,6 +220,8 @@ func (b *browser) checkScenario(name string) {
 	// The episodes page: the queue with the facts each episode produced.
 	b.open("/ui/episodes")
 	b.waitText("table.episodes", "clashed with the analytics replica")
+	b.clickText("table.episodes button", "1 fact")
+	b.waitText("table.episodes", "production database port 3307")
 	b.shot(name + "-episodes")
 
 	// A phone's width: one column, nothing wider than the screen but the

@@ -148,6 +148,12 @@ export function attr(f, name) {
   return Array.isArray(v) ? v.join(', ') : (typeof v === 'object' ? JSON.stringify(v) : String(v));
 }
 
+// plural reads a count: 1 fact, 2 facts, 1 entity, 3 entities.
+export function plural(n, word) {
+  if (n === 1) return '1 ' + word;
+  return n + ' ' + (word.endsWith('y') ? word.slice(0, -1) + 'ies' : word + 's');
+}
+
 export function loading(text) {
   return h('p', { class: 'muted', role: 'status', text: text || 'Loading…' });
 }

@@ -1,5 +1,5 @@
 // The search, ask, forget and episodes pages.
-import { h, fill, api, enc, entityHref, asOfParam, day, interval, attr, errorView, loading, APIError } from './core.js';
+import { h, fill, api, enc, entityHref, asOfParam, day, interval, attr, errorView, loading, plural, APIError } from './core.js';
 
 // homePage: a search box over entities and facts, and what changed lately.
 export async function homePage(main, { params, alive, navigate }) {
@@ -73,7 +73,7 @@ async function recent(main, alive) {
     box.append(h('h2', { id: 'recent-h', text: 'Recent changes' }), errorView(o));
   } else {
     const c = o.counts;
-    const n = (k, one) => [h('strong', { text: String(c[k]) }), ' ' + (c[k] === 1 ? one : k)];
+    const n = (k, one) => [h('strong', { text: String(c[k]) }), ' ' + plural(c[k], one).split(' ')[1]];
     box.append(h('p', { id: 'counts', class: 'counts' }, n('facts', 'fact'), ' · ', n('entities', 'entity'), ' · ', n('episodes', 'episode')),
     h('h2', { id: 'recent-h', text: 'Recent changes' }),
     o.changes.length ? h('ol', { class: 'hits changes' }, o.changes.map(changeRow)) : h('p', { class: 'muted', text: 'Nothing changed lately.' }));
@@ -211,7 +211,7 @@ async function showPreview(box, sel, res, reason, done) {
   const ids = res.fact_ids || [];
   const shown = ids.slice(0, 50);
   const facts = await Promise.all(shown.map((id) => api('GET', '/facts/' + enc(id)).then((d) => d.fact).catch((e) => ({ id, error: e }))));
-  const counts = `${res.facts} facts, ${res.episodes} episodes, ${res.entities} entities`;
+  const counts = `${plural(res.facts, 'fact')}, ${plural(res.episodes, 'episode')}, ${plural(res.entities, 'entity')}`;
   fill(box, h('h2', { text: 'What will go' }),
     h('p', { id: 'preview-counts', text: 'A forget would remove ' + counts + '.' }),
     ids.length ? h('ul', { class: 'preview-list' }, facts.map((f) => h('li', { 'data-fact-id': f.id },
@@ -227,7 +227,7 @@ async function showPreview(box, sel, res, reason, done) {
     box.append(out);
     try {
       const r = await api('POST', '/forget', { ...target, mode, reason: reason.value || undefined });
-      fill(out, h('p', { class: 'done', role: 'status', text: `${mode === 'purge' ? 'Purged' : 'Forgot'} ${r.facts} facts, ${r.episodes} episodes, ${r.entities} entities.` }));
+      fill(out, h('p', { class: 'done', role: 'status', text: `${mode === 'purge' ? 'Purged' : 'Forgot'} ${plural(r.facts, 'fact')}, ${plural(r.episodes, 'episode')}, ${plural(r.entities, 'entity')}.` }));
       for (const b of box.querySelectorAll('button.act')) b.disabled = true;
       await done();
     } catch (e) {
@@ -286,7 +286,7 @@ export async function episodesPage(main, { params, alive, navigate }) {
 function episodeRow(ep) {
   const facts = h('td');
   if (ep.fact_ids.length) {
-    const btn = h('button', { type: 'button', class: 'link', 'aria-expanded': 'false', text: `${ep.fact_ids.length} facts` });
+    const btn = h('button', { type: 'button', class: 'link', 'aria-expanded': 'false', text: plural(ep.fact_ids.length, 'fact') });
     btn.addEventListener('click', async () => {
       btn.disabled = true;
       const list = h('ul', { class: 'ep-facts' });
@@ -304,7 +304,7 @@ function episodeRow(ep) {
   } else {
     facts.append(h('span', { class: 'muted', text: 'none' }));
   }
-  return h('tr', { class: 'ep ' + ep.status },
+  return h('tr', { class: 'ep' },
     h('td', { text: day(ep.reference_time) }),
     h('td', null, h('span', { class: 'status ' + ep.status, text: ep.status }), ep.error ? h('div', { class: 'error-text', text: ep.error }) : null),
     h('td', { text: String(ep.attempts) }),
