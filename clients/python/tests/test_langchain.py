@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -87,3 +89,14 @@ async def test_tools_async(server_url: str, name: str) -> None:
             "remembered"
         )
         assert "2am" in await tools["recall"].ainvoke({"query": f"when does {name} page the on-call?"})
+
+
+def test_without_langchain_the_error_says_what_to_install() -> None:
+    code = "import sys; sys.modules['langchain_core'] = None; import graphmem.langchain"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.returncode != 0 and 'pip install "graphmem[langchain]"' in done.stderr
+    plain = subprocess.run(
+        [sys.executable, "-c", "import sys; sys.modules['langchain_core'] = None; import graphmem; print('ok')"],
+        capture_output=True, text=True,
+    )
+    assert plain.stdout.strip() == "ok", plain.stderr

@@ -10,10 +10,15 @@ from collections.abc import Awaitable, Callable
 from datetime import date
 from typing import Any
 
-from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
-from langchain_core.documents import Document
-from langchain_core.retrievers import BaseRetriever
-from langchain_core.tools import BaseTool, StructuredTool, ToolException
+try:
+    from langchain_core.callbacks import AsyncCallbackManagerForRetrieverRun, CallbackManagerForRetrieverRun
+    from langchain_core.documents import Document
+    from langchain_core.retrievers import BaseRetriever
+    from langchain_core.tools import BaseTool, StructuredTool, ToolException
+except ImportError as exc:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        'graphmem.langchain needs langchain-core: pip install "graphmem[langchain]"'
+    ) from exc
 from pydantic import BaseModel, ConfigDict, Field
 
 from graphmem._core import TimeLike
