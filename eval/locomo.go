@@ -62,7 +62,8 @@ var Parts = map[string][]string{
 // evidence and is left out).
 var Categories = map[int]string{1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 
-// Scores maps "r@k" to recall@k.
+// Scores maps "r@k" to recall@k and "p@k" to precision@k (the share of
+// the first k results that are evidence turns).
 type Scores map[string]float64
 
 // Result is recall@k overall and per category.
@@ -408,21 +409,21 @@ func dedupe(ids []string) []string {
 	return out
 }
 
-// tally accumulates recall@k sums.
+// tally accumulates recall@k and precision@k sums.
 type tally struct {
-	ks    []int
-	sum   map[int][]float64 // category (0: all) → per-k sums
-	count map[int]int
+	ks        []int
+	sum, prec map[int][]float64 // category (0: all) → per-k sums
+	count     map[int]int
 }
 
 func newTally(ks []int) *tally {
-	return &tally{ks: ks, sum: map[int][]float64{}, count: map[int]int{}}
+	return &tally{ks: ks, sum: map[int][]float64{}, prec: map[int][]float64{}, count: map[int]int{}}
 }
 
 func (t *tally) add(cat int, evidence, retrieved []string) {
 	for _, c := range []int{0, cat} {
 		if t.sum[c] == nil {
-			t.sum[c] = make([]float64, len(t.ks))
+			t.sum[c], t.prec[c] = make([]float64, len(t.ks)), make([]float64, len(t.ks))
 		}
 		t.count[c]++
 		for i, k := range t.ks {
@@ -434,6 +435,7 @@ func (t *tally) add(cat int, evidence, retrieved []string) {
 				}
 			}
 			t.sum[c][i] += float64(n) / float64(len(evidence))
+			t.prec[c][i] += float64(n) / float64(k)
 		}
 	}
 }
@@ -443,6 +445,7 @@ func (t *tally) scores(cat int) Scores {
 	for i, k := range t.ks {
 		if t.count[cat] > 0 {
 			s[fmt.Sprintf("r@%d", k)] = roundTo(t.sum[cat][i]/float64(t.count[cat]), 3)
+			s[fmt.Sprintf("p@%d", k)] = roundTo(t.prec[cat][i]/float64(t.count[cat]), 3)
 		}
 	}
 	return s
@@ -503,6 +506,12 @@ func (r Report) WriteTable(w io.Writer) error {
 		fmt.Fprintln(tw, line)
 	}
 	row("all", r.Questions, r.Overall, r.Baseline.Overall)
+	prec := "precision\t\t"
+	for _, k := range r.Ks {
+		key := fmt.Sprintf("p@%d", k)
+		prec += fmt.Sprintf("P@%d %.3f\t%.3f\t\t", k, r.Overall[key], r.Baseline.Overall[key])
+	}
+	fmt.Fprintln(tw, prec)
 	cats := make([]int, 0, len(Categories))
 	for c := range Categories {
 		cats = append(cats, c)

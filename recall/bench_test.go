@@ -77,3 +77,18 @@ func BenchmarkContext(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkContextNoFloor is BenchmarkContext without the relevance
+// floor: what the floor costs.
+func BenchmarkContextNoFloor(b *testing.B) {
+	e := loadBench(b)
+	qs := bench.Queries(benchWork, 256, 1)
+	eng := &recall.Engine{Store: e.store, Index: e.index, Now: e.engine.Now, NoRelevanceFloor: true}
+	defer eng.Close()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := eng.Context(ctx, "bench", recall.ContextRequest{Query: qs[i%len(qs)]}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

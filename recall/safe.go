@@ -106,9 +106,10 @@ func clipAttrs(attrs map[string]any) map[string]any {
 	return out
 }
 
-// bounded returns the forms of a fact, episode and entity that a context
-// answer carries: attributes, summaries and contents clipped, claims and
-// revisions left out.
+// boundedFact, boundedEpisode and boundedEntity return the forms of a
+// fact, an episode and an entity that a context or search answer carries:
+// attributes, summaries and contents clipped, claims and revisions left
+// out.
 func boundedFact(f entity.Fact) entity.Fact {
 	f.Attributes = clipAttrs(f.Attributes)
 	f.Claims, f.Revisions = nil, nil
