@@ -506,12 +506,16 @@ func (r Report) WriteTable(w io.Writer) error {
 		fmt.Fprintln(tw, line)
 	}
 	row("all", r.Questions, r.Overall, r.Baseline.Overall)
-	prec := "precision\t\t"
-	for _, k := range r.Ks {
-		key := fmt.Sprintf("p@%d", k)
-		prec += fmt.Sprintf("P@%d %.3f\t%.3f\t\t", k, r.Overall[key], r.Baseline.Overall[key])
+	// Precision@k in the recall@k columns: the share of the first k
+	// results that are evidence turns.
+	prec := func(s Scores) Scores {
+		out := Scores{}
+		for _, k := range r.Ks {
+			out[fmt.Sprintf("r@%d", k)] = s[fmt.Sprintf("p@%d", k)]
+		}
+		return out
 	}
-	fmt.Fprintln(tw, prec)
+	row("all, P@k", r.Questions, prec(r.Overall), prec(r.Baseline.Overall))
 	cats := make([]int, 0, len(Categories))
 	for c := range Categories {
 		cats = append(cats, c)
