@@ -435,7 +435,10 @@ func (c *candidates) scoreFacts(scale float64, e *Engine) {
 			delete(it.signals, "graph")
 		}
 		// A fact of an entity the query names, whose predicate the
-		// question names, is what was asked for.
+		// question names, is what was asked for. A further ranked list
+		// (vector similarity) joins rel the same way, as S·w/(k + rank);
+		// settle runs after, so no such term can lift a version not
+		// valid at as_of above the one that is.
 		if pair := c.pairScore(it, c.q); pair > 0 {
 			rel += scale * pairWeight * pair
 			it.signals["pair"] = round(pair)
