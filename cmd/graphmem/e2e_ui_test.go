@@ -150,6 +150,8 @@ func (b *browser) checkScenario(name string) {
 	b.clickText("#timeline .fact-row button", "3307")
 	b.waitText("#fact-detail", "clashed with the analytics replica.")
 	b.waitText("#fact-detail", "Dana, 2024-02-15 08:00")
+	b.notText("main", "null")
+	b.notText("main", "undefined")
 	b.shot(name + "-entity-laptop")
 
 	// As of a date before the move: the old port and the old lead.

@@ -151,8 +151,8 @@ function timeline(facts, e, at, asOf, showFact, boxWidth) {
   const svg = s('svg', { viewBox: `0 0 ${width} ${height}`, class: 'timeline-svg', role: 'img',
     'aria-label': `Timeline of ${e.name}: ${facts.length} facts in ${ls.length} lanes; the list below says the same.` });
   for (const tk of ticks(t0, t1)) {
-    svg.append(s('line', { x1: x(tk.t), x2: x(tk.t), y1: top - 6, y2: height, class: 'tick' }),
-      s('text', { x: x(tk.t) + 3, y: 12, class: 'tick-label', text: tk.label }));
+    svg.append(s('line', { x1: x(tk.t), x2: x(tk.t), y1: top - 6, y2: height, class: 'tick' }));
+    if (x(tk.t) + 7 * tk.label.length < width) svg.append(s('text', { x: x(tk.t) + 3, y: 12, class: 'tick-label', text: tk.label }));
   }
   ls.forEach((lane) => {
     svg.append(s('text', { x: 4, y: lane.y + laneH / 2 + 4, class: 'lane-label', text: clip(lane.key, Math.floor(labelW / 7)) },
