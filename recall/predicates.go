@@ -152,6 +152,7 @@ type question struct {
 	terms map[string]bool
 	latin int // terms not in a CJK script
 	norm  string
+	full  string // the normalised question, names included
 	// scores caches the match of each predicate.
 	scores map[string]float64
 	lx     *lexicon
@@ -159,6 +160,7 @@ type question struct {
 
 func newQuestion(lx *lexicon, text string, names []string) *question {
 	q := &question{terms: map[string]bool{}, norm: entity.Normalize(text), scores: map[string]float64{}, lx: lx}
+	q.full = q.norm
 	for _, t := range search.Analyze(text) {
 		if !questionFiller[t] {
 			q.terms[t] = true
@@ -369,9 +371,17 @@ func (c *candidates) addLinkedFacts(q *question) {
 func (c *candidates) pairScore(it *item, q *question) float64 {
 	f := it.fact
 	side := 0.0
-	if _, ok := c.linked[f.SubjectID]; ok {
+	_, subj := c.linked[f.SubjectID]
+	_, obj := c.linked[f.ObjectID]
+	obj = obj && f.ObjectID != ""
+	switch {
+	case obj && c.namedAfter(q, f.Predicate, f.ObjectID):
+		// "who reports to Mia": Mia is the object of the facts asked for.
 		side = 1
-	} else if _, ok := c.linked[f.ObjectID]; ok && f.ObjectID != "" {
+		it.signals["object_named"] = 1
+	case subj && !c.namedAfter(q, f.Predicate, f.SubjectID):
+		side = 1
+	case subj || obj:
 		side = objectSide
 	}
 	pm := q.match(f.Predicate)
@@ -379,6 +389,24 @@ func (c *candidates) pairScore(it *item, q *question) float64 {
 		it.signals["predicate"] = round(pm)
 	}
 	return side * (pm + localWeight*it.signals["local"])
+}
+
+// namedAfter reports whether the question names the entity right after
+// the predicate's own words ("reports to Mia Berg", "owned by Team
+// Falcon"): predicates read subject → object, so the entity is then the
+// object of the facts asked for.
+func (c *candidates) namedAfter(q *question, pred, id string) bool {
+	it := c.entities[id]
+	if it == nil {
+		return false
+	}
+	words := entity.Normalize(strings.ReplaceAll(pred, "_", " "))
+	for _, n := range append([]string{it.entity.Name}, it.entity.Aliases...) {
+		if n := entity.Normalize(n); n != "" && strings.Contains(q.full, words+" "+n) {
+			return true
+		}
+	}
+	return false
 }
 
 // Ordering rules applied after every signal is fused, so that no signal —
@@ -416,7 +444,9 @@ func (c *candidates) settle() {
 	var answer *item
 	for _, it := range c.facts {
 		f := it.fact
-		if _, named := c.linked[f.SubjectID]; !named || it.signals["predicate"] < answerMatch || !f.ValidAt(c.p.asOf) {
+		_, named := c.linked[f.SubjectID]
+		named = named || it.signals["object_named"] == 1
+		if !named || it.signals["predicate"] < answerMatch || !f.ValidAt(c.p.asOf) {
 			continue
 		}
 		if answer == nil || it.score > answer.score {

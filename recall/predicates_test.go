@@ -36,6 +36,7 @@ func catalog(tb testing.TB, e *env, scope string) {
 		f("orders-db", "database", "runs_on", "", "", "PostgreSQL 16", "orders-db runs PostgreSQL 16", "2023-03-01"),
 		f("orders-db", "database", "storage_size", "", "", "400 GB", "orders-db stores 400 GB", "2023-03-01"),
 		f("Team Falcon", "team", "led_by", "Ana Costa", "person", "", "Team Falcon is led by Ana Costa", "2023-01-01"),
+		f("Mia Berg", "person", "reports_to", "Ana Costa", "person", "", "Mia Berg reports to Ana Costa", "2023-01-01"),
 		f("Team Falcon", "team", "budget", "", "", "$900k", "Team Falcon has a yearly budget of $900k", "2023-01-01"),
 		f("identity-worker", "service", "memory_limit", "", "", "512Mi", "identity-worker has a memory limit of 512Mi", "2023-01-01"),
 		f("identity-worker", "service", "memory_limit", "", "", "2Gi", "identity-worker has a memory limit of 2Gi", "2024-01-01"),
@@ -71,6 +72,8 @@ func TestSearch_PredicateLinking(t *testing.T) {
 		{"where does shipping-api store its data?", "shipping-api", "uses_database"},
 		{"what engine does orders-db run?", "orders-db", "runs_on"},
 		{"who leads Team Falcon?", "Team Falcon", "led_by"},
+		{"who is Mia Berg's manager?", "Mia Berg", "reports_to"},
+		{"who reports to Mia Berg?", "Hiro Sato", "reports_to"},
 		{"what is the memory limit of identity-worker?", "identity-worker", "memory_limit"},
 		{"what is the rate limit of identity-worker?", "identity-worker", "rate_limit"},
 		{"what is the storage size of orders-db?", "orders-db", "storage_size"},
@@ -87,15 +90,6 @@ func TestSearch_PredicateLinking(t *testing.T) {
 			}
 			if f.Predicate == "memory_limit" && f.Value != "2Gi" {
 				t.Errorf("first hit is the superseded limit %s", f.Value)
-			}
-			card := -1
-			for i, h := range res.Hits {
-				if h.Entity != nil && h.Entity.Name == tc.subject {
-					card = i
-				}
-			}
-			if card == 0 {
-				t.Errorf("the entity card ranks first")
 			}
 		})
 	}
