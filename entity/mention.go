@@ -42,9 +42,10 @@ func Mentions(text string) []string {
 			switch {
 			case len(r) == 0:
 				flush()
-			case unicode.IsUpper(r[0]) && !(len(name) == 0 && commonWords[lower]):
+			case unicode.IsUpper(r[0]) && !(i == 0 && commonWords[lower]) && lower != "i":
 				// A capitalised word opening a sentence is a name only
-				// if it is no common word ("The", "Thanks", "Wow").
+				// if it is no common word ("The", "Thanks", "Wow");
+				// within a sentence it is ("Big Blue", "New York").
 				name = append(name, w)
 			default:
 				flush()

@@ -18,6 +18,7 @@ func TestMentions(t *testing.T) {
 		{"Thanks, Mel. Sweden's winters are long.", []string{"mel", "sweden", "winter", "long"}},
 		{"I love pottery classes; pottery is calming", []string{"pottery", "class", "calming"}},
 		{"Wow. Just wow!", nil},
+		{"We swam in Big Blue, and I loved it", []string{"swam", "big blue"}},
 		{"Melanie's daughters painted sunsets", []string{"melanie", "daughter", "painted", "sunset"}},
 	} {
 		if got := entity.Mentions(tc.text); !slices.Equal(got, tc.want) {

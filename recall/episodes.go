@@ -66,7 +66,10 @@ func (e *Engine) episodeWeights() EpisodeWeights {
 // turns' scores when it mentions the same rare names or things (the
 // mention graph); turns by a speaker the query names, and turns from a
 // period the query names, weigh more.
-func (e *Engine) rankEpisodes(ctx context.Context, tx graph.Tx, c *candidates, hits []search.Hit) error {
+//
+// scale is the best BM25 score of the query (any type): what a mention of
+// an entity the query names is worth.
+func (e *Engine) rankEpisodes(ctx context.Context, tx graph.Tx, c *candidates, hits []search.Hit, scale float64) error {
 	p := &c.p
 	w := e.episodeWeights()
 	base := map[string]float64{}
@@ -174,7 +177,7 @@ func (e *Engine) rankEpisodes(ctx context.Context, tx graph.Tx, c *candidates, h
 		}
 	}
 	if w.Mention > 0 {
-		ms, err := e.mentioned(ctx, tx, c, base, byID)
+		ms, err := e.mentioned(ctx, tx, c, base, byID, scale)
 		if err != nil {
 			return err
 		}
@@ -236,7 +239,7 @@ func (e *Engine) rankEpisodes(ctx context.Context, tx graph.Tx, c *candidates, h
 // by the number of turns that do; a mention in more than mentionHub turns
 // (a speaker's name, "work") leads nowhere.
 func (e *Engine) mentioned(ctx context.Context, tx graph.Tx, c *candidates, base map[string]float64,
-	byID map[string]search.Hit) (map[string]float64, error) {
+	byID map[string]search.Hit, scale float64) (map[string]float64, error) {
 	p := &c.p
 	top := make([]string, 0, len(base))
 	for id := range base {
@@ -248,9 +251,6 @@ func (e *Engine) mentioned(ctx context.Context, tx graph.Tx, c *candidates, base
 		}
 		return top[i] < top[j]
 	})
-	if len(top) == 0 {
-		return nil, nil
-	}
 	top = top[:min(len(top), mentionSources)]
 	eps, err := graph.EpisodesByID(tx, top)
 	if err != nil {
@@ -267,7 +267,7 @@ func (e *Engine) mentioned(ctx context.Context, tx graph.Tx, c *candidates, base
 	for id := range c.linked {
 		if it := c.entities[id]; it != nil && it.entity != nil {
 			for _, k := range it.entity.Keys() {
-				add(k, base[top[0]])
+				add(k, scale)
 			}
 		}
 	}

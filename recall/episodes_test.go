@@ -7,6 +7,7 @@ import (
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph"
+	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/recall"
 )
 
@@ -155,5 +156,27 @@ func TestRankEpisodes_Mentions(t *testing.T) {
 	w.Mention = 0
 	if _, order := e.episodeSignals(t, "u", "drove with the kids", w); rank(order, "s03-005") >= 0 {
 		t.Fatalf("with the mention graph off the turn was still found: %v", order)
+	}
+}
+
+// An entity written later (by extraction or as facts) under a name or an
+// alias an episode mentions is linked to that episode: a question naming
+// the entity reaches the episode through the alias, with no word in common.
+func TestRankEpisodes_MentionsOfLaterEntities(t *testing.T) {
+	e := newEnv(t)
+	e.conversation(t, "u", []turnSpec{
+		{1, "Ann", "We swam in Big Blue all afternoon."},
+		{2, "Bob", "Work was busy."},
+	})
+	w := recall.DefaultEpisodeWeights
+	w.Prev, w.Next, w.Session = 0, 0, 0
+	if _, order := e.episodeSignals(t, "u", "Lake Tahoe", w); rank(order, "s01-000") >= 0 {
+		t.Fatalf("found before the entity exists: %v", order)
+	}
+	e.add(t, "u", memory.FactInput{Subject: "Lake Tahoe", SubjectType: "place", SubjectAliases: []string{"Big Blue"},
+		Predicate: "located_in", Object: "Sierra Nevada", ObjectType: "place"})
+	sig, order := e.episodeSignals(t, "u", "Lake Tahoe", w)
+	if rank(order, "s01-000") < 0 || sig["s01-000"]["mentions"] <= 0 {
+		t.Fatalf("the episode mentioning the entity's alias was not reached: %v %v", order, sig["s01-000"])
 	}
 }

@@ -193,8 +193,8 @@ func (e *Engine) retrieve(ctx context.Context, tx graph.Tx, p params) (*candidat
 	if err := c.walk(tx); err != nil {
 		return nil, err
 	}
-	if p.wants(search.TypeEpisode) && len(episodeHits) > 0 {
-		if err := e.rankEpisodes(ctx, tx, c, episodeHits); err != nil {
+	if p.wants(search.TypeEpisode) && (len(episodeHits) > 0 || len(c.linked) > 0) {
+		if err := e.rankEpisodes(ctx, tx, c, episodeHits, scale); err != nil {
 			return nil, err
 		}
 	}
