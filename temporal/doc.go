@@ -43,8 +43,9 @@
 //     trusted source kind wins (user_explicit > user_implicit > tool >
 //     import > agent_inferred), then the one stated latest (reference
 //     time), then the greater normalised value. The others keep an empty
-//     interval at that instant, superseded by the winner, and the winner
-//     lists them in Fact.Conflicts, which the context block shows.
+//     interval at that instant, superseded by the winner, the winner lists
+//     them in Fact.Conflicts, which the context block shows, and the
+//     statement that meets the tie gets a warning naming the other value.
 //     4b. Correction versus corroboration. Within one fact, the start is the
 //     one given by the latest dated statement (by reference time; among
 //     equally late ones, the earliest start). Statements made before it —

@@ -731,6 +731,18 @@ func payload(f *entity.Fact, claims []entity.Claim) bool {
 	return changed
 }
 
+// tieWarning tells a statement that its value met another stated for the
+// same instant (rule 4a).
+func tieWarning(s *segment) string {
+	switch {
+	case s.succ != nil && s.to != nil && s.to.Equal(s.from):
+		return fmt.Sprintf("another value (%s) was stated for the same instant and wins the tie rule (source kind, then the later statement, then the value)", s.succ.text)
+	case len(s.conflicts) > 0:
+		return fmt.Sprintf("other values (%s) were stated for the same instant; this one wins the tie rule", strings.Join(s.conflicts, ", "))
+	}
+	return ""
+}
+
 // report is the last phase: one outcome per incoming statement.
 func (w *work) report() Result {
 	outcomes := make([]Outcome, len(w.in))
@@ -765,6 +777,7 @@ func (w *work) report() Result {
 		}
 		if !r.c.End {
 			firstSeen[s] = true
+			o.Warning = tieWarning(s)
 		}
 		if s.pred != nil && (o.Action == SupersededPrevious || o.Action == Historical) {
 			o.Superseded = []string{w.facts[s.pred.fact].ID}

@@ -119,12 +119,16 @@ func TestE2E_StartUnknownAndTies(t *testing.T) {
 	user := fact("", "port", "8443", "2024-05-01T00:00:00Z")
 	for _, subject := range []string{"gateway-a", "gateway-b"} {
 		tool["subject"], user["subject"] = subject, subject
+		var second []api.FactResult
 		if subject == "gateway-a" {
 			c.postFacts(tool)
-			c.postFacts(user)
+			second = c.postFacts(user)
 		} else {
 			c.postFacts(user)
-			c.postFacts(tool)
+			second = c.postFacts(tool)
+		}
+		if !strings.Contains(second[0].Warning, "same instant") {
+			t.Errorf("%s: the second value stated for the same instant gets no warning: %+v", subject, second[0])
 		}
 		if got := objects(c.facts("subject=" + subject + "&predicate=port")); len(got) != 1 || got[0] != "8443" {
 			t.Errorf("%s: %v, want 8443 (the user's statement wins the tie)", subject, got)
