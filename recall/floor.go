@@ -24,7 +24,8 @@ import (
 //     alias, blocks that cover none of those entities are left out.
 //
 // A question of nothing but generic words ("what should I know?") has no
-// concepts: no floor. Pinned constraints and preferences always stay.
+// concepts, and one whose concepts no block covers has nothing to measure
+// by: no floor then. Pinned constraints and preferences always stay.
 
 // floorShare is the share of the best block's coverage a block needs.
 const floorShare = 0.6
@@ -318,7 +319,10 @@ func (t *topic) keepPieces(ps []piece) []bool {
 	}
 	for i, p := range ps {
 		cv := cov[i]
-		keep[i] = p.always || cv.n > 0 && float64(cv.n) >= floorShare*float64(best) && (cv.strong || !strong)
+		// When nothing covers any concept, the question's words are not in
+		// memory's words at all: no floor rather than an empty block.
+		keep[i] = p.always || best == 0 ||
+			cv.n > 0 && float64(cv.n) >= floorShare*float64(best) && (cv.strong || !strong)
 	}
 	return keep
 }
