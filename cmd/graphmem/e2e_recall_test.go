@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/graphmem/graphmem/api"
@@ -58,6 +59,35 @@ func TestE2E_ContextWhy(t *testing.T) {
 	}
 	if ans.Mode != recall.ModeHistory {
 		t.Errorf("mode %s", ans.Mode)
+	}
+
+	// A decision reversed later is ended by it, in whichever order the two
+	// arrive; a why question gets both decisions with their reasons and the
+	// quote of the source, and not an episode that merely shares a word.
+	c.do("POST", "/v1/episodes", map[string]any{"content": "we talked about lunch and the weather in orders", "speaker": "bob"}).ok(t, 202, nil)
+	var ep api.EpisodeAccepted
+	c.do("POST", "/v1/episodes", map[string]any{"content": "Refunds need transactions across orders and payments, so MongoDB goes.",
+		"speaker": "Lena", "reference_time": "2024-09-01T00:00:00Z"}).ok(t, 202, &ep)
+	res := c.postFacts(
+		map[string]any{"subject": "orders-service", "predicate": "dropped", "object": "MongoDB", "valid_from": "2024-09-01T00:00:00Z",
+			"source_kind": "user_explicit", "importance": 9, "episode_id": ep.EpisodeID,
+			"attributes": map[string]any{"reason": "refunds need multi-document transactions"}},
+		map[string]any{"subject": "orders-service", "predicate": "adopted", "object": "MongoDB", "valid_from": "2023-02-01T00:00:00Z",
+			"source_kind": "user_explicit", "importance": 8, "attributes": map[string]any{"reason": "flexible documents for order line items"}},
+	)
+	adopted := c.facts("subject=orders-service&predicate=adopted&include_history=true")
+	if len(adopted) != 1 || adopted[0].ValidTo == nil || !strings.HasPrefix(adopted[0].ValidTo.Format(time.RFC3339), "2024-09-01") || adopted[0].Status == "current" {
+		t.Errorf("adopting MongoDB is not ended by dropping it: %+v (results %+v)", adopted, res)
+	}
+	ans, _ = contextFor(c, map[string]any{"query": "why did we move orders-service to MongoDB?"})
+	t.Log("\n" + ans.Context)
+	if blockLine(ans.Context, "adopted MongoDB", "2023-02-01 → 2024-09-01", "ended", "reason: flexible documents") == "" ||
+		blockLine(ans.Context, "dropped MongoDB", "current", "reason: refunds need multi-document transactions") == "" ||
+		blockLine(ans.Context, "source: Lena on 2024-09-01", "MongoDB goes") == "" {
+		t.Errorf("the decisions, their reasons or the source are missing")
+	}
+	if strings.Contains(ans.Context, "lunch") || strings.Contains(ans.Context, "pnpm") {
+		t.Errorf("unrelated lines in the why answer")
 	}
 }
 
