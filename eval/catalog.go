@@ -72,7 +72,8 @@ type CatalogReport struct {
 	Graphmem CatalogScores `json:"graphmem"`
 	Baseline CatalogScores `json:"baseline_bm25"`
 	// ByGroup is graphmem's hit@1 for questions naming the entity by
-	// name or alias, and for English and Chinese questions.
+	// name or alias, for English and Chinese questions, and for those
+	// asked in a held-out wording (never tuned on).
 	ByGroup map[string]float64 `json:"hit_at_1_by_group"`
 }
 
@@ -162,7 +163,11 @@ func Catalog(ctx context.Context, o CatalogOptions) (CatalogReport, error) {
 		if q.Alias {
 			key = "alias"
 		}
-		for _, g := range []string{key, q.Lang} {
+		gs := []string{key, q.Lang}
+		if q.HeldOut {
+			gs = append(gs, "held-out wording")
+		}
+		for _, g := range gs {
 			n := groups[g]
 			n[0]++
 			if rank == 1 {
