@@ -39,10 +39,12 @@ func (s *Server) session(c *gin.Context) {
 			Error(c, err)
 			return
 		}
+		// The request's scope and "default" are always offered.
+		slices.Sort(held)
+		held = held[:min(len(held), maxSessionScopes)]
 		out.Scopes = append(held, entity.DefaultScope, out.Scope)
 		slices.Sort(out.Scopes)
 		out.Scopes = slices.Compact(out.Scopes)
-		out.Scopes = out.Scopes[:min(len(out.Scopes), maxSessionScopes)]
 	} else {
 		out.Scopes = slices.Clone(c.GetStringSlice(ctxScopes))
 	}
