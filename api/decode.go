@@ -41,8 +41,8 @@ func newValidator() *validator.Validate {
 		}
 		return name
 	})
-	must(v.RegisterValidation("rfc3339", func(fl validator.FieldLevel) bool {
-		_, err := parseTime(fl.Field().String())
+	must(v.RegisterValidation("time", func(fl validator.FieldLevel) bool {
+		_, err := entity.ParseTime(fl.Field().String())
 		return err == nil
 	}))
 	// notblank and word leave "" to required and required_without, so an
@@ -106,17 +106,12 @@ func optTime(s *string) *time.Time {
 	if s == nil {
 		return nil
 	}
-	t, err := parseTime(*s)
+	t, err := entity.ParseTime(*s)
 	if err != nil {
 		return nil
 	}
 	t = t.UTC()
 	return &t
-}
-
-// parseTime parses an RFC 3339 time, with or without fractional seconds.
-func parseTime(s string) (time.Time, error) {
-	return time.Parse(time.RFC3339Nano, s)
 }
 
 // shapeErrors turns validator errors into field messages keyed by JSON path
@@ -156,8 +151,8 @@ func shapeMessage(ve validator.FieldError) string {
 		return fmt.Sprintf("at least %s%s", ve.Param(), unit)
 	case "oneof":
 		return "must be one of " + strings.Join(strings.Fields(ve.Param()), ", ")
-	case "rfc3339":
-		return timeMessage
+	case "time":
+		return entity.TimeMessage
 	case "notblank":
 		return "must not be blank"
 	case "word":
@@ -335,8 +330,8 @@ func (p Param) check(v string) string {
 			return "must be true or false"
 		}
 	case "date-time":
-		if _, err := parseTime(v); err != nil {
-			return timeMessage
+		if _, err := entity.ParseTime(v); err != nil {
+			return entity.TimeMessage
 		}
 	default:
 		max := p.Max
@@ -361,8 +356,6 @@ func (p Param) check(v string) string {
 	return ""
 }
 
-const timeMessage = "must be an RFC 3339 time, e.g. 2024-03-01T09:00:00Z"
-
 // str returns a checked parameter, "" when absent.
 func (q *query) str(name string) string {
 	if v := q.vals[name]; len(v) > 0 {
@@ -373,7 +366,7 @@ func (q *query) str(name string) string {
 
 // time returns a checked date-time parameter, zero when absent.
 func (q *query) time(name string) time.Time {
-	t, err := parseTime(q.str(name))
+	t, err := entity.ParseTime(q.str(name))
 	if err != nil {
 		return time.Time{}
 	}

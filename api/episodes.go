@@ -16,7 +16,7 @@ type episodeRequest struct {
 	Kind           *string        `json:"kind,omitempty" validate:"omitempty,oneof=message text json" doc:"default message"`
 	Speaker        string         `json:"speaker,omitempty" validate:"max=256"`
 	Role           *string        `json:"role,omitempty" validate:"omitempty,oneof=user assistant system tool"`
-	ReferenceTime  *string        `json:"reference_time,omitempty" validate:"omitempty,rfc3339" doc:"when it happened (default now); relative dates are resolved against it"`
+	ReferenceTime  *string        `json:"reference_time,omitempty" validate:"omitempty,time" doc:"when it happened (default now); relative dates are resolved against it"`
 	SourceKind     *string        `json:"source_kind,omitempty" validate:"omitempty,oneof=user_explicit user_implicit agent_inferred tool import"`
 	IdempotencyKey string         `json:"idempotency_key,omitempty" validate:"max=256" doc:"a repeat returns the episode stored first"`
 	Metadata       map[string]any `json:"metadata,omitempty" validate:"max=64"`

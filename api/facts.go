@@ -30,8 +30,8 @@ type factInput struct {
 	ObjectType   string                `json:"object_type,omitempty" validate:"max=64"`
 	Value        string                `json:"value,omitempty" validate:"required_without=Object,excluded_with=Object,notblank,max=2000" doc:"a literal; exactly one of object and value"`
 	Text         string                `json:"text,omitempty" validate:"max=4000"`
-	ValidFrom    *string               `json:"valid_from,omitempty" validate:"omitempty,rfc3339" doc:"default: now"`
-	ValidTo      *string               `json:"valid_to,omitempty" validate:"omitempty,rfc3339" doc:"after valid_from; alone, it ends the matching fact (waiting for its start if none is known yet)"`
+	ValidFrom    *string               `json:"valid_from,omitempty" validate:"omitempty,time" doc:"default: now"`
+	ValidTo      *string               `json:"valid_to,omitempty" validate:"omitempty,time" doc:"after valid_from; alone, it ends the matching fact (waiting for its start if none is known yet)"`
 	StartUnknown bool                  `json:"start_unknown,omitempty" validate:"excluded_with=ValidFrom" doc:"true instead of valid_from: true since an unknown time (answers as_of at any time before its end)"`
 	SourceKind   *string               `json:"source_kind,omitempty" validate:"omitempty,oneof=user_explicit user_implicit agent_inferred tool import" doc:"default agent_inferred"`
 	EpisodeID    string                `json:"episode_id,omitempty" validate:"max=128"`

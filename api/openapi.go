@@ -124,7 +124,7 @@ func (s *Server) OpenAPI() map[string]any {
 		"info": map[string]any{
 			"title":       "graphmem",
 			"version":     "1",
-			"description": "Temporal knowledge-graph memory for LLM agents. Times are RFC 3339; errors always use the Error shape.",
+			"description": "Temporal knowledge-graph memory for LLM agents. Times are RFC 3339 or plain dates (2024-03-01, midnight UTC); errors always use the Error shape.",
 		},
 		"paths": paths,
 		"components": map[string]any{
@@ -244,7 +244,7 @@ func (p Param) schema() map[string]any {
 	case "boolean":
 		return map[string]any{"type": "boolean"}
 	case "date-time":
-		return map[string]any{"type": "string", "format": "date-time"}
+		return map[string]any{"type": "string", "anyOf": timeFormats()}
 	}
 	s := map[string]any{"type": "string"}
 	if len(p.Enum) > 0 {
@@ -302,6 +302,12 @@ func (sc *schemas) of(t reflect.Type) map[string]any {
 		}
 	}
 	return s
+}
+
+// timeFormats are the times graphmem reads (entity.ParseTime): an RFC 3339
+// time or a plain date.
+func timeFormats() []any {
+	return []any{map[string]any{"format": "date-time"}, map[string]any{"format": "date"}}
 }
 
 func (sc *schemas) plain(t reflect.Type) map[string]any {
@@ -512,8 +518,8 @@ func (sc *schemas) constrain(p map[string]any, t reflect.Type, rules []string) (
 			}
 		case "oneof":
 			p["enum"] = strings.Fields(arg)
-		case "rfc3339":
-			p["format"] = "date-time"
+		case "time":
+			p["anyOf"] = timeFormats()
 		case "notblank": // "" is left to required
 			p["pattern"] = "^$|" + notBlankPattern
 		case "word":

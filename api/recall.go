@@ -13,8 +13,8 @@ import (
 type searchRequest struct {
 	Query          string   `json:"query" validate:"required,notblank,max=4000"`
 	Limit          *Int     `json:"limit,omitempty" validate:"omitempty,min=1,max=100" doc:"default 10"`
-	AsOf           *string  `json:"as_of,omitempty" validate:"omitempty,rfc3339" doc:"valid time (default now)"`
-	KnownAt        *string  `json:"known_at,omitempty" validate:"omitempty,rfc3339" doc:"transaction time (default now)"`
+	AsOf           *string  `json:"as_of,omitempty" validate:"omitempty,time" doc:"valid time (default now)"`
+	KnownAt        *string  `json:"known_at,omitempty" validate:"omitempty,time" doc:"transaction time (default now)"`
 	IncludeHistory bool     `json:"include_history,omitempty" doc:"keep facts not valid at as_of (superseded, ended)"`
 	Types          []string `json:"types,omitempty" validate:"max=3,dive,oneof=fact entity episode"`
 }
@@ -22,10 +22,10 @@ type searchRequest struct {
 // contextRequest is the body of POST /v1/context.
 type contextRequest struct {
 	Query   string  `json:"query" validate:"required,notblank,max=4000"`
-	AsOf    *string `json:"as_of,omitempty" validate:"omitempty,rfc3339" doc:"valid time (default now)"`
-	KnownAt *string `json:"known_at,omitempty" validate:"omitempty,rfc3339" doc:"transaction time (default now)"`
+	AsOf    *string `json:"as_of,omitempty" validate:"omitempty,time" doc:"valid time (default now)"`
+	KnownAt *string `json:"known_at,omitempty" validate:"omitempty,time" doc:"transaction time (default now)"`
 	// ReferenceTime is when the question is asked.
-	ReferenceTime *string      `json:"reference_time,omitempty" validate:"omitempty,rfc3339" doc:"when the question is asked: relative times in it (last March, two years ago, 去年) are read against it (default as_of, else now)"`
+	ReferenceTime *string      `json:"reference_time,omitempty" validate:"omitempty,time" doc:"when the question is asked: relative times in it (last March, two years ago, 去年) are read against it (default as_of, else now)"`
 	MaxTokens     *Int         `json:"max_tokens,omitempty" validate:"omitempty,min=50,max=32000" doc:"default 1500"`
 	Mode          *recall.Mode `json:"mode,omitempty" validate:"omitempty,oneof=auto current history" doc:"default auto: history for when / before / changed / why questions, and a time named in the question (a date, month, season, year, last March, before Bob, 2025年3月) sets as_of or a period unless as_of is given"`
 	Format        *string      `json:"format,omitempty" validate:"omitempty,oneof=text markdown json" doc:"default text"`

@@ -93,20 +93,17 @@ const (
 	maxIDLen     = 128
 )
 
-// parseTime reads an RFC 3339 time or a date (midnight UTC); "" is the
-// zero time. A bad value is reported under field.
+// parseTime reads a time (entity.ParseTime); "" is the zero time. A bad
+// value is reported under field.
 func parseTime(fe entity.FieldErrors, field, s string) time.Time {
-	s = strings.TrimSpace(s)
-	if s == "" {
+	if strings.TrimSpace(s) == "" {
 		return time.Time{}
 	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05", "2006-01-02T15:04", "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC()
-		}
+	t, err := entity.ParseTime(s)
+	if err != nil {
+		fe.Add(field, entity.TimeMessage)
 	}
-	fe.Add(field, "must be an RFC 3339 time (2024-03-01T09:30:00Z) or a date (2024-03-01)")
-	return time.Time{}
+	return t
 }
 
 func timePtr(t time.Time) *time.Time {

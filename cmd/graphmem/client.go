@@ -356,18 +356,16 @@ func resolveEntity(ctx context.Context, r reader, arg string) ([]api.Entity, err
 	return nil, fmt.Errorf("no entity named %q; did you mean %s?", arg, strings.Join(names, ", "))
 }
 
-// parseWhen reads a time flag: RFC 3339, or a date meaning midnight UTC.
+// parseWhen reads a time flag (entity.ParseTime); "" is the zero time.
 func parseWhen(flagName, s string) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
-	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-		return t.UTC(), nil
+	t, err := entity.ParseTime(s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%s: %s", flagName, entity.TimeMessage)
 	}
-	if t, err := time.Parse(time.DateOnly, s); err == nil {
-		return t, nil
-	}
-	return time.Time{}, fmt.Errorf("%s: %q is neither an RFC 3339 time nor a YYYY-MM-DD date", flagName, s)
+	return t, nil
 }
 
 func rfc3339(t time.Time) string {

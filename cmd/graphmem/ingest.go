@@ -124,6 +124,10 @@ func ingestLines(ctx context.Context, r io.Reader, sink ingestSink, batch int) (
 		if err := json.Unmarshal(b, &probe); err != nil {
 			return counts, fmt.Errorf("line %d: %w", line, err)
 		}
+		b, err := readTimes(probe, "valid_from", "valid_to", "reference_time")
+		if err != nil {
+			return counts, fmt.Errorf("line %d: %w", line, err)
+		}
 		if _, isEpisode := probe["content"]; isEpisode {
 			var ep memory.EpisodeInput
 			if err := strictUnmarshal(b, &ep); err != nil {
@@ -153,6 +157,28 @@ func ingestLines(ctx context.Context, r io.Reader, sink ingestSink, batch int) (
 		return counts, err
 	}
 	return counts, flush()
+}
+
+// readTimes reads the named time fields of a record the way every other
+// interface does (entity.ParseTime, so a plain date is midnight UTC) and
+// returns the record with them in RFC 3339.
+func readTimes(rec map[string]json.RawMessage, fields ...string) ([]byte, error) {
+	for _, name := range fields {
+		raw, ok := rec[name]
+		if !ok || string(raw) == "null" {
+			continue
+		}
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return nil, fmt.Errorf("%s: %s", name, entity.TimeMessage)
+		}
+		t, err := entity.ParseTime(s)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s", name, entity.TimeMessage)
+		}
+		rec[name], _ = json.Marshal(t)
+	}
+	return json.Marshal(rec)
 }
 
 func strictUnmarshal(b []byte, v any) error {

@@ -52,7 +52,7 @@ func runSearch(ctx context.Context, args []string) error {
 	}
 	body := map[string]any{"query": strings.Join(pos, " "), "limit": *limit, "include_history": *history}
 	if *asOf != "" {
-		t, err := parseWhen("as-of", *asOf)
+		t, err := parseWhen("--as-of", *asOf)
 		if err != nil {
 			return err
 		}
@@ -106,7 +106,7 @@ func runContext(ctx context.Context, args []string) error {
 		body["format"] = *format
 	}
 	if *asOf != "" {
-		t, err := parseWhen("as-of", *asOf)
+		t, err := parseWhen("--as-of", *asOf)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,33 @@
+package entity_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/graphmem/graphmem/entity"
+)
+
+func TestParseTime(t *testing.T) {
+	march := time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		in   string
+		want time.Time
+	}{
+		{"2024-03-01", march},
+		{" 2024-03-01 ", march},
+		{"2024-03-01T00:00:00Z", march},
+		{"2024-03-01T09:30:00.5Z", march.Add(9*time.Hour + 30*time.Minute + 500*time.Millisecond)},
+		{"2024-03-01T10:00:00+01:00", march.Add(9 * time.Hour)},
+	} {
+		got, err := entity.ParseTime(tc.in)
+		if err != nil || !got.Equal(tc.want) || got.Location() != time.UTC {
+			t.Errorf("ParseTime(%q) = %v, %v; want %v in UTC", tc.in, got, err, tc.want)
+		}
+	}
+	for _, in := range []string{"", "yesterday", "2024-3-1", "2024-03-01T09:30", "2024-13-01", "01/03/2024", "2024-03-01T09:30:00"} {
+		if _, err := entity.ParseTime(in); !errors.Is(err, entity.ErrTime) || err.Error() != entity.TimeMessage {
+			t.Errorf("ParseTime(%q): error %v, want ErrTime", in, err)
+		}
+	}
+}
