@@ -3,6 +3,7 @@ package api_test
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -16,6 +17,8 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/graphmem/graphmem/api"
+	"github.com/graphmem/graphmem/client"
+	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph/bolt"
 	"github.com/graphmem/graphmem/memory"
 )
@@ -321,5 +324,24 @@ func TestImport_TooLarge(t *testing.T) {
 	small := bytes.Join(bytes.SplitAfter(body.Bytes(), []byte("\n"))[:10], nil)
 	if w := serve(s, "POST", "/v1/import", small, "Content-Type", api.NDJSON); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"entities":10`) {
 		t.Fatalf("small import: %d %s", w.Code, w.Body)
+	}
+}
+
+// TestClient_ReadsEveryStatus keeps the client's reading of a bare status
+// (a proxy's answer) in agreement with the one code → status table, and
+// the error shape round-trips through the client.
+func TestClient_ReadsEveryStatus(t *testing.T) {
+	for _, code := range []entity.Code{entity.EINVALID, entity.EUNPROCESSABLE, entity.ENOTFOUND, entity.ECONFLICT,
+		entity.EUNAUTHENTICATED, entity.EPERMISSION, entity.ETOOLARGE, entity.ERATELIMIT, entity.EUNAVAILABLE, entity.EINTERNAL} {
+		status := api.Status(&entity.Error{Code: code})
+		if got := entity.ErrorCode(client.ParseError(status, []byte("<html>bad gateway</html>"))); got != code {
+			t.Errorf("status %d: client reads %s, want %s", status, got, code)
+		}
+	}
+	s := MustServer(t, api.Options{})
+	w := serve(s, "POST", "/v1/facts", []byte(`{"facts":[{"subject":"x","predicate":"port"}]}`))
+	var e *entity.Error
+	if !errors.As(client.ParseError(w.Code, w.Body.Bytes()), &e) || e.Code != entity.EINVALID || e.Fields["facts[0].object"] == "" {
+		t.Errorf("round trip: %d %s → %+v", w.Code, w.Body, e)
 	}
 }

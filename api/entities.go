@@ -24,14 +24,14 @@ func (s *Server) registerEntityRoutes() {
 				{Name: "entity", To: "GET /v1/entities/:id", Param: "id", From: "$response.body#/items/0/entity/id"},
 				{Name: "timeline", To: "GET /v1/entities/:id/timeline", Param: "id", From: "$response.body#/items/0/entity/id"},
 			}},
-		Endpoint{Method: "GET", Path: "/v1/entities/:id", Tag: "entities", Summary: "One entity with the facts about it valid now.",
-			Response: EntityDetail{}, Errors: []int{http.StatusNotFound}},
+		Endpoint{Method: "GET", Path: "/v1/entities/:id", Tag: "entities", Summary: "One entity, by id, name or alias (a name several entities share is 409 listing their ids), with the facts about it valid now.",
+			Response: EntityDetail{}, Errors: []int{http.StatusNotFound, http.StatusConflict}},
 		Endpoint{Method: "GET", Path: "/v1/entities/:id/timeline", Tag: "entities",
-			Summary: "Every fact of the entity over time, ordered by valid time, with intervals and status.",
-			Query:   timelineQuery, Response: FactList{}, Errors: []int{http.StatusNotFound}},
+			Summary: "The entity, by id, name or alias (a name several entities share is 409 listing their ids), with every fact of it over time, ordered by valid time, with intervals and status.",
+			Query:   timelineQuery, Response: Timeline{}, Errors: []int{http.StatusNotFound, http.StatusConflict}},
 		Endpoint{Method: "GET", Path: "/v1/entities/:id/graph", Tag: "entities",
-			Summary: "The graph around an entity as of a valid time: its relationships and its neighbours' (depth 2), ended ones included, and its literal values; bounded.",
-			Query:   graphQuery, Response: EntityGraph{}, Errors: []int{http.StatusNotFound}},
+			Summary: "The graph around an entity (by id, name or alias) as of a valid time: its relationships and its neighbours' (depth 2), ended ones included, and its literal values; bounded.",
+			Query:   graphQuery, Response: EntityGraph{}, Errors: []int{http.StatusNotFound, http.StatusConflict}},
 	)
 }
 
@@ -93,19 +93,19 @@ func (s *Server) timeline(c *gin.Context) {
 		return
 	}
 	limit, offset := q.int("limit"), q.int("cursor")
-	fs, err := s.svc.Timeline(c.Request.Context(), Scope(c), c.Param("id"), q.str("predicate"), q.time("known_at"))
+	d, err := s.svc.Timeline(c.Request.Context(), Scope(c), c.Param("id"), q.str("predicate"), q.time("known_at"))
 	if err != nil {
 		Error(c, err)
 		return
 	}
 	// A page of the ordered timeline: the cursor is the offset of the next.
-	fs = fs[min(offset, len(fs)):]
+	fs := d.Facts[min(offset, len(d.Facts)):]
 	var next *string
 	if limit > 0 && len(fs) > limit {
 		fs = fs[:limit]
 		next = optional(strconv.Itoa(offset + limit))
 	}
-	c.JSON(http.StatusOK, FactList{Items: NewFacts(fs, time.Time{}, s.now()), NextCursor: next})
+	c.JSON(http.StatusOK, Timeline{Entity: NewEntity(d.Entity), Items: NewFacts(fs, time.Time{}, s.now()), NextCursor: next})
 }
 
 // GraphNode is an entity of an EntityGraph.

@@ -1,9 +1,7 @@
 package api
 
 import (
-	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/http"
 
@@ -103,17 +101,6 @@ func mediaTypeError(want string) error {
 // invalid returns an EINVALID error for one field.
 func invalid(field, msg string) error {
 	return &entity.Error{Code: entity.EINVALID, Message: "invalid request", Fields: map[string]string{field: msg}}
-}
-
-// ParseError is the client side of the one error shape: it turns an error
-// answer back into an *entity.Error, its code taken from the body or, for a
-// body of another shape (a proxy's), from the status.
-func ParseError(status int, body []byte) error {
-	var e ErrorBody
-	if json.Unmarshal(body, &e) == nil && e.Error.Code != "" {
-		return &entity.Error{Code: e.Error.Code, Message: e.Error.Message, Fields: e.Error.Fields}
-	}
-	return &entity.Error{Code: codeOf(status), Message: fmt.Sprintf("the server answered %d %s", status, http.StatusText(status))}
 }
 
 // codeOf is the error code of an HTTP error status: the inverse of the

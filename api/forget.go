@@ -5,7 +5,6 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
 )
 
@@ -47,34 +46,10 @@ func (s *Server) postForget(c *gin.Context) {
 		Error(c, err)
 		return
 	}
-	ctx, scope := c.Request.Context(), Scope(c)
-	ids := req.FactIDs
-	if req.Query != "" {
-		if s.opts.FindFacts == nil {
-			Error(c, entity.Errorf(entity.EUNPROCESSABLE, "forgetting by query needs the search index, which this server does not have"))
-			return
-		}
-		limit := intOf(req.Limit)
-		if limit == 0 {
-			limit = 50
-		}
-		found, err := s.opts.FindFacts(ctx, scope, req.Query, limit)
-		if err != nil {
-			Error(c, err)
-			return
-		}
-		// One request selects at most a batch: the query's best matches
-		// fill what the given ids leave.
-		found = found[:min(len(found), max(memory.MaxBatch-len(ids), 0))]
-		if len(found) == 0 && len(ids) == 0 && req.Entity == "" && req.EpisodeID == "" {
-			c.JSON(http.StatusOK, memory.ForgetResult{Mode: modeOr(deref(req.Mode)), DryRun: req.DryRun})
-			return
-		}
-		ids = append(ids, found...)
-	}
-	res, err := s.svc.Forget(ctx, scope, memory.ForgetRequest{
-		FactIDs: ids, Entity: req.Entity, EpisodeID: req.EpisodeID, Mode: deref(req.Mode),
-		Reason: req.Reason, DryRun: req.DryRun, Actor: Actor(c),
+	ctx := c.Request.Context()
+	res, err := s.svc.Forget(ctx, Scope(c), memory.ForgetRequest{
+		FactIDs: req.FactIDs, Entity: req.Entity, EpisodeID: req.EpisodeID, Query: req.Query, Limit: intOf(req.Limit),
+		Mode: deref(req.Mode), Reason: req.Reason, DryRun: req.DryRun, Actor: Actor(c),
 	})
 	if err != nil {
 		Error(c, err)
@@ -90,13 +65,6 @@ func (s *Server) postForget(c *gin.Context) {
 }
 
 var auditQuery = []Param{limitParam}
-
-func modeOr(m memory.ForgetMode) memory.ForgetMode {
-	if m == "" {
-		return memory.ModeForget
-	}
-	return m
-}
 
 func (s *Server) getAudit(c *gin.Context) {
 	q, err := parseQuery(c, auditQuery...)

@@ -48,9 +48,6 @@ type Options struct {
 	Ready func(ctx context.Context) error
 	// Now is the clock used to derive fact statuses; time.Now when nil.
 	Now func() time.Time
-	// FindFacts turns a forget query into fact ids (the search layer);
-	// forgetting by query is refused when nil.
-	FindFacts func(ctx context.Context, scope entity.Scope, query string, limit int) ([]string, error)
 	// Purged, when set, runs after a purge (the search index compacts, so
 	// purged text leaves its files).
 	Purged func(ctx context.Context) error
@@ -99,6 +96,9 @@ func New(o Options) *Server {
 	s.metrics = newMetrics(o.Registry)
 
 	e := gin.New()
+	// Route on the escaped path so a name with a slash can be a path
+	// parameter (/v1/entities/a%2Fb/timeline).
+	e.UseRawPath = true
 	// Predictable routing: no redirects a client has to follow, and 404 in
 	// the one error shape for anything unknown.
 	e.RedirectTrailingSlash = false

@@ -80,6 +80,14 @@ type EntityDetail struct {
 	Facts  []Fact `json:"facts"`
 }
 
+// Timeline is an entity with every fact of it over time, ordered by valid
+// time.
+type Timeline struct {
+	Entity     Entity  `json:"entity"`
+	Items      []Fact  `json:"items"`
+	NextCursor *string `json:"next_cursor" doc:"pass as cursor for the next page; null on the last"`
+}
+
 // Episode is an episode as the API shows it.
 type Episode struct {
 	ID             string            `json:"id"`

@@ -2,19 +2,12 @@ package mcp
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/recall"
-	"github.com/graphmem/graphmem/search"
 )
-
-// ForgetQueryLimit is how many of the best-matching facts a forget by
-// query selects: enough for "forget my address", small enough that a
-// vague query cannot wipe a scope.
-const ForgetQueryLimit = 10
 
 // Local is a Backend on a memory service and a recall engine in this
 // process, bound to one scope chosen by configuration. The service's
@@ -30,8 +23,12 @@ type Local struct {
 
 var _ Backend = (*Local)(nil)
 
-// NewLocal returns a Local backend for scope.
+// NewLocal returns a Local backend for scope. Unless svc already has one,
+// it gives svc the engine's selection of a forget by query.
 func NewLocal(svc *memory.Service, eng *recall.Engine, scope entity.Scope) *Local {
+	if svc.FindFacts == nil && eng != nil {
+		svc.FindFacts = eng.FindFacts
+	}
 	return &Local{Service: svc, Engine: eng, Scope: scope, Actor: "mcp"}
 }
 
@@ -106,76 +103,29 @@ func (l *Local) Search(ctx context.Context, req recall.SearchRequest) (SearchRes
 	return out, nil
 }
 
-// Timeline implements Backend. The entity is the best match for the name
-// (exact, then alias, then fuzzy), or the entity with that id.
+// Timeline implements Backend: the entity is the one with that id, name
+// or alias (memory.Service.Timeline).
 func (l *Local) Timeline(ctx context.Context, req TimelineRequest) (TimelineResult, error) {
-	ent, err := l.findEntity(ctx, req.Entity)
-	if err != nil {
-		return TimelineResult{}, err
-	}
-	fs, err := l.Service.Timeline(ctx, l.Scope, ent.ID, req.Predicate, req.KnownAt)
+	d, err := l.Service.Timeline(ctx, l.Scope, req.Entity, req.Predicate, req.KnownAt)
 	if err != nil {
 		return TimelineResult{}, err
 	}
 	now := l.now()
-	out := TimelineResult{Entity: EntityRef{ID: ent.ID, Name: ent.Name, Type: ent.Type}, Facts: make([]Fact, len(fs))}
-	for i := range fs {
-		out.Facts[i] = factView(&fs[i], time.Time{}, now)
+	out := TimelineResult{Entity: EntityRef{ID: d.Entity.ID, Name: d.Entity.Name, Type: d.Entity.Type}, Facts: make([]Fact, len(d.Facts))}
+	for i := range d.Facts {
+		out.Facts[i] = factView(&d.Facts[i], time.Time{}, now)
 	}
 	return out, nil
 }
 
-func (l *Local) findEntity(ctx context.Context, name string) (entity.Entity, error) {
-	ms, err := l.Service.FindEntities(ctx, l.Scope, name, 1)
-	if err != nil && entity.ErrorCode(err) != entity.EINVALID {
-		return entity.Entity{}, err
-	}
-	if len(ms) > 0 {
-		return ms[0].Entity, nil
-	}
-	// Not a name: perhaps an id taken from an earlier answer.
-	if d, err := l.Service.Entity(ctx, l.Scope, strings.TrimSpace(name)); err == nil {
-		return d.Entity, nil
-	}
-	return entity.Entity{}, notFoundEntity(name)
-}
-
-func notFoundEntity(name string) error {
-	return &entity.Error{Code: entity.ENOTFOUND, Message: "no entity matches " + quote(name),
-		Fields: map[string]string{"entity": "no entity with this name, alias or id; try search to find the right name"}}
-}
-
-// Forget implements Backend. A query selects the best-matching current
-// facts (at most ForgetQueryLimit) through the same search recall uses.
+// Forget implements Backend: the selection is memory.Service.Forget's, a
+// query's facts chosen by the engine (recall.Engine.FindFacts), as on
+// every other interface.
 func (l *Local) Forget(ctx context.Context, req ForgetRequest) (memory.ForgetResult, error) {
-	ids := req.FactIDs
-	if q := strings.TrimSpace(req.Query); q != "" {
-		eng, err := l.engine()
-		if err != nil {
-			return memory.ForgetResult{}, err
-		}
-		res, err := eng.Search(ctx, l.Scope, recall.SearchRequest{Query: q, Limit: ForgetQueryLimit, Types: []string{search.TypeFact}})
-		if err != nil {
-			return memory.ForgetResult{}, err
-		}
-		for _, h := range res.Hits {
-			if h.Type == search.TypeFact {
-				ids = append(ids, h.ID)
-			}
-		}
-		if len(ids) == 0 && req.Entity == "" && req.EpisodeID == "" {
-			mode := req.Mode
-			if mode == "" {
-				mode = memory.ModeForget
-			}
-			return memory.ForgetResult{Mode: mode, DryRun: req.DryRun}, nil
-		}
-	}
-	res, err := l.Service.Forget(ctx, l.Scope, memory.ForgetRequest{
-		FactIDs: ids, Entity: req.Entity, EpisodeID: req.EpisodeID, Mode: req.Mode,
+	return l.Service.Forget(ctx, l.Scope, memory.ForgetRequest{
+		FactIDs: req.FactIDs, Entity: req.Entity, EpisodeID: req.EpisodeID, Query: req.Query, Mode: req.Mode,
 		Reason: req.Reason, DryRun: req.DryRun, Actor: l.Actor,
 	})
-	return res, err
 }
 
 // factView is f as the tools show it, its status derived for valid time

@@ -1,98 +1,36 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"io"
 	"net/http"
 	"net/url"
-	"strings"
 	"time"
 
-	"github.com/graphmem/graphmem/api"
+	"github.com/graphmem/graphmem/client"
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/recall"
 )
 
 // Remote is a Backend that sends every call to a running graphmem server's
-// /v1 endpoints. The server derives the scope from Key (and Scope, when
-// set, picks one of the key's scopes with the X-Graphmem-Scope header).
+// /v1 endpoints through the API client. The server derives the scope from
+// the client's key (and its Scope, when set, picks one of the key's
+// scopes).
 type Remote struct {
-	// URL is the server's base URL, e.g. http://127.0.0.1:8080.
-	URL string
-	// Key is sent as "Authorization: Bearer <key>"; empty for a server in
-	// development mode.
-	Key string
-	// Scope, when set, picks one of the key's scopes.
-	Scope string
-	// HTTP is the client used; a client with a one-minute timeout when nil.
-	HTTP *http.Client
+	Client *client.Client
 }
 
 var _ Backend = (*Remote)(nil)
 
-// maxAnswerBytes bounds what Remote reads of one answer.
-const maxAnswerBytes = 64 << 20
-
 // NewRemote returns a Remote backend for the server at base.
 func NewRemote(base, key, scope string) *Remote {
-	return &Remote{URL: strings.TrimRight(base, "/"), Key: key, Scope: scope, HTTP: &http.Client{Timeout: time.Minute}}
+	return &Remote{Client: client.New(base, key, scope)}
 }
 
-// do sends body as JSON (nil: none) and decodes a 2xx answer into out.
-// Error answers become *entity.Error with the server's code, message and
-// fields; an unreachable server is EUNAVAILABLE.
 func (r *Remote) do(ctx context.Context, method, path string, body, out any) (int, error) {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return 0, entity.Wrap(entity.EINTERNAL, "mcp.Remote", err)
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, strings.TrimRight(r.URL, "/")+path, rd)
-	if err != nil {
-		return 0, entity.Wrap(entity.EINTERNAL, "mcp.Remote", err)
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if r.Key != "" {
-		req.Header.Set("Authorization", "Bearer "+r.Key)
-	}
-	if r.Scope != "" {
-		req.Header.Set("X-Graphmem-Scope", r.Scope)
-	}
-	hc := r.HTTP
-	if hc == nil {
-		hc = &http.Client{Timeout: time.Minute}
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return 0, &entity.Error{Code: entity.EUNAVAILABLE, Message: fmt.Sprintf("graphmem server at %s is not reachable", r.URL), Err: err}
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes))
-	if err != nil {
-		return resp.StatusCode, &entity.Error{Code: entity.EUNAVAILABLE, Message: "reading the server's answer failed", Err: err}
-	}
-	if resp.StatusCode/100 != 2 {
-		return resp.StatusCode, remoteError(resp.StatusCode, data)
-	}
-	if out != nil {
-		if err := json.Unmarshal(data, out); err != nil {
-			return resp.StatusCode, entity.Wrap(entity.EINTERNAL, "mcp.Remote: decoding "+path, err)
-		}
-	}
-	return resp.StatusCode, nil
+	return r.Client.Do(ctx, method, path, body, out)
 }
-
-// remoteError turns the server's one error shape into an *entity.Error.
-func remoteError(status int, data []byte) error { return api.ParseError(status, data) }
 
 // episodeBody is POST /v1/episodes: times as RFC 3339 strings.
 type episodeBody struct {
@@ -193,50 +131,28 @@ func (r *Remote) Search(ctx context.Context, req recall.SearchRequest) (SearchRe
 
 // Timeline implements Backend.
 func (r *Remote) Timeline(ctx context.Context, req TimelineRequest) (TimelineResult, error) {
-	var found struct {
-		Items []struct {
-			Entity EntityRef `json:"entity"`
-		} `json:"items"`
-	}
-	q := url.Values{"name": {req.Entity}, "limit": {"1"}}
-	if _, err := r.do(ctx, http.MethodGet, "/v1/entities?"+q.Encode(), nil, &found); err != nil {
-		return TimelineResult{}, err
-	}
-	var ent EntityRef
-	if len(found.Items) > 0 {
-		ent = found.Items[0].Entity
-	} else {
-		// Not a name: perhaps an id taken from an earlier answer.
-		var d struct {
-			Entity EntityRef `json:"entity"`
-		}
-		_, err := r.do(ctx, http.MethodGet, "/v1/entities/"+url.PathEscape(strings.TrimSpace(req.Entity)), nil, &d)
-		if err != nil || d.Entity.ID == "" {
-			return TimelineResult{}, notFoundEntity(req.Entity)
-		}
-		ent = d.Entity
-	}
-	tq := url.Values{}
+	q := url.Values{}
 	if req.Predicate != "" {
-		tq.Set("predicate", req.Predicate)
+		q.Set("predicate", req.Predicate)
 	}
 	if !req.KnownAt.IsZero() {
-		tq.Set("known_at", req.KnownAt.UTC().Format(time.RFC3339Nano))
+		q.Set("known_at", req.KnownAt.UTC().Format(time.RFC3339Nano))
 	}
-	path := "/v1/entities/" + url.PathEscape(ent.ID) + "/timeline"
-	if len(tq) > 0 {
-		path += "?" + tq.Encode()
+	path := "/v1/entities/" + url.PathEscape(req.Entity) + "/timeline"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
 	}
-	var list struct {
-		Items []Fact `json:"items"`
+	var out struct {
+		Entity EntityRef `json:"entity"`
+		Items  []Fact    `json:"items"`
 	}
-	if _, err := r.do(ctx, http.MethodGet, path, nil, &list); err != nil {
+	if _, err := r.do(ctx, http.MethodGet, path, nil, &out); err != nil {
 		return TimelineResult{}, err
 	}
-	if list.Items == nil {
-		list.Items = []Fact{}
+	if out.Items == nil {
+		out.Items = []Fact{}
 	}
-	return TimelineResult{Entity: ent, Facts: list.Items}, nil
+	return TimelineResult{Entity: out.Entity, Facts: out.Items}, nil
 }
 
 // forgetBody is POST /v1/forget.
@@ -248,7 +164,6 @@ type forgetBody struct {
 	Mode      memory.ForgetMode `json:"mode"`
 	Reason    string            `json:"reason,omitempty"`
 	DryRun    bool              `json:"dry_run,omitempty"`
-	Limit     int               `json:"limit,omitempty"`
 }
 
 // Forget implements Backend.
@@ -261,9 +176,6 @@ func (r *Remote) Forget(ctx context.Context, req ForgetRequest) (memory.ForgetRe
 	body := forgetBody{
 		FactIDs: req.FactIDs, Entity: req.Entity, Query: req.Query, EpisodeID: req.EpisodeID,
 		Mode: mode, Reason: req.Reason, DryRun: req.DryRun,
-	}
-	if body.Query != "" {
-		body.Limit = ForgetQueryLimit // the same bound as a local forget by query
 	}
 	_, err := r.do(ctx, http.MethodPost, "/v1/forget", body, &out)
 	return out, err

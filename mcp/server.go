@@ -377,8 +377,11 @@ func (t tools) forget(ctx context.Context, a ForgetArgs) (memory.ForgetResult, s
 	if res.Facts == 0 && res.Episodes == 0 && res.Entities == 0 {
 		text += " Nothing matched."
 	}
-	if len(res.FactIDs) > 0 {
-		text += " Fact ids: " + strings.Join(res.FactIDs, ", ") + "."
+	for _, it := range res.Items {
+		text += "\n- " + it.Type + " " + it.ID
+		if it.Name != "" {
+			text += ": " + oneLine(it.Name)
+		}
 	}
 	return res, text, nil
 }

@@ -3,7 +3,10 @@ package memory
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/graphmem/graphmem/entity"
@@ -21,17 +24,27 @@ const (
 )
 
 // ForgetRequest selects what to forget or purge. FactIDs, Entity (a name or
-// an id) and EpisodeID may be combined; a query is turned into FactIDs by the
-// caller (the search layer) before it reaches the service.
+// an id), EpisodeID and Query may be combined.
 type ForgetRequest struct {
 	FactIDs   []string
 	Entity    string
 	EpisodeID string
-	Mode      ForgetMode
-	Reason    string
-	DryRun    bool
-	Actor     string // who asked: the key's name, for the audit record
+	// Query selects the facts Service.FindFacts finds for it (at most Limit,
+	// DefaultForgetLimit when 0).
+	Query  string
+	Limit  int
+	Mode   ForgetMode
+	Reason string
+	DryRun bool
+	Actor  string // who asked: the key's name, for the audit record
 }
+
+// DefaultForgetLimit is how many facts a forget by query selects at most
+// unless the request says otherwise; MaxBatch is the most it may ask for.
+const DefaultForgetLimit = 50
+
+// FactFinder selects the facts a forget query names, best first.
+type FactFinder func(ctx context.Context, scope entity.Scope, query string, limit int) ([]string, error)
 
 // ForgetResult counts what was (or, for a dry run, would be) removed.
 type ForgetResult struct {
@@ -42,6 +55,17 @@ type ForgetResult struct {
 	Entities   int        `json:"entities"`
 	Tombstones int        `json:"tombstones"`
 	FactIDs    []string   `json:"fact_ids,omitempty"`
+	// Items name what was (or would be) removed: each fact by its
+	// sentence, each entity by its name, each episode by its id. They are
+	// never kept in the audit record.
+	Items []ForgetItem `json:"items,omitempty"`
+}
+
+// ForgetItem is one record a forget or purge removes.
+type ForgetItem struct {
+	Type string `json:"type"` // fact, entity or episode
+	ID   string `json:"id"`
+	Name string `json:"name,omitempty"` // the fact's sentence or the entity's name
 }
 
 // AuditRecord notes a forget or purge: ids, time, actor and counts — never
@@ -79,14 +103,37 @@ func (s *Service) Forget(ctx context.Context, scope entity.Scope, req ForgetRequ
 	if req.Mode != ModeForget && req.Mode != ModePurge {
 		fe.Add("mode", "must be forget or purge")
 	}
-	if len(req.FactIDs) == 0 && req.Entity == "" && req.EpisodeID == "" {
+	if len(req.FactIDs) == 0 && req.Entity == "" && req.EpisodeID == "" && strings.TrimSpace(req.Query) == "" {
 		fe.Add("fact_ids", "give fact_ids, entity, query or episode_id")
 	}
 	if len(req.FactIDs) > MaxBatch {
 		fe.Add("fact_ids", "too many ids")
 	}
+	if req.Limit < 0 || req.Limit > MaxBatch {
+		fe.Add("limit", fmt.Sprintf("must be between 1 and %d", MaxBatch))
+	}
 	if err := fe.Err(); err != nil {
 		return ForgetResult{}, err
+	}
+	if q := strings.TrimSpace(req.Query); q != "" {
+		if s.FindFacts == nil {
+			return ForgetResult{}, entity.Errorf(entity.EUNPROCESSABLE, "forgetting by query needs the search index, which is not open here")
+		}
+		limit := req.Limit
+		if limit == 0 {
+			limit = DefaultForgetLimit
+		}
+		found, err := s.FindFacts(ctx, scope, q, limit)
+		if err != nil {
+			return ForgetResult{}, err
+		}
+		// One request selects at most a batch: the query's best matches
+		// fill what the given ids leave.
+		found = found[:min(len(found), max(MaxBatch-len(req.FactIDs), 0))]
+		if len(found) == 0 && len(req.FactIDs) == 0 && req.Entity == "" && req.EpisodeID == "" {
+			return ForgetResult{Mode: req.Mode, DryRun: req.DryRun}, nil
+		}
+		req.FactIDs = append(slices.Clip(req.FactIDs), found...)
 	}
 	var res ForgetResult
 	write := func(tx graph.Tx) error {
@@ -104,8 +151,10 @@ func (s *Service) Forget(ctx context.Context, scope entity.Scope, req ForgetRequ
 		if err != nil || req.DryRun {
 			return err
 		}
+		kept := res
+		kept.Items = nil
 		rec := AuditRecord{ID: s.NewID(), At: now, Actor: req.Actor, Action: string(req.Mode), Reason: req.Reason,
-			FactIDs: res.FactIDs, EpisodeID: req.EpisodeID, Result: res}
+			FactIDs: res.FactIDs, EpisodeID: req.EpisodeID, Result: kept}
 		if ent != nil {
 			rec.EntityID = ent.ID
 		}
@@ -139,17 +188,7 @@ func (s *Service) selectFacts(tx graph.Tx, req ForgetRequest) ([]entity.Fact, *e
 	}
 	var ent *entity.Entity
 	if req.Entity != "" {
-		e, err := tx.Entity(req.Entity)
-		if entity.ErrorCode(err) == entity.ENOTFOUND {
-			es, lerr := s.lookup(tx, req.Entity)
-			if lerr != nil {
-				return nil, nil, lerr
-			}
-			if len(es) == 0 {
-				return nil, nil, entity.Errorf(entity.ENOTFOUND, "no entity named %q", req.Entity)
-			}
-			e, err = es[0], nil
-		}
+		e, err := entityByRef(tx, req.Entity)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -194,6 +233,7 @@ func (s *Service) forget(tx graph.Tx, facts []entity.Fact, ent *entity.Entity, r
 		}
 		res.Facts++
 		res.FactIDs = append(res.FactIDs, f.ID)
+		res.Items = append(res.Items, factItem(&f))
 		fp := FactFingerprint(&f)
 		t, ok := tombs[fp]
 		if !ok {
@@ -207,6 +247,7 @@ func (s *Service) forget(tx graph.Tx, facts []entity.Fact, ent *entity.Entity, r
 	res.Tombstones = len(tombs)
 	if ent != nil && ent.ForgottenAt == nil {
 		res.Entities = 1
+		res.Items = append(res.Items, ForgetItem{Type: "entity", ID: ent.ID, Name: ent.Name})
 	}
 	if req.DryRun {
 		return nil
@@ -281,6 +322,13 @@ func (s *Service) purge(tx graph.Tx, facts []entity.Fact, req ForgetRequest, now
 		res.FactIDs = append(res.FactIDs, id)
 	}
 	slices.Sort(res.FactIDs)
+	for _, id := range res.FactIDs {
+		f := doomedFacts[id]
+		res.Items = append(res.Items, factItem(&f))
+	}
+	for _, id := range slices.Sorted(maps.Keys(doomedEps)) {
+		res.Items = append(res.Items, ForgetItem{Type: "episode", ID: id})
+	}
 	touched := map[string]bool{}
 	for _, f := range doomedFacts {
 		touched[f.SubjectID] = true
@@ -389,6 +437,9 @@ func (s *Service) countOrphans(tx graph.Tx, touched map[string]bool, doomed map[
 		}
 		if left == 0 {
 			res.Entities++
+			if e, err := tx.Entity(id); err == nil {
+				res.Items = append(res.Items, ForgetItem{Type: "entity", ID: id, Name: e.Name})
+			}
 		}
 	}
 	return nil
@@ -414,6 +465,7 @@ func (s *Service) dropOrphans(tx graph.Tx, touched map[string]bool, now time.Tim
 				return err
 			}
 			res.Entities++
+			res.Items = append(res.Items, ForgetItem{Type: "entity", ID: id, Name: e.Name})
 			continue
 		}
 		if e.Summary != "" {
@@ -422,6 +474,15 @@ func (s *Service) dropOrphans(tx graph.Tx, touched map[string]bool, now time.Tim
 		}
 	}
 	return tx.PutEntities(keep)
+}
+
+// factItem names a fact by its sentence.
+func factItem(f *entity.Fact) ForgetItem {
+	name := f.Text
+	if name == "" {
+		name = f.Subject + " " + f.Predicate + " " + f.ObjectText()
+	}
+	return ForgetItem{Type: "fact", ID: f.ID, Name: name}
 }
 
 func appendAudit(tx graph.Tx, rec AuditRecord) error {

@@ -192,8 +192,8 @@ func TestScenario_EmploymentOutOfOrder(t *testing.T) {
 		t.Fatalf("Alice Chen got Alice Chan's job: %v", values(umbrella))
 	}
 	tl, err := svc.Timeline(ctx, scope, chen[0].Entity.ID, "", time.Time{})
-	if err != nil || len(tl) != 4 {
-		t.Fatalf("timeline %v %v", values(tl), err)
+	if err != nil || len(tl.Facts) != 4 {
+		t.Fatalf("timeline %v %v", values(tl.Facts), err)
 	}
 }
 

@@ -50,9 +50,9 @@ type Neighbourhood struct {
 	Truncated bool
 }
 
-// Neighbourhood returns the entities and relationships around id up to
-// q.Depth hops, bounded so it stays fast at any size; ENOTFOUND if the
-// scope has no entity id. Forgotten and retracted facts are left out.
+// Neighbourhood returns the entities and relationships around the entity
+// id names (an id or a name, see entityByRef) up to q.Depth hops, bounded
+// so it stays fast at any size. Forgotten and retracted facts are left out.
 func (s *Service) Neighbourhood(ctx context.Context, scope entity.Scope, id string, q NeighbourhoodQuery) (Neighbourhood, error) {
 	now := s.now()
 	if q.AsOf.IsZero() {
@@ -65,10 +65,11 @@ func (s *Service) Neighbourhood(ctx context.Context, scope entity.Scope, id stri
 	q.Nodes = min(q.Nodes, MaxNeighbourhoodNodes)
 	var out Neighbourhood
 	err := s.Store.View(ctx, scope, func(tx graph.Tx) error {
-		centre, err := tx.Entity(id)
+		centre, err := entityByRef(tx, id)
 		if err != nil {
 			return err
 		}
+		id := centre.ID
 		out = Neighbourhood{Nodes: []Node{{Entity: centre}}, AsOf: q.AsOf}
 		depth := map[string]int{id: 0}
 		edges := map[string]bool{}
@@ -97,8 +98,8 @@ func (s *Service) Neighbourhood(ctx context.Context, scope entity.Scope, id stri
 							continue
 						}
 						e, err := tx.Entity(other)
-						if entity.ErrorCode(err) == entity.ENOTFOUND {
-							continue // forgotten
+						if entity.ErrorCode(err) == entity.ENOTFOUND || (err == nil && e.ForgottenAt != nil) {
+							continue // purged or forgotten
 						} else if err != nil {
 							return err
 						}

@@ -3,7 +3,9 @@ package memory
 import (
 	"cmp"
 	"context"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -275,55 +277,109 @@ type EntityMatch struct {
 
 // FindEntities finds entities by name: exact and alias matches first, then
 // fuzzy ones (any type: lookups, unlike merges, may suggest look-alikes).
+// Forgotten entities are not found.
 func (s *Service) FindEntities(ctx context.Context, scope entity.Scope, name string, limit int) ([]EntityMatch, error) {
 	key := entity.Normalize(name)
 	if key == "" {
 		return nil, entity.FieldErrors{"name": "required"}.Err()
 	}
-	limit = clampLimit(limit)
 	var out []EntityMatch
 	err := s.Store.View(ctx, scope, func(tx graph.Tx) error {
-		out = nil
-		exact, err := tx.EntitiesByKey([]string{key})
-		if err != nil {
-			return err
-		}
-		seen := map[string]bool{}
-		for _, e := range exact[key] {
-			m := EntityMatch{Entity: e, Match: entity.MatchAlias, Score: 0.99}
-			if entity.Normalize(e.Name) == key {
-				m.Match, m.Score = entity.MatchExact, 1
-			}
-			out = append(out, m)
-			seen[e.ID] = true
-		}
-		cands, err := tx.EntitiesByPrefix(entity.FuzzyPrefix(key), fuzzyScanLimit)
-		if err != nil {
-			return err
-		}
-		for _, e := range cands {
-			if seen[e.ID] {
-				continue
-			}
-			seen[e.ID] = true
-			best := 0.0
-			for _, k := range e.Keys() {
-				best = max(best, entity.Similarity(key, k))
-			}
-			if best >= entity.FuzzyThreshold || strings.HasPrefix(entity.Normalize(e.Name), key) {
-				out = append(out, EntityMatch{Entity: e, Match: entity.MatchFuzzy, Score: best})
-			}
-		}
-		return nil
+		var err error
+		out, err = findEntities(tx, key, clampLimit(limit))
+		return err
 	})
+	return out, err
+}
+
+// findEntities is FindEntities in a transaction, for a normalised name.
+func findEntities(tx graph.Tx, key string, limit int) ([]EntityMatch, error) {
+	var out []EntityMatch
+	exact, err := tx.EntitiesByKey([]string{key})
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	for _, e := range exact[key] {
+		seen[e.ID] = true
+		if e.ForgottenAt != nil {
+			continue
+		}
+		m := EntityMatch{Entity: e, Match: entity.MatchAlias, Score: 0.99}
+		if entity.Normalize(e.Name) == key {
+			m.Match, m.Score = entity.MatchExact, 1
+		}
+		out = append(out, m)
+	}
+	cands, err := tx.EntitiesByPrefix(entity.FuzzyPrefix(key), fuzzyScanLimit)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range cands {
+		if seen[e.ID] || e.ForgottenAt != nil {
+			continue
+		}
+		seen[e.ID] = true
+		best := 0.0
+		for _, k := range e.Keys() {
+			best = max(best, entity.Similarity(key, k))
+		}
+		if best >= entity.FuzzyThreshold || strings.HasPrefix(entity.Normalize(e.Name), key) {
+			out = append(out, EntityMatch{Entity: e, Match: entity.MatchFuzzy, Score: best})
+		}
+	}
 	slices.SortStableFunc(out, func(a, b EntityMatch) int { return cmp.Compare(b.Score, a.Score) })
 	if len(out) > limit {
 		out = out[:limit]
 	}
-	return out, err
+	return out, nil
 }
 
-// EntityDetail is an entity with the facts about it valid now.
+// entityByRef finds the entity ref names: the entity with that id, else
+// the one entity whose name or alias it is. REST, the CLI and MCP all take
+// either. Forgotten entities are not found. A name several entities share
+// is ECONFLICT listing their ids; no match is ENOTFOUND suggesting
+// look-alikes.
+func entityByRef(tx graph.Tx, ref string) (entity.Entity, error) {
+	ref = strings.TrimSpace(ref)
+	e, err := tx.Entity(ref)
+	switch {
+	case err == nil && e.ForgottenAt == nil:
+		return e, nil
+	case err != nil && entity.ErrorCode(err) != entity.ENOTFOUND:
+		return entity.Entity{}, err
+	}
+	key := entity.Normalize(ref)
+	if key == "" {
+		return entity.Entity{}, entity.Errorf(entity.ENOTFOUND, "no entity named %q", ref)
+	}
+	ms, err := findEntities(tx, key, 6)
+	if err != nil {
+		return entity.Entity{}, err
+	}
+	var exact, fuzzy []string
+	var hit entity.Entity
+	for _, m := range ms {
+		if m.Match == entity.MatchFuzzy {
+			fuzzy = append(fuzzy, strconv.Quote(m.Entity.Name))
+			continue
+		}
+		hit = m.Entity
+		exact = append(exact, fmt.Sprintf("%s (%s, id %s)", m.Entity.Name, m.Entity.Type, m.Entity.ID))
+	}
+	switch {
+	case len(exact) == 1:
+		return hit, nil
+	case len(exact) > 1:
+		return entity.Entity{}, entity.Errorf(entity.ECONFLICT, "%q names %d entities; give one of their ids: %s", ref, len(exact), strings.Join(exact, "; "))
+	case len(fuzzy) > 0:
+		return entity.Entity{}, entity.Errorf(entity.ENOTFOUND, "no entity named %q; did you mean %s?", ref, strings.Join(fuzzy, ", "))
+	}
+	return entity.Entity{}, entity.Errorf(entity.ENOTFOUND, "no entity named %q", ref)
+}
+
+// EntityDetail is an entity with facts about it: those valid now (Entity)
+// or all of them over time (Timeline).
 type EntityDetail struct {
 	Entity entity.Entity `json:"entity"`
 	Facts  []entity.Fact `json:"facts"`
@@ -332,16 +388,17 @@ type EntityDetail struct {
 // maxEntityFacts bounds the facts read for one entity.
 const maxEntityFacts = 10000
 
-// Entity returns an entity and its current facts; ENOTFOUND if absent.
-func (s *Service) Entity(ctx context.Context, scope entity.Scope, id string) (EntityDetail, error) {
+// Entity returns an entity, by id or name (see entityByRef), and its
+// current facts.
+func (s *Service) Entity(ctx context.Context, scope entity.Scope, ref string) (EntityDetail, error) {
 	var d EntityDetail
 	now := s.now()
 	err := s.Store.View(ctx, scope, func(tx graph.Tx) error {
-		e, err := tx.Entity(id)
+		e, err := entityByRef(tx, ref)
 		if err != nil {
 			return err
 		}
-		fs, err := tx.FactsOf(id, maxEntityFacts)
+		fs, err := tx.FactsOf(e.ID, maxEntityFacts)
 		if err != nil {
 			return err
 		}
@@ -357,23 +414,25 @@ func (s *Service) Entity(ctx context.Context, scope entity.Scope, id string) (En
 	return d, err
 }
 
-// Timeline returns every fact of an entity (as subject or object) over
-// time, optionally of one predicate, as known at knownAt (zero = now),
-// ordered by valid time. Forgotten facts are left out.
-func (s *Service) Timeline(ctx context.Context, scope entity.Scope, id, predicate string, knownAt time.Time) ([]entity.Fact, error) {
+// Timeline returns an entity, by id or name (see entityByRef), with every
+// fact of it (as subject or object) over time, optionally of one predicate,
+// as known at knownAt (zero = now), ordered by valid time. Forgotten facts
+// are left out.
+func (s *Service) Timeline(ctx context.Context, scope entity.Scope, ref, predicate string, knownAt time.Time) (EntityDetail, error) {
 	if knownAt.IsZero() {
 		knownAt = s.now()
 	}
 	if predicate != "" {
 		predicate = s.Ontology.Canonical(predicate)
 	}
-	var out []entity.Fact
+	var d EntityDetail
 	err := s.Store.View(ctx, scope, func(tx graph.Tx) error {
-		out = nil
-		if _, err := tx.Entity(id); err != nil {
+		e, err := entityByRef(tx, ref)
+		if err != nil {
 			return err
 		}
-		fs, err := tx.FactsOf(id, maxEntityFacts)
+		d = EntityDetail{Entity: e}
+		fs, err := tx.FactsOf(e.ID, maxEntityFacts)
 		if err != nil {
 			return err
 		}
@@ -383,11 +442,11 @@ func (s *Service) Timeline(ctx context.Context, scope entity.Scope, id, predicat
 				continue
 			}
 			if v, ok := visible(&f, q, knownAt); ok {
-				out = append(out, v)
+				d.Facts = append(d.Facts, v)
 			}
 		}
-		sortByValidTime(out)
+		sortByValidTime(d.Facts)
 		return nil
 	})
-	return out, err
+	return d, err
 }

@@ -25,6 +25,10 @@ type Service struct {
 	// Extract, when set, turns episodes into facts (see queue.go); without
 	// it episodes are stored as done, searchable but with no facts.
 	Extract Extractor
+	// FindFacts, when set, selects the facts of a forget by query (the
+	// search layer: recall.Engine.FindFacts); without it such a forget is
+	// refused.
+	FindFacts FactFinder
 
 	wakeup chan struct{}
 }

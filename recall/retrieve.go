@@ -231,7 +231,7 @@ func (c *candidates) loadEntityHits(tx graph.Tx, hits []search.Hit) error {
 	}
 	for i, h := range hits {
 		en, ok := found[h.ID]
-		if !ok {
+		if !ok || en.ForgottenAt != nil {
 			continue
 		}
 		if it, ok := c.entities[en.ID]; ok { // linked before the search
@@ -294,6 +294,9 @@ func (c *candidates) link(tx graph.Tx) error {
 }
 
 func (c *candidates) addLinked(en entity.Entity, kind entity.MatchKind) {
+	if en.ForgottenAt != nil {
+		return // forgotten: off every read path
+	}
 	if old, ok := c.linked[en.ID]; ok && old != entity.MatchFuzzy {
 		return
 	}

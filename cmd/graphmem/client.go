@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"os"
 	"strconv"
@@ -14,7 +13,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/google/uuid"
 
 	"github.com/graphmem/graphmem/api"
 	"github.com/graphmem/graphmem/entity"
@@ -72,8 +70,9 @@ func (cf *clientFlags) offline() bool {
 // reader answers the client commands, from a server or from a data folder.
 type reader interface {
 	facts(ctx context.Context, q memory.FactQuery) (api.FactList, error)
-	findEntities(ctx context.Context, name string) ([]api.EntityMatch, error)
-	timeline(ctx context.Context, id, predicate string, knownAt time.Time) (api.FactList, error)
+	// timeline is the entity an id or a name denotes, with its facts over
+	// time (memory.Service.Timeline).
+	timeline(ctx context.Context, ref, predicate string, knownAt time.Time) (api.Timeline, error)
 	close() error
 }
 
@@ -98,23 +97,7 @@ func (cf *clientFlags) reader(ctx context.Context) (reader, error) {
 		}
 		return &localReader{svc: memory.New(store, onto), scope: scope}, nil
 	}
-	c := newAPIClient(cfg)
-	if *cf.scope != "" {
-		c.http.Transport = scopeTransport{scope: *cf.scope, next: http.DefaultTransport}
-	}
-	return &remoteReader{c: c}, nil
-}
-
-// scopeTransport adds the scope header to every request.
-type scopeTransport struct {
-	scope string
-	next  http.RoundTripper
-}
-
-func (t scopeTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set(api.ScopeHeader, t.scope)
-	return t.next.RoundTrip(r)
+	return &remoteReader{c: newAPIClient(cfg, *cf.scope)}, nil
 }
 
 type remoteReader struct{ c *apiClient }
@@ -151,13 +134,7 @@ func (r *remoteReader) facts(ctx context.Context, q memory.FactQuery) (api.FactL
 	}
 }
 
-func (r *remoteReader) findEntities(ctx context.Context, name string) ([]api.EntityMatch, error) {
-	var out api.EntityMatchList
-	err := r.c.do(ctx, "GET", "/v1/entities?"+url.Values{"name": {name}}.Encode(), nil, &out)
-	return out.Items, err
-}
-
-func (r *remoteReader) timeline(ctx context.Context, id, predicate string, knownAt time.Time) (api.FactList, error) {
+func (r *remoteReader) timeline(ctx context.Context, ref, predicate string, knownAt time.Time) (api.Timeline, error) {
 	v := url.Values{}
 	if predicate != "" {
 		v.Set("predicate", predicate)
@@ -165,8 +142,8 @@ func (r *remoteReader) timeline(ctx context.Context, id, predicate string, known
 	if !knownAt.IsZero() {
 		v.Set("known_at", rfc3339(knownAt))
 	}
-	var out api.FactList
-	err := r.c.do(ctx, "GET", "/v1/entities/"+url.PathEscape(id)+"/timeline?"+v.Encode(), nil, &out)
+	var out api.Timeline
+	err := r.c.do(ctx, "GET", "/v1/entities/"+url.PathEscape(ref)+"/timeline?"+v.Encode(), nil, &out)
 	return out, err
 }
 
@@ -198,18 +175,9 @@ func (r *localReader) facts(ctx context.Context, q memory.FactQuery) (api.FactLi
 	}
 }
 
-func (r *localReader) findEntities(ctx context.Context, name string) ([]api.EntityMatch, error) {
-	ms, err := r.svc.FindEntities(ctx, r.scope, name, 0)
-	out := make([]api.EntityMatch, len(ms))
-	for i, m := range ms {
-		out[i] = api.EntityMatch{Entity: api.NewEntity(m.Entity), Match: string(m.Match), Score: m.Score}
-	}
-	return out, err
-}
-
-func (r *localReader) timeline(ctx context.Context, id, predicate string, knownAt time.Time) (api.FactList, error) {
-	fs, err := r.svc.Timeline(ctx, r.scope, id, predicate, knownAt)
-	return api.FactList{Items: api.NewFacts(fs, time.Time{}, time.Now())}, err
+func (r *localReader) timeline(ctx context.Context, ref, predicate string, knownAt time.Time) (api.Timeline, error) {
+	d, err := r.svc.Timeline(ctx, r.scope, ref, predicate, knownAt)
+	return api.Timeline{Entity: api.NewEntity(d.Entity), Items: api.NewFacts(d.Facts, time.Time{}, time.Now())}, err
 }
 
 func (r *localReader) close() error { return r.svc.Store.Close() }
@@ -280,80 +248,16 @@ func runTimeline(ctx context.Context, args []string) error {
 		return err
 	}
 	defer r.close()
-	ents, err := resolveEntity(ctx, r, pos[0])
+	tl, err := r.timeline(ctx, pos[0], *predicate, k)
 	if err != nil {
 		return err
 	}
-	var out []timelineOut
-	for _, e := range ents {
-		list, err := r.timeline(ctx, e.ID, *predicate, k)
-		if err != nil {
-			return err
-		}
-		out = append(out, timelineOut{Entity: e, Items: list.Items})
-	}
 	if *cf.json {
-		return printJSON(os.Stdout, out)
+		return printJSON(os.Stdout, tl)
 	}
-	for i, t := range out {
-		if i > 0 {
-			fmt.Println()
-		}
-		fmt.Printf("%s (%s)\n", t.Entity.Name, t.Entity.ID)
-		printFacts(os.Stdout, t.Items, true)
-	}
+	fmt.Printf("%s (%s)\n", tl.Entity.Name, tl.Entity.ID)
+	printFacts(os.Stdout, tl.Items, true)
 	return nil
-}
-
-type timelineOut struct {
-	Entity api.Entity `json:"entity"`
-	Items  []api.Fact `json:"items"`
-}
-
-// resolveEntity finds the entity an argument names: an id, else the
-// entities whose name or alias it is. Fuzzy matches are only suggested.
-func resolveEntity(ctx context.Context, r reader, arg string) ([]api.Entity, error) {
-	if _, err := uuid.Parse(arg); err == nil {
-		// Ids are looked up through the timeline itself; the entity's name
-		// comes from its facts.
-		list, err := r.timeline(ctx, arg, "", time.Time{})
-		if err == nil {
-			e := api.Entity{ID: arg, Name: arg}
-			for _, f := range list.Items {
-				if f.SubjectID == arg {
-					e.Name = f.Subject
-					break
-				}
-				if f.ObjectID == arg {
-					e.Name = f.Object
-				}
-			}
-			return []api.Entity{e}, nil
-		}
-	}
-	ms, err := r.findEntities(ctx, arg)
-	if err != nil {
-		return nil, err
-	}
-	var exact, fuzzy []api.Entity
-	for _, m := range ms {
-		if m.Match == string(entity.MatchFuzzy) {
-			fuzzy = append(fuzzy, m.Entity)
-		} else {
-			exact = append(exact, m.Entity)
-		}
-	}
-	if len(exact) > 0 {
-		return exact, nil
-	}
-	if len(fuzzy) == 0 {
-		return nil, fmt.Errorf("no entity named %q", arg)
-	}
-	names := make([]string, 0, 5)
-	for _, e := range fuzzy[:min(5, len(fuzzy))] {
-		names = append(names, strconv.Quote(e.Name))
-	}
-	return nil, fmt.Errorf("no entity named %q; did you mean %s?", arg, strings.Join(names, ", "))
 }
 
 // parseWhen reads a time flag (entity.ParseTime); "" is the zero time.

@@ -100,21 +100,18 @@ func TestE2E_ClientCommands(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%v: %s", err, out)
 		}
-		var tl []struct {
-			Entity api.Entity `json:"entity"`
-			Items  []api.Fact `json:"items"`
-		}
-		if err := json.Unmarshal([]byte(out), &tl); err != nil || len(tl) != 1 {
+		var tl api.Timeline
+		if err := json.Unmarshal([]byte(out), &tl); err != nil {
 			t.Fatalf("%v: %s", err, out)
 		}
 		var got []string
-		for _, f := range tl[0].Items {
+		for _, f := range tl.Items {
 			got = append(got, f.Object+"/"+string(f.Status))
 		}
 		if want := []string{"Initech/superseded", "Globex/superseded", "Acme Corp/current"}; !slices.Equal(got, want) {
 			t.Errorf("timeline %v, want %v", got, want)
 		}
-		table, err := runCLI(t, bin, append([]string{"timeline", "--scope", "bob", tl[0].Entity.ID}, online...)...)
+		table, err := runCLI(t, bin, append([]string{"timeline", "--scope", "bob", tl.Entity.ID}, online...)...)
 		if err != nil || !strings.Contains(table, "VALID FROM") || strings.Index(table, "Initech") > strings.Index(table, "Acme Corp") {
 			t.Errorf("timeline by id: %v\n%s", err, table)
 		}

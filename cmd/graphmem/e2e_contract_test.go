@@ -1,12 +1,16 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/graphmem/graphmem/api"
 	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/memory"
 )
 
 // writeFile writes a test file and returns its path.
@@ -102,4 +106,202 @@ func TestE2E_OneDateFormat(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestE2E_ForgetEntity: forgetting an entity takes it off every read path
+// — lists, search, context, timeline and MCP — and the dry run names what
+// would go.
+func TestE2E_ForgetEntity(t *testing.T) {
+	m := MustRunMain(t, nil)
+	c := newClient(t, m)
+	c.postFacts(
+		map[string]any{"subject": "Priya", "subject_type": "person", "predicate": "works_at", "object": "Acme Corp", "text": "Priya works at Acme Corp", "source_kind": "user_explicit"},
+		map[string]any{"subject": "Priya", "subject_type": "person", "predicate": "lives_in", "object": "Lisbon", "text": "Priya lives in Lisbon", "source_kind": "user_explicit"},
+		map[string]any{"subject": "Sam", "subject_type": "person", "predicate": "works_at", "object": "Acme Corp", "text": "Sam works at Acme Corp", "source_kind": "user_explicit"},
+	)
+	var found api.EntityMatchList
+	c.do("GET", "/v1/entities?name=Priya", nil).ok(t, 200, &found)
+	if len(found.Items) != 1 {
+		t.Fatalf("before: %+v", found.Items)
+	}
+	priya := found.Items[0].Entity.ID
+
+	var dry memory.ForgetResult
+	c.do("POST", "/v1/forget", map[string]any{"entity": "Priya", "dry_run": true}).ok(t, 200, &dry)
+	names := map[string]bool{}
+	for _, it := range dry.Items {
+		names[it.Type+": "+it.Name] = true
+	}
+	for _, want := range []string{"entity: Priya", "fact: Priya works at Acme Corp", "fact: Priya lives in Lisbon"} {
+		if !names[want] {
+			t.Errorf("dry run does not name %q: %+v", want, dry.Items)
+		}
+	}
+	c.do("GET", "/v1/entities?name=Priya", nil).ok(t, 200, &found)
+	if len(found.Items) != 1 {
+		t.Fatalf("a dry run changed something: %+v", found.Items)
+	}
+
+	var res memory.ForgetResult
+	c.do("POST", "/v1/forget", map[string]any{"entity": "Priya"}).ok(t, 200, &res)
+	if res.Entities != 1 || res.Facts != 2 {
+		t.Fatalf("forget: %+v", res)
+	}
+	mentions := func(what string, v any) {
+		t.Helper()
+		b, _ := json.Marshal(v)
+		if strings.Contains(string(b), "Priya") || strings.Contains(string(b), priya) {
+			t.Errorf("%s still shows Priya: %s", what, b)
+		}
+	}
+	c.do("GET", "/v1/entities?name=Priya", nil).ok(t, 200, &found)
+	mentions("GET /v1/entities", found)
+	for _, path := range []string{"/v1/entities/" + priya, "/v1/entities/" + priya + "/timeline", "/v1/entities/Priya/timeline"} {
+		if r := c.do("GET", path, nil); r.status != 404 {
+			t.Errorf("GET %s: %d %s", path, r.status, r.body)
+		}
+	}
+	var hits api.SearchResponse
+	c.do("POST", "/v1/search", map[string]any{"query": "Priya"}).ok(t, 200, &hits)
+	mentions("search", hits)
+	var ctxRes api.ContextResponse
+	c.do("POST", "/v1/context", map[string]any{"query": "Where does Priya work and live?"}).ok(t, 200, &ctxRes)
+	mentions("context", ctxRes)
+	var sam api.ContextResponse
+	c.do("POST", "/v1/context", map[string]any{"query": "Where does Sam work?"}).ok(t, 200, &sam)
+	if !strings.Contains(sam.Context, "Sam works at Acme Corp") {
+		t.Errorf("Sam went too: %s", sam.Context)
+	}
+
+	cs, err := connectHTTP(t, m, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if text, _, isErr := mcpCall(t, cs, "timeline", map[string]any{"entity": "Priya"}); !isErr {
+		t.Errorf("MCP timeline: %s", text)
+	}
+	text, _ := mcpOK(t, cs, "search", map[string]any{"query": "Priya"})
+	mentions("MCP search", text)
+	text, _ = mcpOK(t, cs, "recall", map[string]any{"query": "Where does Priya work?", "format": "json"})
+	mentions("MCP recall", text)
+}
+
+// TestE2E_TimelineByIdOrName: REST, the CLI and MCP take an entity's id, name
+// or alias for a timeline, and answer the same entity.
+func TestE2E_TimelineByIdOrName(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	m := MustRunMain(t, nil)
+	c := newClient(t, m)
+	c.postFacts(
+		map[string]any{"subject": "Alice Chen", "subject_type": "person", "predicate": "works_at", "object": "Initech", "valid_from": "2018-09-01"},
+		map[string]any{"subject": "Alice Chen", "subject_type": "person", "predicate": "works_at", "object": "Globex", "valid_from": "2021-05-01"},
+		map[string]any{"subject": "Mercury", "subject_type": "planet", "predicate": "orbits", "object": "Sun"},
+		map[string]any{"subject": "Mercury", "subject_type": "element", "predicate": "symbol", "value": "Hg"},
+		map[string]any{"subject": "ops/db-1", "predicate": "port", "value": "5432"},
+	)
+	var byName api.Timeline
+	c.do("GET", "/v1/entities/Alice%20Chen/timeline", nil).ok(t, 200, &byName)
+	if byName.Entity.Name != "Alice Chen" || len(byName.Items) != 2 {
+		t.Fatalf("by name: %+v", byName)
+	}
+	id := byName.Entity.ID
+	var byID api.Timeline
+	c.do("GET", "/v1/entities/"+id+"/timeline", nil).ok(t, 200, &byID)
+	if byID.Entity.ID != id || len(byID.Items) != 2 {
+		t.Errorf("by id: %+v", byID)
+	}
+	var slash api.Timeline
+	c.do("GET", "/v1/entities/ops%2Fdb-1/timeline", nil).ok(t, 200, &slash)
+	if slash.Entity.Name != "ops/db-1" {
+		t.Errorf("a name with a slash: %+v", slash)
+	}
+	r := c.do("GET", "/v1/entities/Mercury/timeline", nil)
+	if d := r.errorDetail(t); r.status != 409 || strings.Count(d.Message, "id ") != 2 {
+		t.Errorf("a shared name: %d %+v", r.status, d)
+	}
+	r = c.do("GET", "/v1/entities/Alice%20Chn/timeline", nil)
+	if d := r.errorDetail(t); r.status != 404 || !strings.Contains(d.Message, `did you mean "Alice Chen"`) {
+		t.Errorf("a misspelt name: %d %+v", r.status, d)
+	}
+
+	url := "http://" + m.Addr()
+	for _, ref := range []string{"Alice Chen", "alice chen", id} {
+		out, err := runCLI(t, bin, "timeline", ref, "--json", "--url", url)
+		var tl api.Timeline
+		if err != nil || json.Unmarshal([]byte(out), &tl) != nil || tl.Entity.ID != id || len(tl.Items) != 2 {
+			t.Errorf("CLI timeline %q: %v: %s", ref, err, out)
+		}
+	}
+	if out, err := runCLI(t, bin, "timeline", "Mercury", "--url", url); err == nil || !strings.Contains(out, "409") {
+		t.Errorf("CLI, a shared name: %v: %s", err, out)
+	}
+
+	cs, err := connectHTTP(t, m, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ref := range []string{"Alice Chen", id} {
+		_, out := mcpOK(t, cs, "timeline", map[string]any{"entity": ref})
+		if e, _ := out["entity"].(map[string]any); e["id"] != id {
+			t.Errorf("MCP timeline %q: %v", ref, out)
+		}
+	}
+	if text, _, isErr := mcpCall(t, cs, "timeline", map[string]any{"entity": "Mercury"}); !isErr || !strings.Contains(text, "give one of their ids") {
+		t.Errorf("MCP, a shared name: %s", text)
+	}
+}
+
+// TestE2E_ForgetQuerySelection: a forget by query selects the same facts —
+// the current value and the ones it superseded — through REST, the CLI and
+// MCP.
+func TestE2E_ForgetQuerySelection(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	m := MustRunMain(t, nil)
+	c := newClient(t, m)
+	c.postFacts(map[string]any{"subject": "production database", "predicate": "port", "value": "5432", "valid_from": "2023-03-01", "text": "The production database listens on port 5432"})
+	c.postFacts(map[string]any{"subject": "production database", "predicate": "port", "value": "3307", "valid_from": "2024-02-15", "text": "The production database moved to port 3307"})
+	all := c.facts("subject=production%20database&include_history=true")
+	if len(all) != 2 {
+		t.Fatalf("history: %+v", all)
+	}
+	want := []string{all[0].ID, all[1].ID}
+	slices.Sort(want)
+	q := "production database port"
+
+	var rest memory.ForgetResult
+	c.do("POST", "/v1/forget", map[string]any{"query": q, "dry_run": true}).ok(t, 200, &rest)
+	out, err := runCLI(t, bin, "forget", "--query", q, "--dry-run", "--json", "--url", "http://"+m.Addr())
+	var cli memory.ForgetResult
+	if err != nil || json.Unmarshal([]byte(out), &cli) != nil {
+		t.Fatalf("CLI: %v: %s", err, out)
+	}
+	cs, err := connectHTTP(t, m, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, st := mcpOK(t, cs, "forget", map[string]any{"query": q, "dry_run": true})
+	var viaMCP memory.ForgetResult
+	b, _ := json.Marshal(st)
+	if err := json.Unmarshal(b, &viaMCP); err != nil {
+		t.Fatal(err)
+	}
+	for name, got := range map[string]memory.ForgetResult{"REST": rest, "CLI": cli, "MCP": viaMCP} {
+		ids := slices.Clone(got.FactIDs)
+		slices.Sort(ids)
+		if !slices.Equal(ids, want) || !got.DryRun {
+			t.Errorf("%s selects %v, want %v (current and superseded)", name, ids, want)
+		}
+	}
+	if text, _ := mcpOK(t, cs, "forget", map[string]any{"query": q, "dry_run": true}); !strings.Contains(text, "The production database moved to port 3307") {
+		t.Errorf("MCP dry run does not name the facts: %s", text)
+	}
+	if !strings.Contains(out, "The production database listens on port 5432") {
+		t.Errorf("CLI dry run does not name the facts: %s", out)
+	}
 }

@@ -68,7 +68,7 @@ func runIngest(ctx context.Context, args []string) error {
 		}
 		sink = &serviceSink{svc: memory.New(store, onto), scope: *scope}
 	} else {
-		sink = &httpSink{c: newAPIClient(cfg)}
+		sink = &httpSink{c: newAPIClient(cfg, "")}
 	}
 	var r io.Reader = f
 	var bar *progressbar.ProgressBar

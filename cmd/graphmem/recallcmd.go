@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,10 +23,7 @@ func (cf *clientFlags) serverClient() (*apiClient, error) {
 	if cf.offline() {
 		return nil, fmt.Errorf("this command talks to a running server (GRAPHMEM_URL); --data and --store do not apply")
 	}
-	c := newAPIClient(cfg)
-	if *cf.scope != "" {
-		c.http.Transport = scopeTransport{scope: *cf.scope, next: http.DefaultTransport}
-	}
+	c := newAPIClient(cfg, *cf.scope)
 	return c, nil
 }
 

@@ -114,10 +114,10 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return err
 	}
 	m.Closers = append(m.Closers, m.Index.Close, m.Recall.Close)
+	m.Service.FindFacts = m.Recall.FindFacts
 	m.Background = append(m.Background, func(ctx context.Context) { followIndex(ctx, m.Index, m.Store, m.Logger) })
 	m.API = api.New(api.Options{
 		Service: m.Service, Keys: keys, Logger: m.Logger, Registry: m.Registry, MaxBodyBytes: cfg.MaxBodyBytes,
-		FindFacts: m.Recall.FindFacts,
 		// A purge must leave no trace in the index files either: apply the
 		// deletions now and merge the segments that held the text.
 		Purged: func(ctx context.Context) error {
