@@ -1,6 +1,9 @@
 package entity
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Episode kinds, roles and statuses.
 const (
@@ -43,4 +46,26 @@ type Episode struct {
 	// again) and stays stored as provenance until purged.
 	ForgottenAt *time.Time `json:"forgotten_at,omitempty"`
 	Seq         uint64     `json:"seq,omitempty"`
+}
+
+// Words is the episode's content without a leading "Speaker:" that only
+// repeats the speaker (transcripts often carry both).
+func (e *Episode) Words() string {
+	if e.Speaker == "" {
+		return e.Content
+	}
+	head, rest, ok := strings.Cut(e.Content, ":")
+	if ok && Normalize(head) == Normalize(e.Speaker) {
+		return strings.TrimLeft(rest, " \t")
+	}
+	return e.Content
+}
+
+// Said is the episode as a line of conversation, "Speaker: words", the
+// speaker named once.
+func (e *Episode) Said() string {
+	if e.Speaker == "" {
+		return e.Content
+	}
+	return e.Speaker + ": " + e.Words()
 }

@@ -269,7 +269,7 @@ func (b *builder) collect(ctx context.Context, tx graph.Tx) error {
 			continue
 		}
 		ep := *it.episode
-		q := clip(ep.Content, quoteRunes)
+		q := clip(ep.Words(), quoteRunes)
 		t := ep.ReferenceTime
 		b.blocks = append(b.blocks, &block{priority: it.score, lines: []line{{
 			Kind: "episode", ID: ep.ID, Text: q, Speaker: clip(ep.Speaker, 80), Time: timePtr(t), SourceKind: string(ep.SourceKind),
@@ -422,7 +422,7 @@ func (b *builder) addSources(tx graph.Tx, blocks []*block, ids []string) error {
 			continue
 		}
 		b.quoted[id] = true
-		q := clip(ep.Content, quoteRunes)
+		q := clip(ep.Words(), quoteRunes)
 		bl := blocks[i]
 		bl.lines = append(bl.lines, line{Kind: "source", ID: ep.ID, Text: q, Speaker: clip(ep.Speaker, 80),
 			Time: timePtr(ep.ReferenceTime), SourceKind: string(ep.SourceKind), optional: true, nested: true})

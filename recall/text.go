@@ -48,10 +48,7 @@ func episodeText(e *entity.Episode) string {
 	if e == nil {
 		return ""
 	}
-	if e.Speaker != "" {
-		return e.Speaker + ": " + e.Content
-	}
-	return e.Content
+	return e.Said()
 }
 
 // clip flattens s and shortens it to about n runes at a word boundary,

@@ -370,13 +370,9 @@ func entityDoc(e *entity.Entity) map[string]any {
 }
 
 func episodeDoc(e *entity.Episode) map[string]any {
-	content := e.Content
-	if e.Speaker != "" {
-		content = e.Speaker + ": " + content
-	}
 	d := map[string]any{
 		fType: TypeEpisode, fScope: e.Scope, fID: e.ID,
-		fContent: scopedTerms(e.Scope, kindEpisode, content),
+		fContent: scopedTerms(e.Scope, kindEpisode, e.Said()),
 		fTime:    millis(e.ReferenceTime),
 		fSession: SessionOf(e),
 		// An episode is part of the world from the moment it happened.

@@ -45,7 +45,11 @@ type benchReport struct {
 
 func runBench(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
-	resolve := configFlags(fs)
+	resolve := configFlags(fs, `bench [--facts N] [--batch N] [--queries N] [--seed N] [--json]
+
+Generates a synthetic workload in a temporary store, ingests it and times search
+and context, next to raw baselines measured in the same run. With --store neo4j
+(and --neo4j-uri) it measures Neo4j with the embedded store beside it.`, storeSettings)
 	n := fs.Int("facts", 100000, "number of facts to generate and ingest")
 	batch := fs.Int("batch", 1000, "facts per batch")
 	seed := fs.Uint64("seed", 1, "workload seed")

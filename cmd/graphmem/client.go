@@ -13,7 +13,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-
 	"github.com/graphmem/graphmem/api"
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
@@ -28,17 +27,24 @@ type clientFlags struct {
 	fs      *flag.FlagSet
 }
 
-func newClientFlags(name, usage string) *clientFlags {
+// newClientFlags returns the flags of a client command. usage is its
+// synopsis and what it does; a command that can also read a data folder
+// itself (offline) gets the store settings too.
+func newClientFlags(name, usage string, offline bool) *clientFlags {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: graphmem "+usage)
-		fmt.Fprintln(fs.Output(), "\nTalks to the server at GRAPHMEM_URL with GRAPHMEM_API_KEY; with --data (or --store) it reads the store directly instead.")
-		fs.PrintDefaults()
+	groups := []group{clientSettings}
+	scopeHelp := "which of the key's scopes to use (default: its first)"
+	if offline {
+		usage += "\n\nIt asks the server at --url (GRAPHMEM_URL) with --api-key (GRAPHMEM_API_KEY); with --data or\n--store it reads the store itself instead (a running server must not hold the data folder)."
+		groups = append(groups, storeSettings)
+		scopeHelp += `; offline, the scope to read (default "default")`
+	} else {
+		usage += "\n\nIt asks the server at --url (GRAPHMEM_URL) with --api-key (GRAPHMEM_API_KEY)."
 	}
 	return &clientFlags{
 		fs:      fs,
-		resolve: configFlags(fs),
-		scope:   fs.String("scope", "", "scope to read (default: the key's first scope, or \"default\" offline)"),
+		resolve: configFlags(fs, usage, groups...),
+		scope:   fs.String("scope", "", scopeHelp),
 		json:    fs.Bool("json", false, "print JSON instead of a table"),
 	}
 }
@@ -185,7 +191,10 @@ func (r *localReader) close() error { return r.svc.Store.Close() }
 // runFacts is `graphmem facts`: list facts with the filters of GET
 // /v1/facts.
 func runFacts(ctx context.Context, args []string) error {
-	cf := newClientFlags("facts", "facts [--subject S] [--predicate P] [--object O] [--as-of T] [--known-at T] [--history] [--limit N] [--json]")
+	cf := newClientFlags("facts", `facts [--subject S] [--predicate P] [--object O] [--as-of T] [--known-at T] [--history] [--limit N] [--json]
+
+Lists facts: those valid at --as-of (default now), as graphmem knew them at
+--known-at, or their whole history. Times are RFC 3339 or plain dates.`, true)
 	subject := cf.fs.String("subject", "", "subject entity name")
 	predicate := cf.fs.String("predicate", "", "predicate")
 	object := cf.fs.String("object", "", "object entity name or literal value")
@@ -228,7 +237,10 @@ func runFacts(ctx context.Context, args []string) error {
 
 // runTimeline is `graphmem timeline`: every fact of an entity over time.
 func runTimeline(ctx context.Context, args []string) error {
-	cf := newClientFlags("timeline", "timeline ENTITY_NAME_OR_ID [--predicate P] [--known-at T] [--json]")
+	cf := newClientFlags("timeline", `timeline ENTITY [--predicate P] [--known-at T] [--json]
+
+Every fact of an entity over time, in valid-time order. ENTITY is an id, a name
+or an alias; a name several entities share is refused with their ids.`, true)
 	predicate := cf.fs.String("predicate", "", "only this predicate")
 	knownAt := cf.fs.String("known-at", "", "transaction time: what graphmem believed then (default now)")
 	pos, err := cf.parse(args)

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -37,42 +38,67 @@ type Config struct {
 	ShutdownWait  time.Duration `yaml:"shutdown_wait"`
 }
 
+// group is a set of settings one command uses: a command registers only
+// the groups it needs, so its help lists nothing it would ignore.
+type group int
+
+const (
+	storeSettings  group = iota // where the data lives: data folder or Neo4j, ontology
+	serverSettings              // what only the HTTP server uses: address, keys, limits
+	modelSettings               // extraction and embedding models, extraction workers
+	clientSettings              // how a client command reaches a running server
+)
+
 // settings lists each setting once: its flag, environment variable,
-// default and where it lives in Config.
+// default, group and where it lives in Config.
 type setting struct {
 	flag, env, def, help string
+	group                group
 	str                  func(*Config) *string
 	num                  func(*Config) *int64
 }
 
 var settings = []setting{
-	{flag: "addr", env: "GRAPHMEM_ADDR", def: "127.0.0.1:8080", help: "listen address", str: func(c *Config) *string { return &c.Addr }},
-	{flag: "data", env: "GRAPHMEM_DATA", def: "./graphmem-data", help: "data folder (embedded store, search index)", str: func(c *Config) *string { return &c.Data }},
-	{flag: "store", env: "GRAPHMEM_STORE", def: "embedded", help: "store: embedded or neo4j", str: func(c *Config) *string { return &c.Store }},
-	{flag: "neo4j-uri", env: "GRAPHMEM_NEO4J_URI", help: "Neo4j Bolt URI", str: func(c *Config) *string { return &c.Neo4jURI }},
-	{flag: "neo4j-user", env: "GRAPHMEM_NEO4J_USER", help: "Neo4j user", str: func(c *Config) *string { return &c.Neo4jUser }},
-	{flag: "neo4j-password", env: "GRAPHMEM_NEO4J_PASSWORD", help: "Neo4j password", str: func(c *Config) *string { return &c.Neo4jPassword }},
-	{flag: "neo4j-database", env: "GRAPHMEM_NEO4J_DATABASE", help: "Neo4j database", str: func(c *Config) *string { return &c.Neo4jDatabase }},
-	{flag: "api-keys", env: "GRAPHMEM_API_KEYS", help: "API keys and their scopes: key1=scopeA,scopeB;key2=scopeC (none: development mode)", str: func(c *Config) *string { return &c.APIKeys }},
-	{flag: "llm-base-url", env: "GRAPHMEM_LLM_BASE_URL", help: "OpenAI-compatible base URL for extraction", str: func(c *Config) *string { return &c.LLMBaseURL }},
-	{flag: "llm-model", env: "GRAPHMEM_LLM_MODEL", help: "extraction model", str: func(c *Config) *string { return &c.LLMModel }},
-	{flag: "llm-api-key", env: "GRAPHMEM_LLM_API_KEY", help: "extraction API key", str: func(c *Config) *string { return &c.LLMAPIKey }},
-	{flag: "embed-base-url", env: "GRAPHMEM_EMBED_BASE_URL", help: "embeddings base URL (optional)", str: func(c *Config) *string { return &c.EmbedBaseURL }},
-	{flag: "embed-model", env: "GRAPHMEM_EMBED_MODEL", help: "embeddings model", str: func(c *Config) *string { return &c.EmbedModel }},
-	{flag: "embed-api-key", env: "GRAPHMEM_EMBED_API_KEY", help: "embeddings API key", str: func(c *Config) *string { return &c.EmbedAPIKey }},
-	{flag: "max-body-bytes", env: "GRAPHMEM_MAX_BODY_BYTES", def: "4194304", help: "request body limit in bytes", num: func(c *Config) *int64 { return &c.MaxBodyBytes }},
-	{flag: "ontology", env: "GRAPHMEM_ONTOLOGY", help: "ontology YAML file (default: built-in)", str: func(c *Config) *string { return &c.Ontology }},
-	{flag: "workers", env: "GRAPHMEM_WORKERS", def: "2", help: "episode extraction workers", num: func(c *Config) *int64 { return &c.Workers }},
-	{flag: "url", env: "GRAPHMEM_URL", def: "http://127.0.0.1:8080", help: "server URL for client commands", str: func(c *Config) *string { return &c.URL }},
-	{flag: "api-key", env: "GRAPHMEM_API_KEY", help: "API key client commands send", str: func(c *Config) *string { return &c.APIKey }},
+	{flag: "addr", env: "GRAPHMEM_ADDR", def: "127.0.0.1:8080", group: serverSettings, help: "listen address", str: func(c *Config) *string { return &c.Addr }},
+	{flag: "data", env: "GRAPHMEM_DATA", def: "./graphmem-data", group: storeSettings, help: "data folder (embedded store, search index)", str: func(c *Config) *string { return &c.Data }},
+	{flag: "store", env: "GRAPHMEM_STORE", def: "embedded", group: storeSettings, help: "store: embedded or neo4j", str: func(c *Config) *string { return &c.Store }},
+	{flag: "neo4j-uri", env: "GRAPHMEM_NEO4J_URI", group: storeSettings, help: "Neo4j Bolt URI", str: func(c *Config) *string { return &c.Neo4jURI }},
+	{flag: "neo4j-user", env: "GRAPHMEM_NEO4J_USER", group: storeSettings, help: "Neo4j user", str: func(c *Config) *string { return &c.Neo4jUser }},
+	{flag: "neo4j-password", env: "GRAPHMEM_NEO4J_PASSWORD", group: storeSettings, help: "Neo4j password", str: func(c *Config) *string { return &c.Neo4jPassword }},
+	{flag: "neo4j-database", env: "GRAPHMEM_NEO4J_DATABASE", group: storeSettings, help: "Neo4j database", str: func(c *Config) *string { return &c.Neo4jDatabase }},
+	{flag: "api-keys", env: "GRAPHMEM_API_KEYS", group: serverSettings, help: "API keys and their scopes: key1=scopeA,scopeB;key2=scopeC (none: development mode)", str: func(c *Config) *string { return &c.APIKeys }},
+	{flag: "llm-base-url", env: "GRAPHMEM_LLM_BASE_URL", group: modelSettings, help: "OpenAI-compatible base URL for extraction", str: func(c *Config) *string { return &c.LLMBaseURL }},
+	{flag: "llm-model", env: "GRAPHMEM_LLM_MODEL", group: modelSettings, help: "extraction model", str: func(c *Config) *string { return &c.LLMModel }},
+	{flag: "llm-api-key", env: "GRAPHMEM_LLM_API_KEY", group: modelSettings, help: "extraction API key", str: func(c *Config) *string { return &c.LLMAPIKey }},
+	{flag: "embed-base-url", env: "GRAPHMEM_EMBED_BASE_URL", group: modelSettings, help: "embeddings base URL (optional)", str: func(c *Config) *string { return &c.EmbedBaseURL }},
+	{flag: "embed-model", env: "GRAPHMEM_EMBED_MODEL", group: modelSettings, help: "embeddings model", str: func(c *Config) *string { return &c.EmbedModel }},
+	{flag: "embed-api-key", env: "GRAPHMEM_EMBED_API_KEY", group: modelSettings, help: "embeddings API key", str: func(c *Config) *string { return &c.EmbedAPIKey }},
+	{flag: "max-body-bytes", env: "GRAPHMEM_MAX_BODY_BYTES", def: "4194304", group: serverSettings, help: "request body limit in bytes", num: func(c *Config) *int64 { return &c.MaxBodyBytes }},
+	{flag: "ontology", env: "GRAPHMEM_ONTOLOGY", group: storeSettings, help: "ontology YAML file (default: built-in)", str: func(c *Config) *string { return &c.Ontology }},
+	{flag: "workers", env: "GRAPHMEM_WORKERS", def: "2", group: modelSettings, help: "episode extraction workers", num: func(c *Config) *int64 { return &c.Workers }},
+	{flag: "url", env: "GRAPHMEM_URL", def: "http://127.0.0.1:8080", group: clientSettings, help: "URL of the running server client commands talk to", str: func(c *Config) *string { return &c.URL }},
+	{flag: "api-key", env: "GRAPHMEM_API_KEY", group: clientSettings, help: "API key client commands send", str: func(c *Config) *string { return &c.APIKey }},
 }
 
-// configFlags registers every setting (and --config) on fs and returns a
-// function that resolves the final Config after fs.Parse.
-func configFlags(fs *flag.FlagSet) func() (Config, error) {
+// configFlags registers the settings of the given groups (and --config) on
+// fs, makes fs's help list the command's own flags before them, and
+// returns a function that resolves the final Config after fs.Parse.
+// Settings of other groups still come from the environment and the file.
+func configFlags(fs *flag.FlagSet, usage string, groups ...group) func() (Config, error) {
 	vals := make([]*string, len(settings))
+	shared := map[string]bool{"config": true}
 	for i, s := range settings {
-		vals[i] = fs.String(s.flag, "", fmt.Sprintf("%s (env %s, default %q)", s.help, s.env, s.def))
+		if slices.Contains(groups, s.group) {
+			vals[i] = fs.String(s.flag, "", fmt.Sprintf("%s (env %s, default %q)", s.help, s.env, s.def))
+			shared[s.flag] = true
+		}
+	}
+	// Help is what the user asked for: stdout, so it pages and pipes.
+	fs.SetOutput(os.Stdout)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "usage: graphmem "+strings.TrimSpace(usage)+"\n")
+		printFlags(fs, "\nflags:", func(name string) bool { return !shared[name] })
+		printFlags(fs, "\nsettings (flag, else environment variable, else --config file, else default):", func(name string) bool { return shared[name] })
 	}
 	path := fs.String("config", os.Getenv("GRAPHMEM_CONFIG"), "YAML config file (env GRAPHMEM_CONFIG)")
 	return func() (Config, error) {
@@ -89,7 +115,10 @@ func configFlags(fs *flag.FlagSet) func() (Config, error) {
 			}
 		}
 		for i, s := range settings {
-			v := *vals[i]
+			v := ""
+			if vals[i] != nil {
+				v = *vals[i]
+			}
 			if v == "" {
 				v = os.Getenv(s.env)
 			}
@@ -123,5 +152,30 @@ func configFlags(fs *flag.FlagSet) func() (Config, error) {
 			c.ShutdownWait = 10 * time.Second
 		}
 		return c, nil
+	}
+}
+
+// printFlags prints the flags of fs that keep says to, in the layout of
+// flag.PrintDefaults.
+func printFlags(fs *flag.FlagSet, title string, keep func(name string) bool) {
+	var b strings.Builder
+	fs.VisitAll(func(f *flag.Flag) {
+		if !keep(f.Name) {
+			return
+		}
+		name, help := flag.UnquoteUsage(f)
+		fmt.Fprintf(&b, "  -%s", f.Name)
+		if name != "" {
+			b.WriteString(" " + name)
+		}
+		b.WriteString("\n    \t" + strings.ReplaceAll(help, "\n", "\n    \t"))
+		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" {
+			fmt.Fprintf(&b, " (default %q)", f.DefValue)
+		}
+		b.WriteString("\n")
+	})
+	if b.Len() > 0 {
+		fmt.Fprintln(fs.Output(), title)
+		fmt.Fprint(fs.Output(), b.String())
 	}
 }

@@ -305,3 +305,160 @@ func TestE2E_ForgetQuerySelection(t *testing.T) {
 		t.Errorf("CLI dry run does not name the facts: %s", out)
 	}
 }
+
+// TestE2E_SpeakerOnce: an episode whose content already starts with its
+// speaker is shown with the speaker named once.
+func TestE2E_SpeakerOnce(t *testing.T) {
+	m := MustRunMain(t, nil)
+	c := newClient(t, m)
+	if r := c.do("POST", "/v1/episodes?wait=true", map[string]any{"content": "Sam: I moved to Lisbon last week", "speaker": "Sam"}); r.status/100 != 2 {
+		t.Fatalf("episode: %d %s", r.status, r.body)
+	}
+	var hits api.SearchResponse
+	c.do("POST", "/v1/search", map[string]any{"query": "Lisbon", "types": []string{"episode"}}).ok(t, 200, &hits)
+	if len(hits.Hits) != 1 || hits.Hits[0].Text != "Sam: I moved to Lisbon last week" {
+		t.Errorf("hits: %+v", hits.Hits)
+	}
+	var res api.ContextResponse
+	c.do("POST", "/v1/context", map[string]any{"query": "Where did Sam move?"}).ok(t, 200, &res)
+	if strings.Contains(res.Context, "Sam: Sam:") || !strings.Contains(res.Context, "I moved to Lisbon") {
+		t.Errorf("context:\n%s", res.Context)
+	}
+}
+
+// TestE2E_IngestAllOrNothing: a file with a bad line writes nothing, with
+// any batch size, and the error names the file line; --continue-on-error
+// loads the rest and still fails.
+func TestE2E_IngestAllOrNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	m := MustRunMain(t, nil)
+	c := newClient(t, m)
+	url := "http://" + m.Addr()
+	file := writeFile(t, "facts.jsonl", `{"subject":"svc-a","predicate":"port","value":"1"}
+# a comment
+
+{"subject":"svc-b","predicate":"port","value":"2"}
+{"subject":"svc-c","predicate":"port","value":"3","valid_from":"2024-03-02","valid_to":"2024-03-01"}
+{"subject":"svc-d","predicate":"port","value":"4"}
+`)
+	for _, batch := range []string{"1", "500"} {
+		out, err := runCLI(t, bin, "ingest", "--batch", batch, "--url", url, file)
+		if err == nil || !strings.Contains(out, "line 5: valid_to: must be after valid_from") || !strings.Contains(out, "nothing was written") {
+			t.Errorf("--batch %s: %v: %s", batch, err, out)
+		}
+		if fs := c.facts("predicate=port"); len(fs) != 0 {
+			t.Fatalf("--batch %s: a refused file left %d facts", batch, len(fs))
+		}
+	}
+	out, err := runCLI(t, bin, "ingest", "--batch", "1", "--continue-on-error", "--url", url, file)
+	if err == nil || !strings.Contains(out, "line 5: valid_to") || !strings.Contains(out, "1 line(s) not loaded") {
+		t.Errorf("--continue-on-error: %v: %s", err, out)
+	}
+	if fs := c.facts("predicate=port"); len(fs) != 3 {
+		t.Errorf("--continue-on-error loaded %d facts, want 3", len(fs))
+	}
+	// The server refuses what only it can check (an unknown episode); the
+	// answer is mapped back to the line.
+	file = writeFile(t, "episodes.jsonl", `{"subject":"svc-e","predicate":"port","value":"5"}
+{"subject":"svc-f","predicate":"port","value":"6","episode_id":"no-such-episode"}
+`)
+	out, err = runCLI(t, bin, "ingest", "--continue-on-error", "--url", url, file)
+	if err == nil || !strings.Contains(out, "line 2: episode_id: no such episode") {
+		t.Errorf("refused by the server: %v: %s", err, out)
+	}
+	if fs := c.facts("subject=svc-e"); len(fs) != 1 {
+		t.Errorf("the good line of a refused batch: %+v", fs)
+	}
+	// Bad JSON and a wrong type name the line and the field, not Go.
+	file = writeFile(t, "shape.jsonl", "{\"subject\":\"x\",\"predicate\":\"port\",\"value\":7}\n{\"subject\":\"x\",\"predicat\":\"port\",\"value\":\"7\"}\nnot json\n")
+	out, _ = runCLI(t, bin, "ingest", "--url", url, file)
+	for _, want := range []string{"line 1: value: must be a JSON string", "line 2: predicat: unknown field", "line 3: not a JSON object"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "Go struct") || strings.Contains(out, "invalid character") {
+		t.Errorf("a Go error reached the user:\n%s", out)
+	}
+}
+
+// TestCLI_HelpVersionAndHeldFolder: each command's help starts with what it
+// does and its own flags, lists only settings it uses, and never promises
+// what the command refuses; version and --version agree with MCP; a held
+// data folder is named as such.
+func TestCLI_HelpVersionAndHeldFolder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	bin := buildBinary(t)
+	help := func(cmd string) (own, shared string) {
+		out, _ := runCLI(t, bin, cmd, "-h")
+		own, shared, ok := strings.Cut(out, "\nsettings (")
+		if !ok {
+			t.Fatalf("%s -h has no settings section:\n%s", cmd, out)
+		}
+		return own, shared
+	}
+	for _, tc := range []struct {
+		cmd         string
+		own, shared []string // flags that must be listed in each section
+		absent      []string // flags that must not be listed at all
+	}{
+		{"serve", nil, []string{"-addr", "-api-keys", "-data", "-llm-model"}, []string{"-url", "-api-key "}},
+		{"facts", []string{"-subject", "-as-of", "-json"}, []string{"-url", "-api-key", "-data"}, []string{"-api-keys", "-llm-model", "-addr"}},
+		{"timeline", []string{"-predicate"}, []string{"-url", "-data"}, []string{"-llm-model"}},
+		{"ingest", []string{"-batch", "-continue-on-error"}, []string{"-url", "-data"}, []string{"-llm-model", "-addr"}},
+		{"search", []string{"-limit", "-types"}, []string{"-url", "-api-key"}, []string{"-data", "-store", "-llm-model"}},
+		{"context", []string{"-max-tokens"}, []string{"-url"}, []string{"-data", "-store"}},
+		{"forget", []string{"-entity", "-query", "-dry-run"}, []string{"-url"}, []string{"-data", "-store"}},
+		{"reindex", nil, []string{"-data", "-store"}, []string{"-url", "-api-key"}},
+		{"mcp", []string{"-scope"}, []string{"-data", "-url", "-llm-model"}, []string{"-addr", "-api-keys"}},
+	} {
+		own, shared := help(tc.cmd)
+		if !strings.HasPrefix(own, "usage: graphmem "+tc.cmd) {
+			t.Errorf("%s -h starts with:\n%s", tc.cmd, own)
+		}
+		for _, f := range tc.own {
+			if !strings.Contains(own, "  "+f) {
+				t.Errorf("%s -h: %s not among its own flags:\n%s", tc.cmd, f, own)
+			}
+		}
+		for _, f := range tc.shared {
+			if !strings.Contains(shared, "  "+f) {
+				t.Errorf("%s -h: %s not among the settings:\n%s", tc.cmd, f, shared)
+			}
+		}
+		for _, f := range tc.absent {
+			if strings.Contains(own+shared, "  "+f) {
+				t.Errorf("%s -h lists %s, which it does not use", tc.cmd, f)
+			}
+		}
+	}
+	if own, _ := help("reindex"); strings.Contains(own, "GRAPHMEM_URL") || !strings.Contains(own, "stop the server") {
+		t.Errorf("reindex -h:\n%s", own)
+	}
+	if out, _ := runCLI(t, bin, "--help"); !strings.Contains(out, "GRAPHMEM_URL") || !strings.Contains(out, "version") {
+		t.Errorf("--help:\n%s", out)
+	}
+
+	v1, err := runCLI(t, bin, "version")
+	v2, err2 := runCLI(t, bin, "--version")
+	if err != nil || err2 != nil || v1 != v2 || !strings.HasPrefix(v1, "graphmem ") || !strings.Contains(v1, " commit ") || !strings.Contains(v1, " go1.") {
+		t.Errorf("version: %q %v, --version: %q %v", v1, err, v2, err2)
+	}
+	cs := connectCommand(t, bin, mcpEnv(), "mcp", "--data", t.TempDir())
+	if got := cs.InitializeResult().ServerInfo.Version; "graphmem "+got+"\n" != v1 {
+		t.Errorf("MCP reports %q, graphmem version %q", got, v1)
+	}
+
+	m := MustRunMain(t, nil)
+	if m.Config.Store == "embedded" {
+		out, err := runCLI(t, bin, "facts", "--data", m.Config.Data)
+		if err == nil || !strings.Contains(out, "held by another graphmem process") || !strings.Contains(out, "GRAPHMEM_URL") {
+			t.Errorf("held data folder: %v: %s", err, out)
+		}
+	}
+}

@@ -59,8 +59,12 @@ func runEval(ctx context.Context, args []string) error {
 }
 
 // progress returns a progress callback drawing a bar, and the function
-// that finishes it.
+// that finishes it. The bar repaints in place, so it is drawn only when
+// stderr is a terminal, never into a log or a pipe.
 func progress(label string) (func(done, total int), func()) {
+	if !isTerminal(os.Stderr) {
+		return func(int, int) {}, func() {}
+	}
 	var bar *progressbar.ProgressBar
 	return func(done, total int) {
 			if bar == nil {

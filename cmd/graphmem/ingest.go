@@ -5,31 +5,40 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-
-	"github.com/schollz/progressbar/v3"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/ontology"
 )
 
-// runIngest loads a JSON Lines file of facts (memory.FactInput) or
-// episodes (lines with "content") — offline into the data folder when
-// --data is given, otherwise through a running server.
+// runIngest loads a JSON Lines file of facts (memory.FactInput) and
+// episodes (lines with "content") — through a running server, or offline
+// into the store with --data or --store. The whole file is read and checked
+// before anything is written, so a bad line leaves the store untouched
+// unless --continue-on-error asks to load the good lines anyway.
 func runIngest(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("ingest", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: graphmem ingest [--data DIR] [--scope S] [--batch N] FILE.jsonl")
-		fs.PrintDefaults()
-	}
-	resolve := configFlags(fs)
-	scope := fs.String("scope", entity.DefaultScope, "scope to write into (offline only; a server takes it from the key)")
+	resolve := configFlags(fs, `ingest [--batch N] [--continue-on-error] [--quiet] FILE.jsonl
+
+Loads a JSON Lines file of facts (the shape of one fact of POST /v1/facts) and
+episodes (lines with "content") into the server at --url (GRAPHMEM_URL), or with
+--data or --store straight into the store. Times are RFC 3339 or plain dates.
+Every line is checked before anything is written: a bad line (reported with its
+line number) leaves the store untouched, unless --continue-on-error.`, clientSettings, storeSettings)
+	scope := fs.String("scope", "", `scope to write into: offline, default "default"; with a server, which of the key's scopes`)
 	batch := fs.Int("batch", 500, "facts per request or transaction")
-	quiet := fs.Bool("quiet", false, "no progress bar")
+	keepGoing := fs.Bool("continue-on-error", false, "load the good lines, report the bad ones and exit with an error")
+	quiet := fs.Bool("quiet", false, "no progress bar (there is none unless stderr is a terminal)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -50,10 +59,16 @@ func runIngest(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	st, err := f.Stat()
+	recs, bad, err := readIngest(f)
+	f.Close()
 	if err != nil {
 		return err
+	}
+	if len(bad) > 0 {
+		printLineErrors(os.Stderr, bad)
+		if !*keepGoing {
+			return fmt.Errorf("%s: %d bad line(s); nothing was written (fix them, or --continue-on-error to load the rest)", fs.Arg(0), len(bad))
+		}
 	}
 	var sink ingestSink
 	if offline {
@@ -66,51 +81,77 @@ func runIngest(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
-		sink = &serviceSink{svc: memory.New(store, onto), scope: *scope}
+		sc := *scope
+		if sc == "" {
+			sc = entity.DefaultScope
+		}
+		sink = &serviceSink{svc: memory.New(store, onto), scope: sc}
 	} else {
-		sink = &httpSink{c: newAPIClient(cfg, "")}
+		sink = &httpSink{c: newAPIClient(cfg, *scope)}
 	}
-	var r io.Reader = f
-	var bar *progressbar.ProgressBar
+	set, done := func(int, int) {}, func() {}
 	if !*quiet {
-		bar = progressbar.DefaultBytes(st.Size(), "ingesting")
-		r = io.TeeReader(f, bar)
+		set, done = progress("ingesting")
 	}
-	counts, err := ingestLines(ctx, r, sink, *batch)
-	if bar != nil {
-		_ = bar.Finish()
-		fmt.Fprintln(os.Stderr)
-	}
+	written := 0
+	counts, refused, err := writeIngest(ctx, recs, sink, *batch, *keepGoing, func(n int) {
+		written += n
+		set(written, len(recs))
+	})
+	done()
 	printCounts(os.Stdout, counts)
-	return err
-}
-
-// ingestSink receives batches from ingestLines.
-type ingestSink interface {
-	facts(ctx context.Context, fs []memory.FactInput) ([]memory.FactResult, error)
-	episode(ctx context.Context, ep memory.EpisodeInput) error
-}
-
-// ingestLines reads JSON Lines and sends facts in batches, episodes one by
-// one, counting outcomes by action. A malformed line stops the ingestion
-// with its line number; everything before it was written.
-func ingestLines(ctx context.Context, r io.Reader, sink ingestSink, batch int) (map[string]int, error) {
-	counts := map[string]int{}
-	var pending []memory.FactInput
-	flush := func() error {
-		if len(pending) == 0 {
-			return nil
-		}
-		res, err := sink.facts(ctx, pending)
-		if err != nil {
-			return err
-		}
-		for _, x := range res {
-			counts[string(x.Action)]++
-		}
-		pending = pending[:0]
-		return nil
+	if len(refused) > 0 {
+		printLineErrors(os.Stderr, refused)
 	}
+	if err != nil {
+		return err
+	}
+	if n := len(bad) + len(refused); n > 0 {
+		return fmt.Errorf("%s: %d line(s) not loaded", fs.Arg(0), n)
+	}
+	return nil
+}
+
+// isTerminal reports whether f is a terminal: progress bars repaint in
+// place, which only makes sense there (not in a log file or a pipe).
+func isTerminal(f *os.File) bool {
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// ingestRecord is one line of an ingest file: a fact or an episode.
+type ingestRecord struct {
+	line    int
+	fact    *memory.FactInput
+	episode *memory.EpisodeInput
+}
+
+// lineError is what is wrong with one line of the file.
+type lineError struct {
+	line int
+	msg  string
+}
+
+func (e lineError) Error() string { return fmt.Sprintf("line %d: %s", e.line, e.msg) }
+
+// maxLineErrors bounds the bad lines printed.
+const maxLineErrors = 20
+
+func printLineErrors(w io.Writer, errs []lineError) {
+	for i, e := range errs {
+		if i == maxLineErrors {
+			fmt.Fprintf(w, "… and %d more\n", len(errs)-i)
+			break
+		}
+		fmt.Fprintln(w, e.Error())
+	}
+}
+
+// readIngest reads and checks every line — JSON shape, times, the domain
+// rules a server would apply — before anything is written.
+func readIngest(r io.Reader) ([]ingestRecord, []lineError, error) {
+	var recs []ingestRecord
+	var bad []lineError
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), memory.MaxEpisodeBytes+64<<10)
 	line := 0
@@ -120,43 +161,62 @@ func ingestLines(ctx context.Context, r io.Reader, sink ingestSink, batch int) (
 		if len(b) == 0 || b[0] == '#' {
 			continue
 		}
-		var probe map[string]json.RawMessage
-		if err := json.Unmarshal(b, &probe); err != nil {
-			return counts, fmt.Errorf("line %d: %w", line, err)
-		}
-		b, err := readTimes(probe, "valid_from", "valid_to", "reference_time")
+		rec, err := readLine(b)
 		if err != nil {
-			return counts, fmt.Errorf("line %d: %w", line, err)
-		}
-		if _, isEpisode := probe["content"]; isEpisode {
-			var ep memory.EpisodeInput
-			if err := strictUnmarshal(b, &ep); err != nil {
-				return counts, fmt.Errorf("line %d: %w", line, err)
-			}
-			if err := flush(); err != nil {
-				return counts, err
-			}
-			if err := sink.episode(ctx, ep); err != nil {
-				return counts, fmt.Errorf("line %d: %w", line, err)
-			}
-			counts["episodes"]++
+			bad = append(bad, lineError{line, err.Error()})
 			continue
 		}
-		var fi memory.FactInput
-		if err := strictUnmarshal(b, &fi); err != nil {
-			return counts, fmt.Errorf("line %d: %w", line, err)
-		}
-		pending = append(pending, fi)
-		if len(pending) == batch {
-			if err := flush(); err != nil {
-				return counts, fmt.Errorf("batch ending at line %d: %w", line, err)
-			}
-		}
+		rec.line = line
+		recs = append(recs, rec)
 	}
 	if err := sc.Err(); err != nil {
-		return counts, err
+		return nil, nil, fmt.Errorf("line %d: %w", line+1, err)
 	}
-	return counts, flush()
+	return recs, bad, nil
+}
+
+func readLine(b []byte) (ingestRecord, error) {
+	var probe map[string]json.RawMessage
+	if err := json.Unmarshal(b, &probe); err != nil {
+		return ingestRecord{}, errors.New("not a JSON object")
+	}
+	b, err := readTimes(probe, "valid_from", "valid_to", "reference_time")
+	if err != nil {
+		return ingestRecord{}, err
+	}
+	if _, isEpisode := probe["content"]; isEpisode {
+		var ep memory.EpisodeInput
+		if err := strictUnmarshal(b, &ep); err != nil {
+			return ingestRecord{}, err
+		}
+		if err := memory.ValidateEpisode(&ep); err != nil {
+			return ingestRecord{}, fieldsOf(err, "")
+		}
+		return ingestRecord{episode: &ep}, nil
+	}
+	var fi memory.FactInput
+	if err := strictUnmarshal(b, &fi); err != nil {
+		return ingestRecord{}, err
+	}
+	if err := memory.ValidateFacts([]memory.FactInput{fi}); err != nil {
+		return ingestRecord{}, fieldsOf(err, "facts[0].")
+	}
+	return ingestRecord{fact: &fi}, nil
+}
+
+// fieldsOf renders the field errors of err as "field: message; …", the
+// fields' prefix removed.
+func fieldsOf(err error, prefix string) error {
+	var e *entity.Error
+	if !errors.As(err, &e) || len(e.Fields) == 0 {
+		return errors.New(entity.ErrorMessage(err))
+	}
+	parts := make([]string, 0, len(e.Fields))
+	for k, v := range e.Fields {
+		parts = append(parts, strings.TrimPrefix(k, prefix)+": "+v)
+	}
+	sort.Strings(parts)
+	return errors.New(strings.Join(parts, "; "))
 }
 
 // readTimes reads the named time fields of a record the way every other
@@ -181,10 +241,139 @@ func readTimes(rec map[string]json.RawMessage, fields ...string) ([]byte, error)
 	return json.Marshal(rec)
 }
 
+// strictUnmarshal decodes one record, refusing unknown fields, with an
+// error that names the field rather than a Go type.
 func strictUnmarshal(b []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
-	return dec.Decode(v)
+	err := dec.Decode(v)
+	var te *json.UnmarshalTypeError
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &te):
+		return fmt.Errorf("%s: must be a JSON %s", te.Field, jsonKind(te.Type.Kind().String()))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		return fmt.Errorf("%s: unknown field", strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`))
+	}
+	return err
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "string"
+	case "slice", "array":
+		return "array"
+	case "map", "struct":
+		return "object"
+	case "bool":
+		return "boolean"
+	}
+	return "number"
+}
+
+// ingestSink receives batches from writeIngest.
+type ingestSink interface {
+	facts(ctx context.Context, fs []memory.FactInput) ([]memory.FactResult, error)
+	episode(ctx context.Context, ep memory.EpisodeInput) error
+}
+
+// factField finds the fact a field error names ("facts[3].valid_to").
+var factField = regexp.MustCompile(`^facts\[(\d+)\]\.?(.*)$`)
+
+// writeIngest sends facts in batches and episodes one by one, in file
+// order, counting outcomes by action. A batch the sink refuses is reported
+// by file line. With keepGoing the lines it names are left out and the
+// rest of the batch is sent again; without, writing stops there (lines
+// before it were written: only the sink, not the file, can be wrong then).
+func writeIngest(ctx context.Context, recs []ingestRecord, sink ingestSink, batch int, keepGoing bool, progress func(int)) (map[string]int, []lineError, error) {
+	counts := map[string]int{}
+	var refused []lineError
+	var pending []ingestRecord
+	flush := func() error {
+		for len(pending) > 0 {
+			in := make([]memory.FactInput, len(pending))
+			for i, r := range pending {
+				in[i] = *r.fact
+			}
+			res, err := sink.facts(ctx, in)
+			if err == nil {
+				for _, x := range res {
+					counts[string(x.Action)]++
+				}
+				progress(len(pending))
+				pending = pending[:0]
+				return nil
+			}
+			named := linesOf(err, pending)
+			if len(named) == 0 {
+				return fmt.Errorf("lines %d–%d: %w", pending[0].line, pending[len(pending)-1].line, err)
+			}
+			if !keepGoing {
+				return fmt.Errorf("%w (lines before %d were written)", named[0], pending[0].line)
+			}
+			refused = append(refused, named...)
+			pending = slices.DeleteFunc(pending, func(r ingestRecord) bool {
+				return slices.ContainsFunc(named, func(e lineError) bool { return e.line == r.line })
+			})
+			progress(len(named))
+		}
+		return nil
+	}
+	for _, r := range recs {
+		if r.fact != nil {
+			pending = append(pending, r)
+			if len(pending) == batch {
+				if err := flush(); err != nil {
+					return counts, refused, err
+				}
+			}
+			continue
+		}
+		if err := flush(); err != nil {
+			return counts, refused, err
+		}
+		if err := sink.episode(ctx, *r.episode); err != nil {
+			le := lineError{r.line, fieldsOf(err, "").Error()}
+			if !keepGoing || entity.ErrorCode(err) != entity.EINVALID {
+				return counts, refused, fmt.Errorf("%w (lines before %d were written)", le, r.line)
+			}
+			refused = append(refused, le)
+		} else {
+			counts["episodes"]++
+		}
+		progress(1)
+	}
+	return counts, refused, flush()
+}
+
+// linesOf maps the field errors of a refused batch to the file lines of
+// the facts they name.
+func linesOf(err error, batch []ingestRecord) []lineError {
+	var e *entity.Error
+	if !errors.As(err, &e) || len(e.Fields) == 0 {
+		return nil
+	}
+	byLine := map[int][]string{}
+	for k, v := range e.Fields {
+		m := factField.FindStringSubmatch(k)
+		if m == nil {
+			continue
+		}
+		i, _ := strconv.Atoi(m[1])
+		if i >= len(batch) {
+			continue
+		}
+		byLine[batch[i].line] = append(byLine[batch[i].line], m[2]+": "+v)
+	}
+	out := make([]lineError, 0, len(byLine))
+	for line, msgs := range byLine {
+		sort.Strings(msgs)
+		out = append(out, lineError{line, strings.Join(msgs, "; ")})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].line < out[j].line })
+	return out
 }
 
 func printCounts(w io.Writer, counts map[string]int) {
@@ -215,10 +404,11 @@ func (s *httpSink) facts(ctx context.Context, fs []memory.FactInput) ([]memory.F
 	var out struct {
 		Results []memory.FactResult `json:"results"`
 	}
-	err := s.c.do(ctx, "POST", "/v1/facts", map[string]any{"facts": fs}, &out)
+	_, err := s.c.c.Do(ctx, "POST", "/v1/facts", map[string]any{"facts": fs}, &out)
 	return out.Results, err
 }
 
 func (s *httpSink) episode(ctx context.Context, ep memory.EpisodeInput) error {
-	return s.c.do(ctx, "POST", "/v1/episodes", ep, nil)
+	_, err := s.c.c.Do(ctx, "POST", "/v1/episodes", ep, nil)
+	return err
 }

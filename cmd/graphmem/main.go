@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"sort"
@@ -20,17 +21,18 @@ type command struct {
 }
 
 var commands = map[string]command{
-	"serve":    {"run the HTTP server", runServe},
-	"facts":    {"list facts (as of a time, as known at a time, with history) from the server or --data", runFacts},
-	"timeline": {"every fact of an entity over time, from the server or --data", runTimeline},
-	"ingest":   {"load a JSON Lines file of facts (offline with --data, else into the server)", runIngest},
-	"bench":    {"generate a synthetic workload and measure ingestion and recall", runBench},
-	"mcp":      {"MCP server on stdio: memory tools for agents (--data DIR, or GRAPHMEM_URL)", runMCP},
+	"serve":    {"run the HTTP server (the API, /mcp, extraction workers)", runServe},
+	"facts":    {"list facts (as of a time, as known at a time, with history), from the server or --data", runFacts},
+	"timeline": {"every fact of an entity (id, name or alias) over time, from the server or --data", runTimeline},
+	"ingest":   {"load a JSON Lines file of facts and episodes into the server, or into --data", runIngest},
 	"search":   {"ranked facts, entities and episodes for a query, from the server", runSearch},
 	"context":  {"the context block for a question, as an agent gets it, from the server", runContext},
 	"forget":   {"forget or purge facts (by id, entity, query or episode) on the server", runForget},
 	"reindex":  {"rebuild the search index of a data folder from the store (server stopped)", runReindex},
+	"mcp":      {"MCP server on stdio: memory tools for agents (on --data, or the server at GRAPHMEM_URL)", runMCP},
+	"bench":    {"generate a synthetic workload and measure ingestion and recall", runBench},
 	"eval":     {"eval locomo: evidence recall@k on LoCoMo next to a BM25 baseline", runEval},
+	"version":  {"module version, commit and Go version of this binary", runVersion},
 }
 
 func main() {
@@ -45,26 +47,35 @@ func main() {
 
 func run(ctx context.Context, args []string) error {
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		usage()
+		usage(os.Stdout)
 		return nil
+	}
+	if args[0] == "--version" || args[0] == "-version" {
+		return runVersion(ctx, nil)
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		usage()
+		usage(os.Stderr)
 		return fmt.Errorf("unknown command %q", args[0])
 	}
 	return c.run(ctx, args[1:])
 }
 
-func usage() {
-	fmt.Fprintln(os.Stderr, "usage: graphmem <command> [flags]\n\ncommands:")
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: graphmem <command> [flags]\n\ncommands:")
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		fmt.Fprintf(os.Stderr, "  %-9s %s\n", n, commands[n].summary)
+		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(os.Stderr, "\nRun 'graphmem <command> -h' for a command's flags.")
+	fmt.Fprintln(w, `
+Client commands (facts, timeline, ingest, search, context, forget, and mcp with a
+URL) talk to the server at GRAPHMEM_URL (default http://127.0.0.1:8080; --url)
+and send GRAPHMEM_API_KEY (--api-key). facts, timeline and ingest work on a data
+folder directly with --data. Times are RFC 3339 or plain dates (2024-03-01).
+
+Run 'graphmem <command> -h' for what a command does and its flags.`)
 }

@@ -28,12 +28,12 @@ import (
 // carries only the protocol.
 func runMCP(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: graphmem mcp [--data DIR] [--scope SCOPE]   (or GRAPHMEM_URL=... graphmem mcp)")
-		fmt.Fprintln(fs.Output(), "\nAn MCP server on stdio with the tools remember, add_facts, recall, search, timeline and forget.")
-		fs.PrintDefaults()
-	}
-	resolve := configFlags(fs)
+	resolve := configFlags(fs, `mcp [--data DIR] [--scope SCOPE]    or    GRAPHMEM_URL=http://… graphmem mcp
+
+An MCP server on stdio with the tools remember, add_facts, recall, search,
+timeline and forget. With --url (or GRAPHMEM_URL) every call goes to that
+server, whose API key (GRAPHMEM_API_KEY) decides the scope; otherwise it works
+on the data folder itself, in the scope given by --scope.`, storeSettings, modelSettings, clientSettings)
 	scopeFlag := fs.String("scope", "", `scope of a local data folder (env GRAPHMEM_SCOPE, default "default"); with --url, which of the key's scopes to use`)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -56,7 +56,7 @@ func runMCP(ctx context.Context, args []string) error {
 	fs.Visit(func(f *flag.Flag) { urlSet = urlSet || f.Name == "url" })
 
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	opts := &mcp.Options{Logger: logger}
+	opts := &mcp.Options{Logger: logger, Version: version()}
 	if urlSet {
 		// The server derives the scope from the key; --scope only picks
 		// one of the key's scopes.
@@ -94,9 +94,6 @@ func openLocalMCP(ctx context.Context, cfg Config, scope entity.Scope, logger *s
 	}
 	store, err := openStore(ctx, cfg)
 	if err != nil {
-		if entity.ErrorCode(err) == entity.EUNAVAILABLE && cfg.Store != "neo4j" {
-			return nil, nil, fmt.Errorf("%w (is graphmem serve using the data folder %s? then set GRAPHMEM_URL to reach it instead)", err, cfg.Data)
-		}
 		return nil, nil, err
 	}
 	svc := memory.New(store, onto)
@@ -134,7 +131,7 @@ func openLocalMCP(ctx context.Context, cfg Config, scope entity.Scope, logger *s
 func mountMCP(m *Main, eng *recall.Engine) {
 	// With keys, every request is authenticated, so a proxy's Host header
 	// is no sign of DNS rebinding; in development mode it may be.
-	opts := &mcp.Options{Logger: m.Logger, MaxBodyBytes: m.Config.MaxBodyBytes, AnyHost: !m.API.DevelopmentMode()}
+	opts := &mcp.Options{Logger: m.Logger, Version: version(), MaxBodyBytes: m.Config.MaxBodyBytes, AnyHost: !m.API.DevelopmentMode()}
 	keyOf := func(r *http.Request) (string, bool) {
 		scope, ok := api.ScopeFrom(r.Context())
 		return api.ActorFrom(r.Context()) + "\x00" + scope, ok

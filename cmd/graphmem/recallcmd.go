@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,16 +21,14 @@ func (cf *clientFlags) serverClient() (*apiClient, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cf.offline() {
-		return nil, fmt.Errorf("this command talks to a running server (GRAPHMEM_URL); --data and --store do not apply")
-	}
-	c := newAPIClient(cfg, *cf.scope)
-	return c, nil
+	return newAPIClient(cfg, *cf.scope), nil
 }
 
 // runSearch is `graphmem search QUERY`: ranked facts, entities and episodes.
 func runSearch(ctx context.Context, args []string) error {
-	cf := newClientFlags("search", "search [--limit N] [--as-of T] [--history] [--types fact,entity,episode] [--json] QUERY")
+	cf := newClientFlags("search", `search [--limit N] [--as-of T] [--history] [--types fact,entity,episode] [--json] QUERY
+
+Ranked facts, entities and episodes for QUERY, with their scores.`, false)
 	limit := cf.fs.Int("limit", 10, "most hits")
 	asOf := cf.fs.String("as-of", "", "valid time (RFC 3339 or YYYY-MM-DD)")
 	history := cf.fs.Bool("history", false, "keep superseded and ended facts")
@@ -74,7 +73,10 @@ func runSearch(ctx context.Context, args []string) error {
 
 // runContext is `graphmem context QUESTION`: the block to put in a prompt.
 func runContext(ctx context.Context, args []string) error {
-	cf := newClientFlags("context", "context [--max-tokens N] [--mode auto|current|history] [--format text|markdown|json] [--as-of T] QUESTION")
+	cf := newClientFlags("context", `context [--max-tokens N] [--mode auto|current|history] [--format text|markdown|json] [--as-of T] QUESTION
+
+The context block an agent gets for QUESTION: dated, sourced facts packed into
+--max-tokens.`, false)
 	maxTokens := cf.fs.Int("max-tokens", 0, "token budget (default 1500)")
 	mode := cf.fs.String("mode", "", "auto, current or history")
 	format := cf.fs.String("format", "", "text, markdown or json")
@@ -123,10 +125,14 @@ func runContext(ctx context.Context, args []string) error {
 // runForget is `graphmem forget`: forget or purge by ids, entity, query or
 // episode, with a dry run.
 func runForget(ctx context.Context, args []string) error {
-	cf := newClientFlags("forget", "forget [--fact ID]... [--entity NAME] [--query Q] [--episode ID] [--purge] [--reason R] [--dry-run]")
+	cf := newClientFlags("forget", `forget [--fact ID]... [--entity NAME_OR_ID] [--query Q] [--episode ID] [--purge] [--reason R] [--dry-run]
+
+Forgets facts (they leave every recall path, and tombstones keep them from
+coming back) or, with --purge, deletes them with their source episodes. An
+entity goes with all its facts. --dry-run lists what would go, by name.`, false)
 	var ids multiFlag
 	cf.fs.Var(&ids, "fact", "a fact id (repeatable)")
-	ent := cf.fs.String("entity", "", "forget every fact of this entity")
+	ent := cf.fs.String("entity", "", "forget this entity (id or name) and every fact of it")
 	query := cf.fs.String("query", "", "forget the facts search finds for this query")
 	episode := cf.fs.String("episode", "", "an episode id (with --purge: the episode and what derives only from it)")
 	purge := cf.fs.Bool("purge", false, "delete physically (privacy requests) instead of forgetting")
@@ -156,10 +162,11 @@ func runForget(ctx context.Context, args []string) error {
 		verb += " (dry run)"
 	}
 	fmt.Printf("%s: %d facts, %d episodes, %d entities, %d tombstones\n", verb, out.Facts, out.Episodes, out.Entities, out.Tombstones)
-	for _, id := range out.FactIDs {
-		fmt.Println("  ", id)
+	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	for _, it := range out.Items {
+		fmt.Fprintf(tw, "  %s\t%s\t%s\n", it.Type, it.ID, cell(it.Name))
 	}
-	return nil
+	return tw.Flush()
 }
 
 type multiFlag []string
@@ -170,11 +177,18 @@ func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 // runReindex is `graphmem reindex`: rebuild the search index of the data
 // folder from the store (the server must be stopped: it holds the folder).
 func runReindex(ctx context.Context, args []string) error {
-	cf := newClientFlags("reindex", "reindex [--data DIR] [--store embedded|neo4j]")
-	if _, err := cf.parse(args); err != nil {
+	fs := flag.NewFlagSet("reindex", flag.ContinueOnError)
+	resolve := configFlags(fs, `reindex [--data DIR] [--store embedded|neo4j]
+
+Rebuilds the search index in the data folder from the store. It works on the
+folder itself, not through a server: stop the server that holds the folder first.`, storeSettings)
+	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	cfg, err := cf.resolve()
+	if fs.NArg() > 0 {
+		return fmt.Errorf("reindex takes no arguments, got %q", fs.Args())
+	}
+	cfg, err := resolve()
 	if err != nil {
 		return err
 	}

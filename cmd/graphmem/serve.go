@@ -249,11 +249,11 @@ func (m *Main) Close() error {
 // down gracefully.
 func runServe(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: graphmem serve [flags]")
-		fs.PrintDefaults()
-	}
-	resolve := configFlags(fs)
+	resolve := configFlags(fs, `serve [flags]
+
+Runs the HTTP API (/v1, /openapi.json, /metrics), the MCP tools at /mcp and the
+extraction workers until SIGINT or SIGTERM. Without API keys it listens on
+loopback only (development mode, scope "default").`, storeSettings, serverSettings, modelSettings)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

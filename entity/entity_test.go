@@ -31,3 +31,18 @@ func TestParseTime(t *testing.T) {
 		}
 	}
 }
+
+func TestEpisode_SpeakerNamedOnce(t *testing.T) {
+	for _, tc := range []struct{ speaker, content, said string }{
+		{"Sam", "I moved to Lisbon", "Sam: I moved to Lisbon"},
+		{"Sam", "Sam: I moved to Lisbon", "Sam: I moved to Lisbon"},
+		{"Sam", "sam:I moved to Lisbon", "Sam: I moved to Lisbon"},
+		{"Sam", "Note: Sam moved", "Sam: Note: Sam moved"},
+		{"", "Sam: I moved", "Sam: I moved"},
+	} {
+		e := entity.Episode{Speaker: tc.speaker, Content: tc.content}
+		if got := e.Said(); got != tc.said {
+			t.Errorf("%q by %q: %q, want %q", tc.content, tc.speaker, got, tc.said)
+		}
+	}
+}
