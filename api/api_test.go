@@ -345,3 +345,25 @@ func TestClient_ReadsEveryStatus(t *testing.T) {
 		t.Errorf("round trip: %d %s → %+v", w.Code, w.Body, e)
 	}
 }
+
+// TestImport_AllOrNothing: a refused import keeps nothing, however many
+// valid records came before the bad one.
+func TestImport_AllOrNothing(t *testing.T) {
+	s := MustServer(t, api.Options{})
+	var body bytes.Buffer
+	for i := range 1200 {
+		fmt.Fprintf(&body, `{"entity":{"id":"e%d","scope":"x","name":"entity %d","created_at":"2024-01-01T00:00:00Z","updated_at":"2024-01-01T00:00:00Z"}}`+"\n", i, i)
+	}
+	good := body.Len()
+	body.WriteString(`{"entity":{"id":"e-last","scope":"x","name":""}}` + "\n")
+	w := serve(s, "POST", "/v1/import", body.Bytes(), "Content-Type", api.NDJSON)
+	if w.Code != http.StatusBadRequest || errorShape(t, w).Fields["line[1201].entity"] == "" {
+		t.Fatalf("status %d: %s", w.Code, w.Body)
+	}
+	if w := serve(s, "GET", "/v1/export", nil); w.Code != http.StatusOK || w.Body.Len() != 0 {
+		t.Fatalf("a refused import left %d bytes of records", w.Body.Len())
+	}
+	if w := serve(s, "POST", "/v1/import", body.Bytes()[:good], "Content-Type", api.NDJSON); w.Code != http.StatusOK || !strings.Contains(w.Body.String(), `"entities":1200`) {
+		t.Fatalf("the valid part: %d %s", w.Code, w.Body)
+	}
+}

@@ -107,7 +107,7 @@ func (s *Server) importScope(c *gin.Context) {
 	res, err := s.svc.Import(c.Request.Context(), Scope(c), lr)
 	if lr.exceeded {
 		err = &entity.Error{Code: entity.ETOOLARGE, Message: fmt.Sprintf(
-			"import exceeds %d bytes; %d facts were imported before the limit", s.opts.MaxImportBytes, res.Facts)}
+			"import exceeds %d bytes; nothing was imported", s.opts.MaxImportBytes)}
 	}
 	if err != nil {
 		Error(c, err)

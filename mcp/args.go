@@ -72,7 +72,7 @@ type SearchArgs struct {
 
 // TimelineArgs are the arguments of the timeline tool.
 type TimelineArgs struct {
-	Entity    string `json:"entity" jsonschema:"the entity's name (aliases and close spellings match) or id"`
+	Entity    string `json:"entity" jsonschema:"the entity's name, an alias, or its id (a name several entities share needs the id; a misspelling gets suggestions)"`
 	Predicate string `json:"predicate,omitempty" jsonschema:"only facts with this predicate, e.g. port or works_at"`
 }
 

@@ -82,7 +82,7 @@ types limits the kinds of hits (fact, entity, episode); include_history also ret
 
 	descTimeline = `Show how everything known about one entity changed over time: every fact, current and past, ordered by when it became true, with its interval (valid_from -> valid_to), status (current, superseded, ended, retracted) and, for decisions, the reason.
 Use it for "what was X before", "when did X change", "how has X evolved", or to review an entity before correcting it.
-Pass the entity's name (aliases and close spellings match; search finds the name if unsure), and optionally a predicate to follow one attribute, e.g. port.`
+Pass the entity's name, an alias or its id (a close misspelling is answered with suggestions; search finds the name if unsure), and optionally a predicate to follow one attribute, e.g. port.`
 
 	descForget = `Remove facts from memory when the user asks you to forget something, or says something was never true and must not be used again.
 Choose what with fact_ids (from search, timeline or recall with format json), entity (everything about it), query (the best-matching current facts, at most 10) or episode_id (what came from one episode).

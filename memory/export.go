@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph"
@@ -107,13 +108,31 @@ type ImportResult struct {
 // Import reads an export into the scope, keeping ids and times. Tombstones
 // are honoured: a fact matching one is left out unless it was itself
 // forgotten (and stays so) or is an explicit user statement recorded after
-// the forget. Returns EINVALID naming the line of a malformed record.
+// the forget. The whole stream is read and checked before anything is
+// written (it is spooled to a temporary file meanwhile), so a malformed
+// record — EINVALID naming its line — leaves the scope untouched.
 func (s *Service) Import(ctx context.Context, scope entity.Scope, r io.Reader) (ImportResult, error) {
 	var res ImportResult
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
+	spool, err := os.CreateTemp("", "graphmem-import-*.jsonl")
+	if err != nil {
+		return res, entity.Wrap(entity.EINTERNAL, "memory.Import", err)
+	}
+	defer func() {
+		spool.Close()
+		os.Remove(spool.Name())
+	}()
+	w := bufio.NewWriter(spool)
+	enc := json.NewEncoder(w)
+	if err := readRecords(r, true, func(rec *Record) error { return enc.Encode(rec) }); err != nil {
+		return res, err
+	}
+	if err := w.Flush(); err != nil {
+		return res, entity.Wrap(entity.EINTERNAL, "memory.Import", err)
+	}
+	if _, err := spool.Seek(0, io.SeekStart); err != nil {
+		return res, entity.Wrap(entity.EINTERNAL, "memory.Import", err)
+	}
 	var batch []Record
-	line := 0
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
@@ -133,38 +152,69 @@ func (s *Service) Import(ctx context.Context, scope entity.Scope, r io.Reader) (
 		}
 		return err
 	}
-	for {
+	err = readRecords(bufio.NewReader(spool), false, func(rec *Record) error {
+		batch = append(batch, *rec)
+		if len(batch) == exportPage {
+			return flush()
+		}
+		return nil
+	})
+	if err != nil {
+		return res, err
+	}
+	return res, flush()
+}
+
+// readRecords decodes JSON Lines of Records and calls fn with each; with
+// check, a malformed record is EINVALID naming its line ("line[3].fact").
+func readRecords(r io.Reader, check bool, fn func(*Record) error) error {
+	dec := json.NewDecoder(r)
+	dec.DisallowUnknownFields()
+	for line := 1; ; line++ {
 		var rec Record
 		err := dec.Decode(&rec)
 		if err == io.EOF {
-			break
+			return nil
 		}
-		line++
+		at := fmt.Sprintf("line[%d]", line)
 		if err != nil {
-			return res, entity.FieldErrors{fmt.Sprintf("line[%d]", line): err.Error()}.Err()
+			return entity.FieldErrors{at: err.Error()}.Err()
 		}
-		n := 0
-		for _, set := range []bool{rec.Tombstone != nil, rec.Entity != nil, rec.Episode != nil, rec.Fact != nil} {
-			if set {
-				n++
+		if check {
+			if field, msg := checkRecord(&rec); msg != "" {
+				return entity.FieldErrors{at + field: msg}.Err()
 			}
 		}
-		if n != 1 {
-			return res, entity.FieldErrors{fmt.Sprintf("line[%d]", line): "exactly one of tombstone, entity, episode, fact"}.Err()
-		}
-		if rec.Fact != nil {
-			if err := rec.Fact.Validate(); err != nil || rec.Fact.ID == "" || rec.Fact.SubjectID == "" {
-				return res, entity.FieldErrors{fmt.Sprintf("line[%d].fact", line): "invalid fact"}.Err()
-			}
-		}
-		batch = append(batch, rec)
-		if len(batch) == exportPage {
-			if err := flush(); err != nil {
-				return res, err
-			}
+		if err := fn(&rec); err != nil {
+			return err
 		}
 	}
-	return res, flush()
+}
+
+// checkRecord says what is wrong with a record of an export, if anything:
+// the field under its line and the message.
+func checkRecord(rec *Record) (string, string) {
+	n := 0
+	for _, set := range []bool{rec.Tombstone != nil, rec.Entity != nil, rec.Episode != nil, rec.Fact != nil} {
+		if set {
+			n++
+		}
+	}
+	switch {
+	case n != 1:
+		return "", "exactly one of tombstone, entity, episode, fact"
+	case rec.Fact != nil:
+		if err := rec.Fact.Validate(); err != nil || rec.Fact.ID == "" || rec.Fact.SubjectID == "" {
+			return ".fact", "invalid fact"
+		}
+	case rec.Entity != nil && (rec.Entity.ID == "" || rec.Entity.Name == ""):
+		return ".entity", "an entity needs an id and a name"
+	case rec.Episode != nil && rec.Episode.ID == "":
+		return ".episode", "an episode needs an id"
+	case rec.Tombstone != nil && rec.Tombstone.Fingerprint == "":
+		return ".tombstone", "a tombstone needs a fingerprint"
+	}
+	return "", ""
 }
 
 func (s *Service) importBatch(tx graph.Tx, scope entity.Scope, batch []Record, res *ImportResult) error {

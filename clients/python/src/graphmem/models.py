@@ -159,6 +159,14 @@ class EntityDetail(Model):
     facts: list[Fact]
 
 
+class Timeline(Model):
+    """An entity with a page of its facts over time, in valid-time order."""
+
+    entity: Entity
+    items: list[Fact]
+    next_cursor: str | None = None
+
+
 class GraphNode(Model):
     """An entity of an ``EntityGraph``, ``depth`` hops from its centre."""
 
@@ -375,6 +383,14 @@ class ForgetRequest(RequestModel):
     limit: int | None = None
 
 
+class ForgetItem(Model):
+    """One record a forget or purge removes: a fact by its sentence, an entity by its name, an episode by id."""
+
+    type: str
+    id: str
+    name: str | None = None
+
+
 class ForgetResult(Model):
     """What a forget or purge removed (or, on a dry run, would remove)."""
 
@@ -385,6 +401,7 @@ class ForgetResult(Model):
     episodes: int
     tombstones: int
     fact_ids: list[str] = []
+    items: list[ForgetItem] = []
 
 
 class AuditEntry(Model):
@@ -591,6 +608,7 @@ SCHEMAS: dict[str, type[Model]] = {
     "ContextResponse": Context,
     "Entity": Entity,
     "EntityDetail": EntityDetail,
+    "Timeline": Timeline,
     "EntityGraph": EntityGraph,
     "EntityMatch": EntityMatch,
     "EntityMatchList": EntityMatchList,
@@ -609,6 +627,7 @@ SCHEMAS: dict[str, type[Model]] = {
     "FactsRequest": FactsRequest,
     "FactsResponse": FactsResponse,
     "ForgetRequest": ForgetRequest,
+    "ForgetItem": ForgetItem,
     "ForgetResult": ForgetResult,
     "GraphNode": GraphNode,
     "Health": Health,
