@@ -148,9 +148,14 @@ func TestIngestStartUnknown(t *testing.T) {
 {"subject": "Erin", "predicate": "works_at", "object": "Acme", "valid_to": "2022-01-01T00:00:00Z"}
 {"subject": "Erin", "predicate": "works_at", "object": "Acme", "valid_from": "2020-01-01T00:00:00Z"}
 `
-	counts, err := ingestLines(context.Background(), strings.NewReader(lines), &httpSink{c: newAPIClient(Config{URL: "http://" + m.Addr()})}, 500)
-	if err != nil {
-		t.Fatal(err)
+	recs, bad, err := readIngest(strings.NewReader(lines))
+	if err != nil || len(bad) > 0 {
+		t.Fatal(err, bad)
+	}
+	sink := &httpSink{c: newAPIClient(Config{URL: "http://" + m.Addr()}, "")}
+	counts, refused, err := writeIngest(context.Background(), recs, sink, 500, false, func(int) {})
+	if err != nil || len(refused) > 0 {
+		t.Fatal(err, refused)
 	}
 	if counts["ended"] != 1 || counts["created"] != 2 {
 		t.Errorf("counts %v", counts)
