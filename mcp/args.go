@@ -53,12 +53,14 @@ type AddFactsArgs struct {
 
 // RecallArgs are the arguments of the recall tool.
 type RecallArgs struct {
-	Query     string      `json:"query" jsonschema:"the question or task, in natural language, in any language"`
-	AsOf      string      `json:"as_of,omitempty" jsonschema:"answer as things were at this time (RFC 3339 or YYYY-MM-DD); default now"`
-	Mode      recall.Mode `json:"mode,omitempty" jsonschema:"auto (default: history for when/before/why/changed questions), current (only what holds now) or history (with superseded values and reasons)"`
-	MaxTokens int         `json:"max_tokens,omitempty" jsonschema:"size budget of the block, 50 to 32000 (default 1500)"`
-	Format    string      `json:"format,omitempty" jsonschema:"text (default), markdown or json"`
-	Focus     []string    `json:"focus,omitempty" jsonschema:"entity names the question is about, if the query does not name them"`
+	Query string `json:"query" jsonschema:"the question or task, in natural language, in any language"`
+	AsOf  string `json:"as_of,omitempty" jsonschema:"answer as things were at this time (RFC 3339 or YYYY-MM-DD); default now, or the time the question names (in March 2025, before Bob, 去年)"`
+	// ReferenceTime anchors relative times in the question.
+	ReferenceTime string      `json:"reference_time,omitempty" jsonschema:"when the question is asked (RFC 3339 or YYYY-MM-DD): last March or two years ago are read against it; default as_of, else now"`
+	Mode          recall.Mode `json:"mode,omitempty" jsonschema:"auto (default: history for when/before/why/changed questions), current (only what holds now) or history (with superseded values and reasons)"`
+	MaxTokens     int         `json:"max_tokens,omitempty" jsonschema:"size budget of the block, 50 to 32000 (default 1500)"`
+	Format        string      `json:"format,omitempty" jsonschema:"text (default), markdown or json"`
+	Focus         []string    `json:"focus,omitempty" jsonschema:"entity names the question is about, if the query does not name them"`
 }
 
 // SearchArgs are the arguments of the search tool.
@@ -155,7 +157,7 @@ func (a *AddFactsArgs) facts() ([]memory.FactInput, error) {
 func (a *RecallArgs) request() (recall.ContextRequest, error) {
 	fe := entity.FieldErrors{}
 	req := recall.ContextRequest{Query: a.Query, AsOf: parseTime(fe, "as_of", a.AsOf), MaxTokens: a.MaxTokens,
-		Mode: a.Mode, Format: a.Format, Focus: a.Focus}
+		ReferenceTime: parseTime(fe, "reference_time", a.ReferenceTime), Mode: a.Mode, Format: a.Format, Focus: a.Focus}
 	if err := req.Validate(); err != nil {
 		merge(fe, err)
 	}

@@ -290,6 +290,7 @@ func TestTools_BadArguments(t *testing.T) {
 		{"bad mode", "recall", map[string]any{"query": "port?", "mode": "sideways"}, "mode"},
 		{"blank query", "recall", map[string]any{"query": "   "}, "query"},
 		{"bad as_of", "recall", map[string]any{"query": "port?", "as_of": "2024-13-45"}, "as_of"},
+		{"bad reference_time", "recall", map[string]any{"query": "port?", "reference_time": "last year"}, "reference_time"},
 		{"tiny budget", "recall", map[string]any{"query": "port?", "max_tokens": 3}, "max_tokens: must be at least 50"},
 		{"bad type", "search", map[string]any{"query": "port", "types": []string{"fact", "document"}}, "types[1]"},
 		{"no entity", "timeline", map[string]any{"predicate": "port"}, "entity"},
@@ -433,6 +434,11 @@ func TestTools_StartUnknown(t *testing.T) {
 	call(t, cs, "add_facts", map[string]any{"facts": []map[string]any{
 		{"subject": "Mia", "predicate": "lives_in", "object": "Porto", "valid_from": "2022-03-01", "source_kind": "user_explicit"},
 	}})
+	// A time the question names, read against reference_time.
+	text, _ = call(t, cs, "recall", map[string]any{"query": "where did Mia live two years ago?", "reference_time": "2023-06-01"})
+	if lineWith(text, "Lisbon", "current") == "" || lineWith(text, "For 2021-01-01 to 2021-12-31", "two years ago") == "" {
+		t.Errorf("recall two years before 2023-06-01 should answer Lisbon, for 2021:\n%s", text)
+	}
 	text, out = call(t, cs, "timeline", map[string]any{"entity": "Mia", "predicate": "lives_in"})
 	facts, _ := out["facts"].([]any)
 	if len(facts) != 2 || facts[0].(map[string]any)["status"] != "superseded" {
