@@ -13,6 +13,8 @@ type BatchReader interface {
 	EntitiesByID(ids []string) (map[string]entity.Entity, error)
 	// EpisodesByID returns the episodes among ids that exist, by id.
 	EpisodesByID(ids []string) (map[string]entity.Episode, error)
+	// EntitiesByPrefixes is Tx.EntitiesByPrefix for each prefix.
+	EntitiesByPrefixes(prefixes []string, limit int) (map[string][]entity.Entity, error)
 }
 
 // FactsByID reads the facts among ids that exist.
@@ -43,6 +45,24 @@ func EpisodesByID(tx Tx, ids []string) (map[string]entity.Episode, error) {
 		return b.EpisodesByID(ids)
 	}
 	return eachByID(ids, tx.Episode)
+}
+
+// EntitiesByPrefixes reads EntitiesByPrefix for each prefix.
+func EntitiesByPrefixes(tx Tx, prefixes []string, limit int) (map[string][]entity.Entity, error) {
+	if b, ok := tx.(interface {
+		EntitiesByPrefixes([]string, int) (map[string][]entity.Entity, error)
+	}); ok {
+		return b.EntitiesByPrefixes(prefixes, limit)
+	}
+	out := make(map[string][]entity.Entity, len(prefixes))
+	for _, p := range prefixes {
+		es, err := tx.EntitiesByPrefix(p, limit)
+		if err != nil {
+			return nil, err
+		}
+		out[p] = es
+	}
+	return out, nil
 }
 
 // eachByID is the fallback of the batch reads: one read per id, the

@@ -271,21 +271,27 @@ func (c *candidates) link(tx graph.Tx) error {
 			matched[g] = true
 		}
 	}
-	// Fuzzy: only n-grams long enough and not already matched; one prefix
-	// scan per first letter.
-	byPrefix := map[string][]entity.Entity{}
+	// Fuzzy: only n-grams long enough and not already matched; the prefix
+	// scans (entity.FuzzyPrefix) in one batch.
+	var fuzzy, prefixes []string
 	for _, g := range grams {
 		if matched[g] || len([]rune(g)) < entity.FuzzyMinRunes {
 			continue
 		}
-		pre := entity.FuzzyPrefix(g)
-		cands, ok := byPrefix[pre]
-		if !ok {
-			if cands, err = tx.EntitiesByPrefix(pre, 50); err != nil {
-				return err
-			}
-			byPrefix[pre] = cands
+		fuzzy = append(fuzzy, g)
+		if pre := entity.FuzzyPrefix(g); !slices.Contains(prefixes, pre) {
+			prefixes = append(prefixes, pre)
 		}
+	}
+	if len(fuzzy) == 0 {
+		return nil
+	}
+	byPrefix, err := graph.EntitiesByPrefixes(tx, prefixes, 50)
+	if err != nil {
+		return err
+	}
+	for _, g := range fuzzy {
+		cands := byPrefix[entity.FuzzyPrefix(g)]
 		if m := entity.Lookup(g, cands); m.Kind == entity.MatchFuzzy {
 			c.addLinked(*m.Entity, m.Kind)
 		}

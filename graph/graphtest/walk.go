@@ -259,6 +259,23 @@ func checkBatchReads(t *testing.T, tx graph.Tx) {
 	if len(es) != 60 {
 		t.Errorf("EntitiesByID found %d entities, want 60", len(es))
 	}
+	prefixes := []string{"en", "entity 1", "entity 1", "zz"}
+	byPrefix, err := graph.EntitiesByPrefixes(tx, prefixes, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range prefixes {
+		one, err := tx.EntitiesByPrefix(p, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(entityIDs(one), entityIDs(byPrefix[p])) {
+			t.Errorf("EntitiesByPrefixes(%q) = %q, EntitiesByPrefix: %q", p, entityIDs(byPrefix[p]), entityIDs(one))
+		}
+	}
+	if len(byPrefix["entity 1"]) == 0 {
+		t.Error("EntitiesByPrefixes found nothing for a stored name")
+	}
 	eps, err := graph.EpisodesByID(tx, []string{"ep1", "missing", "ep2"})
 	if err != nil {
 		t.Fatal(err)

@@ -10,10 +10,11 @@ import (
 )
 
 var (
-	stmtFactsAround  = cypher.MustRead("facts_around.cypher")
-	stmtEpisodesByID = cypher.MustRead("episodes_by_id.cypher")
-	_                = graph.BatchReader((*tx)(nil))
-	_                = graph.Tx((*tx)(nil))
+	stmtFactsAround        = cypher.MustRead("facts_around.cypher")
+	stmtEpisodesByID       = cypher.MustRead("episodes_by_id.cypher")
+	stmtEntitiesByPrefixes = cypher.MustRead("entities_by_prefixes.cypher")
+	_                      = graph.BatchReader((*tx)(nil))
+	_                      = graph.Tx((*tx)(nil))
 )
 
 // FactsAround reads one hop of a graph walk for a whole frontier in one
@@ -67,6 +68,45 @@ func (t *tx) EntitiesByID(ids []string) (map[string]entity.Entity, error) {
 // EpisodesByID returns the episodes among ids, in one round trip.
 func (t *tx) EpisodesByID(ids []string) (map[string]entity.Episode, error) {
 	return byID(t, "neo4j.EpisodesByID", stmtEpisodesByID, ids, t.decodeEpisode, func(e entity.Episode) string { return e.ID })
+}
+
+// EntitiesByPrefixes reads the entities of several name prefixes in one
+// round trip; a prefix longer than an index key is read on its own.
+func (t *tx) EntitiesByPrefixes(prefixes []string, limit int) (map[string][]entity.Entity, error) {
+	const op = "neo4j.EntitiesByPrefixes"
+	out := make(map[string][]entity.Entity, len(prefixes))
+	var short []string
+	for _, p := range prefixes {
+		if _, done := out[p]; done {
+			continue
+		}
+		out[p] = nil
+		if len(p) <= maxKeyPart {
+			short = append(short, p)
+			continue
+		}
+		es, err := t.EntitiesByPrefix(p, limit)
+		if err != nil {
+			return nil, err
+		}
+		out[p] = es
+	}
+	if len(short) == 0 {
+		return out, nil
+	}
+	recs, err := t.query(stmtEntitiesByPrefixes, map[string]any{"prefixes": short, "limit": cypherLimit(limit)})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		e, err := t.decodeEntity(props(r.Values[1]))
+		if err != nil {
+			return nil, internal(op, err)
+		}
+		p := asString(r.Values[0])
+		out[p] = append(out[p], e)
+	}
+	return out, nil
 }
 
 // byID runs a statement that returns one node per id found.

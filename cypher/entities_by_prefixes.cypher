@@ -1,0 +1,15 @@
+// For each prefix in $prefixes, up to $limit entities with a name key
+// starting with it (entities_by_prefix.cypher for several prefixes in one
+// round trip, graph.BatchReader).
+UNWIND $prefixes AS prefix
+CALL {
+  WITH prefix
+  MATCH (n:Name)
+  WHERE n.scope = $scope AND n.key STARTS WITH prefix
+  WITH n ORDER BY n.scope, n.key
+  MATCH (n)<-[:NAMED]-(e:Entity)
+  WITH DISTINCT e
+  LIMIT $limit
+  RETURN e
+}
+RETURN prefix, e
