@@ -425,10 +425,16 @@ func (w *work) correct(segs []*segment) bool {
 				}
 			}
 		}
+		// An end at or before the (corrected) start belongs to no part of
+		// this fact and cannot be its end.
+		from := s.from
+		if start != nil {
+			from = start.c.From
+		}
 		var end *ref
 		for _, k := range s.refs {
 			r := &w.refs[k]
-			if !r.c.End && r.c.To == nil {
+			if !r.c.End && r.c.To == nil || !r.endAt().After(from) {
 				continue
 			}
 			if end == nil || r.c.SaidAt().After(end.c.SaidAt()) ||
@@ -454,8 +460,11 @@ func (w *work) correct(segs []*segment) bool {
 			if r.c.To == nil && !r.from.Before(at) {
 				continue // starts after the end: a later stint
 			}
-			if r.to == nil || !r.to.Equal(at) || r.capped != end.c.End {
-				t := at
+			t := at
+			if t.Before(r.from) {
+				t = r.from
+			}
+			if r.to == nil || !r.to.Equal(t) || r.capped != end.c.End {
 				r.to, r.capped, changed = &t, end.c.End, true
 			}
 		}
