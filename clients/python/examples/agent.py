@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from openai import OpenAI
 from openai.types.chat import ChatCompletionMessageParam
 
-from graphmem import Graphmem
+from graphmem import Graphmem, GraphmemError
 
 SYSTEM = (
     "You are a helpful assistant with a long-term memory. What memory holds about this conversation is below; "
@@ -62,8 +62,11 @@ def main() -> None:
     args = p.parse_args()
     # OpenAI() reads OPENAI_BASE_URL and OPENAI_API_KEY; local servers often need no key.
     client = OpenAI(api_key=os.environ.get("OPENAI_API_KEY") or "unused")
-    with Graphmem() as memory:
-        run(client, memory, args.model, args.user, args.messages or sys.stdin)
+    try:
+        with Graphmem() as memory:
+            run(client, memory, args.model, args.user, args.messages or sys.stdin)
+    except GraphmemError as e:
+        sys.exit(f"agent: graphmem: {e}")
 
 
 if __name__ == "__main__":

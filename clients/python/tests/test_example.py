@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -23,13 +24,17 @@ def fake_llm(fakellm_bin: str, tmp_path: Path) -> Iterator[tuple[str, Path]]:
     p.stop()
 
 
-def _agent(server_url: str, llm_url: str, stdin: str) -> str:
+def _run(server_url: str, llm_url: str, stdin: str) -> subprocess.CompletedProcess[str]:
     env = dict(os.environ, OPENAI_BASE_URL=llm_url, OPENAI_API_KEY="test-key", GRAPHMEM_URL=server_url,
                GRAPHMEM_API_KEY=AGENT_KEY)
-    done = subprocess.run(
+    return subprocess.run(
         [sys.executable, str(HERE.parent / "examples" / "agent.py"), "--model", "fake-model", "--user", "Ada"],
         input=stdin, env=env, capture_output=True, text=True, timeout=120,
     )
+
+
+def _agent(server_url: str, llm_url: str, stdin: str) -> str:
+    done = _run(server_url, llm_url, stdin)
     assert done.returncode == 0, done.stderr
     return done.stdout
 
@@ -54,3 +59,12 @@ def test_agent_remembers_across_runs(server_url: str, fake_llm: tuple[str, Path]
     said = {(e.speaker, e.role, e.content) for e in stored}
     assert ("Ada", "user", "Our billing service listens on port 4417 since Monday.") in said
     assert ("assistant", "assistant", "Noted, thanks.") in said
+
+
+def test_agent_says_when_graphmem_is_down(fake_llm: tuple[str, Path]) -> None:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        url = f"http://127.0.0.1:{s.getsockname()[1]}"
+    done = _run(url, fake_llm[0], "hello\n")
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"agent: graphmem: cannot reach graphmem at {url}"), done.stderr
