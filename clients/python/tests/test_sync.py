@@ -122,6 +122,7 @@ def test_timeline_by_name_and_by_id(alice: Graphmem, name: str) -> None:
     assert matches[0].entity.name == name and matches[0].match == "exact"
     detail = alice.entity(matches[0].entity.id)
     assert [f.object for f in detail.facts] == ["Acme Corp"]
+    assert alice.entity(name).entity.id == matches[0].entity.id
     try:
         alice.timeline(f"nobody-{uuid.uuid4().hex}")
     except NotFoundError as e:

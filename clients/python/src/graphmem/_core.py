@@ -23,7 +23,6 @@ from graphmem._times import optional_time
 from graphmem.errors import GraphmemConnectionError, GraphmemError, error_class
 from graphmem.models import (
     ContextRequest,
-    EntityMatch,
     EpisodeRequest,
     ErrorBody,
     ExportRecord,
@@ -363,14 +362,6 @@ def entity_graph(entity_id: str, as_of: TimeLike | None, depth: int | None, limi
 def find_entities(name: str, limit: int | None) -> Call:
     """``GET /v1/entities?name=``."""
     return Call("GET", "/v1/entities", _params(name=name, limit=limit), retry=True)
-
-
-def named_entity(name: str, matches: Sequence[EntityMatch]) -> str | None:
-    """The id of the entity called ``name`` (exactly or by alias) among matches."""
-    for m in matches:
-        if m.match in ("exact", "alias"):
-            return m.entity.id
-    return None
 
 
 def search(

@@ -11,7 +11,6 @@ import httpx
 
 from graphmem import _core
 from graphmem._core import Call, FactLike, RecordLike, Settings, TimeLike
-from graphmem.errors import NotFoundError
 from graphmem.models import (
     AuditEntry,
     AuditList,
@@ -37,6 +36,7 @@ from graphmem.models import (
     SearchHit,
     SearchResponse,
     Session,
+    Timeline,
 )
 
 M = TypeVar("M", bound=Model)
@@ -135,7 +135,7 @@ class AsyncGraphmem:
     async def _get(self, call: Call, model: type[M]) -> M:
         return _core.parse(model, call, await self._send(call))
 
-    async def _pages(self, pager: _core.Pager[Any], model: type[FactList] | type[EpisodeList]) -> AsyncIterator[Any]:
+    async def _pages(self, pager: _core.Pager[Any], model: type[FactList] | type[EpisodeList] | type[Timeline]) -> AsyncIterator[Any]:
         while not pager.done:
             page = await self._get(pager.call(), model)
             for item in pager.feed(page.items, page.next_cursor):
@@ -211,19 +211,8 @@ class AsyncGraphmem:
     ) -> list[Fact]:
         """Every fact of an entity over time (the first ``limit`` if given), in valid-time order; the entity
         by id, name or alias. Pages are fetched as needed."""
-        try:
-            pager = _core.timeline_pager(name_or_id, predicate, known_at, limit, page_size)
-            return [f async for f in self._pages(pager, FactList)]
-        except NotFoundError:
-            pager = _core.timeline_pager(await self._entity_id(name_or_id), predicate, known_at, limit, page_size)
-            return [f async for f in self._pages(pager, FactList)]
-
-    async def _entity_id(self, name: str) -> str:
-        # Servers that take only ids: find the entity by exact name or alias.
-        entity_id = _core.named_entity(name, await self.find_entities(name, limit=10))
-        if entity_id is None or entity_id == name:
-            raise NotFoundError(f"no entity with id or name {name!r}", status=404, code="not_found")
-        return entity_id
+        pager = _core.timeline_pager(name_or_id, predicate, known_at, limit, page_size)
+        return [f async for f in self._pages(pager, Timeline)]
 
     # ---- entities -------------------------------------------------------
 
@@ -231,20 +220,16 @@ class AsyncGraphmem:
         """Entities by name: exact, then alias, then fuzzy matches."""
         return (await self._get(_core.find_entities(name, limit), EntityMatchList)).items
 
-    async def entity(self, entity_id: str) -> EntityDetail:
-        """One entity with the facts about it valid now."""
-        return await self._get(_core.get(f"/v1/entities/{_core.path_id(entity_id)}"), EntityDetail)
+    async def entity(self, name_or_id: str) -> EntityDetail:
+        """One entity (by id, name or alias) with the facts about it valid now."""
+        return await self._get(_core.get(f"/v1/entities/{_core.path_id(name_or_id)}"), EntityDetail)
 
     async def entity_graph(
         self, name_or_id: str, as_of: TimeLike | None = None, depth: int | None = None, limit: int | None = None
     ) -> EntityGraph:
         """The entities and relationships around an entity (by id, name or alias; ``depth`` 1 or 2 hops,
         default 2) as of a valid time, ended relationships included; at most ``limit`` entities."""
-        try:
-            return await self._get(_core.entity_graph(name_or_id, as_of, depth, limit), EntityGraph)
-        except NotFoundError:
-            entity_id = await self._entity_id(name_or_id)
-            return await self._get(_core.entity_graph(entity_id, as_of, depth, limit), EntityGraph)
+        return await self._get(_core.entity_graph(name_or_id, as_of, depth, limit), EntityGraph)
 
     # ---- recall ---------------------------------------------------------
 

@@ -11,7 +11,6 @@ import httpx
 
 from graphmem import _core
 from graphmem._core import Call, FactLike, RecordLike, Settings, TimeLike
-from graphmem.errors import NotFoundError
 from graphmem.models import (
     AuditEntry,
     AuditList,
@@ -37,6 +36,7 @@ from graphmem.models import (
     SearchHit,
     SearchResponse,
     Session,
+    Timeline,
 )
 
 M = TypeVar("M", bound=Model)
@@ -135,7 +135,7 @@ class Graphmem:
     def _get(self, call: Call, model: type[M]) -> M:
         return _core.parse(model, call, self._send(call))
 
-    def _pages(self, pager: _core.Pager[Any], model: type[FactList] | type[EpisodeList]) -> Iterator[Any]:
+    def _pages(self, pager: _core.Pager[Any], model: type[FactList] | type[EpisodeList] | type[Timeline]) -> Iterator[Any]:
         while not pager.done:
             page = self._get(pager.call(), model)
             yield from pager.feed(page.items, page.next_cursor)
@@ -211,18 +211,7 @@ class Graphmem:
     ) -> list[Fact]:
         """Every fact of an entity over time (the first ``limit`` if given), in valid-time order; the entity
         by id, name or alias. Pages are fetched as needed."""
-        try:
-            return list(self._pages(_core.timeline_pager(name_or_id, predicate, known_at, limit, page_size), FactList))
-        except NotFoundError:
-            pager = _core.timeline_pager(self._entity_id(name_or_id), predicate, known_at, limit, page_size)
-            return list(self._pages(pager, FactList))
-
-    def _entity_id(self, name: str) -> str:
-        # Servers that take only ids: find the entity by exact name or alias.
-        entity_id = _core.named_entity(name, self.find_entities(name, limit=10))
-        if entity_id is None or entity_id == name:
-            raise NotFoundError(f"no entity with id or name {name!r}", status=404, code="not_found")
-        return entity_id
+        return list(self._pages(_core.timeline_pager(name_or_id, predicate, known_at, limit, page_size), Timeline))
 
     # ---- entities -------------------------------------------------------
 
@@ -230,20 +219,16 @@ class Graphmem:
         """Entities by name: exact, then alias, then fuzzy matches."""
         return self._get(_core.find_entities(name, limit), EntityMatchList).items
 
-    def entity(self, entity_id: str) -> EntityDetail:
-        """One entity with the facts about it valid now."""
-        return self._get(_core.get(f"/v1/entities/{_core.path_id(entity_id)}"), EntityDetail)
+    def entity(self, name_or_id: str) -> EntityDetail:
+        """One entity (by id, name or alias) with the facts about it valid now."""
+        return self._get(_core.get(f"/v1/entities/{_core.path_id(name_or_id)}"), EntityDetail)
 
     def entity_graph(
         self, name_or_id: str, as_of: TimeLike | None = None, depth: int | None = None, limit: int | None = None
     ) -> EntityGraph:
         """The entities and relationships around an entity (by id, name or alias; ``depth`` 1 or 2 hops,
         default 2) as of a valid time, ended relationships included; at most ``limit`` entities."""
-        try:
-            return self._get(_core.entity_graph(name_or_id, as_of, depth, limit), EntityGraph)
-        except NotFoundError:
-            entity_id = self._entity_id(name_or_id)
-            return self._get(_core.entity_graph(entity_id, as_of, depth, limit), EntityGraph)
+        return self._get(_core.entity_graph(name_or_id, as_of, depth, limit), EntityGraph)
 
     # ---- recall ---------------------------------------------------------
 
