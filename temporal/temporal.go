@@ -133,10 +133,6 @@ func KeepEnded(g *entity.Fact, at, now time.Time) {
 	g.Claims = append(g.Claims, entity.Claim{From: at, End: true, SourceKind: g.SourceKind, RecordedAt: now, Said: now})
 }
 
-// NothingToEnd reports whether an outcome is an end still waiting for its
-// start.
-func (o Outcome) NothingToEnd() bool { return o.Action == Ended && o.Warning == WaitingForStart }
-
 func claimOf(st *Statement, now time.Time) entity.Claim {
 	f := &st.Fact
 	c := entity.Claim{From: f.ValidFrom, To: f.ValidTo, SourceKind: f.SourceKind, Confidence: f.Confidence,

@@ -177,7 +177,7 @@ func TestRule4_ExplicitEnd(t *testing.T) {
 		t.Fatalf("status %s", f.Status(c.now))
 	}
 	t.Run("NothingToEnd", func(t *testing.T) {
-		if o := c.apply(t, end("initech", 40)); !o[0].NothingToEnd() {
+		if o := c.apply(t, end("initech", 40)); o[0].Action != temporal.Ended || o[0].Warning != temporal.WaitingForStart || o[0].FactID != "" {
 			t.Fatalf("got %+v", o[0])
 		}
 	})
