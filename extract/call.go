@@ -9,6 +9,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/openai/openai-go/v3"
@@ -18,12 +20,20 @@ import (
 	"github.com/graphmem/graphmem/entity"
 )
 
-// ModeNone sends no response_format at all: the last resort for a server
-// that refuses JSON mode too. The prompt still asks for the JSON object.
-const ModeNone = "none"
-
 // modes in fallback order.
-var modes = []string{ModeJSONSchema, ModeJSONObject, ModeNone}
+var modes = []string{ModeJSONSchema, ModeJSONObjectSchema, ModeJSONObject, ModeText}
+
+// endpointMode is what the process learned about one endpoint and model:
+// the response format to start with, and whether the one that works was
+// logged yet.
+type endpointMode struct {
+	level  atomic.Int32
+	logged atomic.Bool
+}
+
+// learned holds an endpointMode per base URL and model, for the life of the
+// process, so every Extractor for the same server skips refused formats.
+var learned sync.Map
 
 func modeLevel(m string) int {
 	for i, s := range modes {
@@ -34,10 +44,12 @@ func modeLevel(m string) int {
 	return 0
 }
 
-// complete makes one logical call: it sends msgs in *mode, retrying on
-// 429/5xx/network failures and stepping down to a simpler response format
-// when the server refuses the current one (then *mode says which was used).
-// It returns the answer's text.
+// complete makes one logical call: it sends msgs in *mode, retrying
+// transient failures (network errors, 408, 429, 502, 503, 504 and a 500
+// without a validation error) with backoff, and stepping down at once to
+// the next response format when the server refuses the current one, with
+// whatever status (then *mode says which was used). Other failures are
+// deterministic and end the call. It returns the answer's text.
 func (x *Extractor) complete(ctx context.Context, msgs []openai.ChatCompletionMessageParamUnion, mode *string, u *Usage) (string, error) {
 	const op = "extract.Extract"
 	retries := 0
@@ -45,11 +57,16 @@ func (x *Extractor) complete(ctx context.Context, msgs []openai.ChatCompletionMe
 		u.Calls++
 		callCtx, cancel := context.WithTimeout(ctx, x.cfg.Timeout)
 		var res *http.Response
-		cc, err := x.client.Chat.Completions.New(callCtx, x.params(msgs, *mode), option.WithResponseInto(&res))
+		params, opts := x.params(msgs, *mode)
+		cc, err := x.client.Chat.Completions.New(callCtx, params, append(opts, option.WithResponseInto(&res))...)
 		cancel()
 		if err == nil {
 			u.PromptTokens += cc.Usage.PromptTokens
 			u.CompletionTokens += cc.Usage.CompletionTokens
+			if !x.learned.logged.Swap(true) {
+				x.log.Info("extract: endpoint answers in this response format",
+					"base_url", x.cfg.BaseURL, "model", x.cfg.Model, "mode", *mode)
+			}
 			if len(cc.Choices) == 0 {
 				return "", nil // judged (and repaired) like any empty answer
 			}
@@ -67,10 +84,7 @@ func (x *Extractor) complete(ctx context.Context, msgs []openai.ChatCompletionMe
 
 		status, header, body := failure(res, err)
 		switch {
-		case status == 0, status == http.StatusRequestTimeout, status == http.StatusTooManyRequests, status >= 500:
-			// transient: retried below
-		case (status == http.StatusBadRequest || status == http.StatusUnprocessableEntity) &&
-			modeLevel(*mode) < len(modes)-1 && mentionsResponseFormat(body):
+		case x.pinned < 0 && modeLevel(*mode) < len(modes)-1 && status != 0 && mentionsResponseFormat(body):
 			next := modes[modeLevel(*mode)+1]
 			x.log.Warn("extract: server refused the response format, falling back",
 				"from", *mode, "to", next, "status", status)
@@ -82,6 +96,8 @@ func (x *Extractor) complete(ctx context.Context, msgs []openai.ChatCompletionMe
 			// but the operator can, so the queue should retry later.
 			return "", &entity.Error{Code: entity.EUNAVAILABLE, Op: op,
 				Message: fmt.Sprintf("model endpoint refused the call (%d): %s", status, summary(body, err)), Err: err}
+		case transient(status, body):
+			// retried below
 		default:
 			return "", &entity.Error{Code: entity.EUNPROCESSABLE, Op: op,
 				Message: fmt.Sprintf("model endpoint rejected the request (%d): %s", status, summary(body, err)), Err: err}
@@ -112,20 +128,54 @@ func (x *Extractor) complete(ctx context.Context, msgs []openai.ChatCompletionMe
 	}
 }
 
-// lowerMode remembers that the server needs mode m or simpler.
+// transient reports whether a failed call may succeed when sent again:
+// no answer at all, 408, 429, 502, 503, 504, or a 500 that is not a
+// validation error (servers built on FastAPI answer those with 500).
+func transient(status int, body string) bool {
+	switch status {
+	case 0, http.StatusRequestTimeout, http.StatusTooManyRequests,
+		http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+		return true
+	case http.StatusInternalServerError:
+		return !validationError(body)
+	}
+	return false
+}
+
+// validationError reports whether an error body says the request itself
+// was invalid, as pydantic-based servers phrase it.
+func validationError(body string) bool {
+	b := strings.ToLower(body)
+	return strings.Contains(b, "validation error") || strings.Contains(b, "literal_error")
+}
+
+// lowerMode remembers, for every Extractor of this endpoint and model, that
+// the server needs mode m or simpler.
 func (x *Extractor) lowerMode(m string) {
 	for {
-		cur := x.mode.Load()
-		if int(cur) >= modeLevel(m) || x.mode.CompareAndSwap(cur, int32(modeLevel(m))) {
+		cur := x.learned.level.Load()
+		if int(cur) >= modeLevel(m) || x.learned.level.CompareAndSwap(cur, int32(modeLevel(m))) {
 			return
 		}
 	}
 }
 
-// schemaJSON is the answer schema, marshalled once.
-var schemaJSON = json.RawMessage(answerSchema)
+// schemaJSON is the answer schema, marshalled once; schemaValue is the same
+// schema as a value, attached to a json_object response format.
+var (
+	schemaJSON  = json.RawMessage(answerSchema)
+	schemaValue = func() any {
+		var v any
+		if err := json.Unmarshal(schemaJSON, &v); err != nil {
+			panic("extract: answer schema: " + err.Error())
+		}
+		return v
+	}()
+)
 
-func (x *Extractor) params(msgs []openai.ChatCompletionMessageParamUnion, mode string) openai.ChatCompletionNewParams {
+// params builds the request for mode, with the request options it needs
+// beyond what the SDK's types can say (the schema of a json_object format).
+func (x *Extractor) params(msgs []openai.ChatCompletionMessageParamUnion, mode string) (openai.ChatCompletionNewParams, []option.RequestOption) {
 	p := openai.ChatCompletionNewParams{Model: x.cfg.Model, Messages: msgs}
 	if x.cfg.Temperature != nil {
 		p.Temperature = openai.Float(*x.cfg.Temperature)
@@ -140,10 +190,13 @@ func (x *Extractor) params(msgs []openai.ChatCompletionMessageParamUnion, mode s
 				Schema:      schemaJSON,
 			},
 		}
+	case ModeJSONObjectSchema:
+		p.ResponseFormat.OfJSONObject = &shared.ResponseFormatJSONObjectParam{}
+		return p, []option.RequestOption{option.WithJSONSet("response_format.schema", schemaValue)}
 	case ModeJSONObject:
 		p.ResponseFormat.OfJSONObject = &shared.ResponseFormatJSONObjectParam{}
 	}
-	return p
+	return p, nil
 }
 
 // failure gets the status, headers and body of a failed call. The SDK keeps
@@ -180,7 +233,7 @@ func failure(res *http.Response, err error) (int, http.Header, string) {
 // phrase it.
 func mentionsResponseFormat(body string) bool {
 	b := strings.ToLower(body)
-	for _, s := range []string{"response_format", "json_schema", "json_object", "structured output", "response format"} {
+	for _, s := range []string{"response_format", "json_object", "schema", "structured output", "response format"} {
 		if strings.Contains(b, s) {
 			return true
 		}

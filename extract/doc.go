@@ -8,14 +8,19 @@
 // is the unhappy path, and each step of it costs one more call that is
 // counted in Usage:
 //
-//   - 429, 5xx and network failures (including a per-call timeout) are
+//   - Transient failures (network errors including a per-call timeout, 408,
+//     429, 502, 503, 504, and a 500 that is not a validation error) are
 //     retried with capped exponential backoff and jitter, honouring
 //     Retry-After. The SDK's own retries are switched off so this loop is the
-//     only one and Usage.Calls is exact.
-//   - A 400/422 that names response_format or json_schema means the server
-//     does not speak structured outputs: the call is repeated in JSON mode
-//     (response_format json_object), and the Extractor remembers it so later
-//     episodes go straight to JSON mode.
+//     only one and Usage.Calls is exact. Other failures (400, 404, 422, a 500
+//     carrying a validation error, ...) are deterministic and not retried.
+//   - A failure of any status whose body names response_format, json_object
+//     or the schema means the server does not accept this response format:
+//     the call is repeated at once, without backoff, in the next one of
+//     json_schema → json_object with the schema attached → json_object →
+//     plain text. The format that works is remembered per endpoint and model
+//     for the life of the process (and logged once), so later episodes start
+//     there. Config.Mode pins one format instead.
 //   - An answer that is not usable JSON of the requested shape gets one
 //     repair call, in JSON mode: the bad answer goes back with the reason it
 //     was rejected. A second bad answer is EUNPROCESSABLE.

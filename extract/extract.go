@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -26,11 +27,14 @@ const (
 	DefaultImportance     = 5
 )
 
-// Response formats the Extractor asks for, in fallback order (ModeNone is
-// in call.go).
+// Response formats the Extractor asks for, in fallback order; ModeAuto
+// starts with the first and steps down when the server refuses one.
 const (
-	ModeJSONSchema = "json_schema" // structured outputs, strict schema
-	ModeJSONObject = "json_object" // JSON mode: valid JSON, shape checked by us
+	ModeAuto             = "auto"
+	ModeJSONSchema       = "json_schema"        // structured outputs, strict schema
+	ModeJSONObjectSchema = "json_object_schema" // JSON mode with the schema attached (llama.cpp servers)
+	ModeJSONObject       = "json_object"        // JSON mode: valid JSON, shape checked by us
+	ModeText             = "text"               // no response_format; the prompt asks for the JSON object
 )
 
 // Config says which endpoint and model to use and how patiently.
@@ -60,9 +64,10 @@ type Config struct {
 	RetryMaxDelay  time.Duration
 	// MaxKnown caps how many known entities go into the prompt; default 50.
 	MaxKnown int
-	// JSONMode starts in JSON mode (response_format json_object), for
-	// servers known not to support JSON schemas.
-	JSONMode bool
+	// Mode is the response format: ModeAuto ("" too) finds the one the
+	// server accepts; any other mode is pinned, for servers that misreport
+	// what they support, and a refusal of it fails the call.
+	Mode string
 	// Temperature, when set, is sent as is. Unset by default because some
 	// models reject any value but their own.
 	Temperature *float64
@@ -115,10 +120,13 @@ type Extractor struct {
 	// same for every episode, which also lets servers with prompt caching
 	// reuse it.
 	sys atomic.Pointer[sysPrompt]
-	// mode is the index in modes of the response format to start with; it
-	// only goes down the list, once the server has refused a format, so
-	// later episodes do not pay for the refusal again.
-	mode atomic.Int32
+	// learned holds the index in modes of the response format to start
+	// with; it only goes down the list, once the server has refused a
+	// format, so later episodes do not pay for the refusal again. It is
+	// shared by the Extractors of the same endpoint and model.
+	learned *endpointMode
+	// pinned is the index in modes of Config.Mode, or -1 for ModeAuto.
+	pinned int
 }
 
 // New checks cfg, fills its defaults and returns an Extractor. It returns
@@ -134,6 +142,13 @@ func New(cfg Config, opts ...Option) (*Extractor, error) {
 	}
 	if cfg.Model == "" {
 		fe.Add("model", "required")
+	}
+	cfg.Mode = strings.TrimSpace(cfg.Mode)
+	pinned := -1
+	if cfg.Mode != "" && cfg.Mode != ModeAuto {
+		if pinned = slices.Index(modes, cfg.Mode); pinned < 0 {
+			fe.Add("mode", "must be one of auto, "+strings.Join(modes, ", "))
+		}
 	}
 	if err := fe.Err(); err != nil {
 		err.(*entity.Error).Op = "extract.New"
@@ -160,15 +175,19 @@ func New(cfg Config, opts ...Option) (*Extractor, error) {
 		cfg.MaxKnown = DefaultMaxKnown
 	}
 
-	x := &Extractor{cfg: cfg, sleep: sleepCtx, log: slog.New(slog.DiscardHandler)}
+	x := &Extractor{cfg: cfg, sleep: sleepCtx, log: slog.New(slog.DiscardHandler), pinned: pinned}
 	for _, o := range opts {
 		o(x)
 	}
 	if x.onto == nil {
 		x.onto = ontology.Default()
 	}
-	if cfg.JSONMode {
-		x.mode.Store(int32(modeLevel(ModeJSONObject)))
+	if pinned >= 0 {
+		x.learned = &endpointMode{}
+		x.learned.level.Store(int32(pinned))
+	} else {
+		em, _ := learned.LoadOrStore(cfg.BaseURL+" "+cfg.Model, &endpointMode{})
+		x.learned = em.(*endpointMode)
 	}
 
 	// The client is built without DefaultClientOptions on purpose: nothing
@@ -190,9 +209,9 @@ func New(cfg Config, opts ...Option) (*Extractor, error) {
 }
 
 // Mode returns the response format the next Extract starts with:
-// ModeJSONSchema, ModeJSONObject or ModeNone.
+// one of ModeJSONSchema, ModeJSONObjectSchema, ModeJSONObject, ModeText.
 func (x *Extractor) Mode() string {
-	return modes[x.mode.Load()]
+	return modes[x.learned.level.Load()]
 }
 
 // Input is what one extraction looks at.
@@ -352,7 +371,7 @@ func (x *Extractor) Extract(ctx context.Context, in Input) (Output, Usage, error
 		openai.AssistantMessage(clip(content, maxEcho)),
 		openai.UserMessage(repairPrompt(verr)),
 	)
-	if modeLevel(mode) < modeLevel(ModeJSONObject) {
+	if x.pinned < 0 && modeLevel(mode) < modeLevel(ModeJSONObject) {
 		mode = ModeJSONObject
 	}
 	content, err = x.complete(ctx, msgs, &mode, &u)

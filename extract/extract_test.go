@@ -565,10 +565,13 @@ func TestExtract_SchemaRejected(t *testing.T) {
 	if reqs[0].Format() != "json_schema" || reqs[1].Format() != "json_object" {
 		t.Errorf("formats = %s, %s; want json_schema then json_object", reqs[0].Format(), reqs[1].Format())
 	}
+	if !strings.Contains(string(reqs[1].Params.ResponseFormat.Schema), `"facts"`) {
+		t.Errorf("json_object fallback without the schema: %s", reqs[1].Body)
+	}
 	if len(reqs[1].Params.Messages) != 2 {
 		t.Error("the fallback is not the same prompt")
 	}
-	if out.Mode != extract.ModeJSONObject || out.Repaired || len(out.Facts) != 3 {
+	if out.Mode != extract.ModeJSONObjectSchema || out.Repaired || len(out.Facts) != 3 {
 		t.Errorf("out = %+v", out)
 	}
 	// The Extractor remembers: the next episode goes straight to JSON mode.
@@ -576,6 +579,73 @@ func TestExtract_SchemaRejected(t *testing.T) {
 	_, u = MustExtract(t, x, input(fx))
 	if u.Calls != 1 || srv.Requests()[0].Format() != "json_object" {
 		t.Errorf("second episode: calls %d format %s; want 1 json_object", u.Calls, srv.Requests()[0].Format())
+	}
+	// So does a new Extractor of the same endpoint and model.
+	srv.Reset()
+	y, _ := MustNew(t, srv)
+	if _, u = MustExtract(t, y, input(fx)); u.Calls != 1 || y.Mode() != extract.ModeJSONObjectSchema {
+		t.Errorf("new extractor: calls %d mode %s; want 1 json_object_schema", u.Calls, y.Mode())
+	}
+	// Another model of the same endpoint starts from the top.
+	z, _ := MustNew(t, srv, func(c *extract.Config) { c.Model = "other-model" })
+	if z.Mode() != extract.ModeJSONSchema {
+		t.Errorf("other model starts in %s", z.Mode())
+	}
+}
+
+// TestExtract_LlamaCppPython500 imitates llama-cpp-python's server, which
+// refuses json_schema with a 500 validation error and takes json_object
+// with a schema: one refused call, one good one, no backoff.
+func TestExtract_LlamaCppPython500(t *testing.T) {
+	fx := extracttest.LoadFixture(t, "port_change")
+	srv := extracttest.NewServer(t, extracttest.LlamaCppPython(extracttest.Always(fx.Reply())))
+	x, sl := MustNew(t, srv)
+	out, u := MustExtract(t, x, input(fx))
+	if u.Calls != 2 || len(sl.all()) != 0 || out.Mode != extract.ModeJSONObjectSchema || len(out.Facts) != 2 {
+		t.Errorf("calls %d waits %v mode %s facts %d; want 2 calls, no wait, json_object_schema, 2 facts",
+			u.Calls, sl.all(), out.Mode, len(out.Facts))
+	}
+}
+
+func TestExtract_DeterministicNotRetried(t *testing.T) {
+	fx := extracttest.LoadFixture(t, "port_change")
+	validation := `{"error":{"message":"1 validation error: {'type': 'missing', 'loc': ('body', 'messages')}","type":"internal_server_error"}}`
+	for _, tc := range []struct {
+		name  string
+		reply extracttest.Reply
+		calls int
+	}{
+		{"500Validation", extracttest.Reply{Status: 500, Body: validation}, 1},
+		{"501", extracttest.Error(501, "not implemented"), 1},
+		{"422", extracttest.Error(422, "unprocessable"), 1},
+		{"500", extracttest.ServerError(), 4},
+		{"502", extracttest.Error(502, "bad gateway"), 4},
+		{"503", extracttest.Error(503, "overloaded"), 4},
+		{"504", extracttest.Error(504, "gateway timeout"), 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := extracttest.NewServer(t, extracttest.Always(tc.reply))
+			x, _ := MustNew(t, srv)
+			_, u, err := x.Extract(context.Background(), input(fx))
+			if err == nil || u.Calls != tc.calls {
+				t.Errorf("calls %d err %v; want %d calls and an error", u.Calls, err, tc.calls)
+			}
+		})
+	}
+}
+
+func TestExtract_ModePinned(t *testing.T) {
+	fx := extracttest.LoadFixture(t, "port_change")
+	srv := extracttest.NewServer(t, extracttest.LlamaCppPython(extracttest.Always(fx.Reply())))
+	x, sl := MustNew(t, srv, func(c *extract.Config) { c.Mode = extract.ModeJSONSchema })
+	_, u, err := x.Extract(context.Background(), input(fx))
+	wantCode(t, err, entity.EUNPROCESSABLE)
+	if u.Calls != 1 || len(sl.all()) != 0 {
+		t.Errorf("pinned json_schema: calls %d waits %v; want 1 call, no fallback, no retry", u.Calls, sl.all())
+	}
+	y, _ := MustNew(t, srv, func(c *extract.Config) { c.Mode = extract.ModeText })
+	if _, u := MustExtract(t, y, input(fx)); u.Calls != 1 || srv.Requests()[1].Format() != "" {
+		t.Errorf("pinned text: calls %d format %q", u.Calls, srv.Requests()[1].Format())
 	}
 }
 
@@ -590,15 +660,15 @@ func TestExtract_JSONModeRejectedToo(t *testing.T) {
 	})
 	x, _ := MustNew(t, srv)
 	out, u := MustExtract(t, x, input(fx))
-	if u.Calls != 3 || out.Mode != extract.ModeNone || len(out.Facts) != 2 {
-		t.Errorf("calls %d mode %s facts %d; want 3, none, 2", u.Calls, out.Mode, len(out.Facts))
+	if u.Calls != 4 || out.Mode != extract.ModeText || len(out.Facts) != 2 {
+		t.Errorf("calls %d mode %s facts %d; want 4, text, 2", u.Calls, out.Mode, len(out.Facts))
 	}
 }
 
 func TestExtract_JSONModeConfigured(t *testing.T) {
 	fx := extracttest.LoadFixture(t, "port_change")
 	srv := extracttest.NewServer(t, extracttest.Always(fx.Reply()))
-	x, _ := MustNew(t, srv, func(c *extract.Config) { c.JSONMode = true })
+	x, _ := MustNew(t, srv, func(c *extract.Config) { c.Mode = extract.ModeJSONObject })
 	MustExtract(t, x, input(fx))
 	if f := srv.Requests()[0].Format(); f != "json_object" {
 		t.Errorf("format = %q", f)
@@ -710,6 +780,7 @@ func TestNew_Invalid(t *testing.T) {
 		{extract.Config{Model: "m"}, "base_url"},
 		{extract.Config{BaseURL: "localhost:8080", Model: "m"}, "base_url"},
 		{extract.Config{BaseURL: "http://127.0.0.1:1/v1"}, "model"},
+		{extract.Config{BaseURL: "http://127.0.0.1:1/v1", Model: "m", Mode: "tools"}, "mode"},
 	} {
 		_, err := extract.New(tc.cfg)
 		wantCode(t, err, entity.EINVALID)

@@ -210,3 +210,26 @@ func BenchmarkEpisodePipeline(b *testing.B) {
 		m.Close()
 	}
 }
+
+// TestE2E_ExtractionLlamaCppPython runs an episode against a server that,
+// like llama-cpp-python's, refuses json_schema with a 500 validation error
+// but accepts json_object with the schema: the episode ends done after one
+// refused call and one good one.
+func TestE2E_ExtractionLlamaCppPython(t *testing.T) {
+	fake := extracttest.NewServer(t, extracttest.LlamaCppPython(modelFor(t)))
+	c := newClient(t, MustRunMain(t, withModel(fake)))
+
+	ep := waitEpisode(c, postEpisode(c, "our production database is on port 5432", "2025-01-10T09:00:00Z").EpisodeID)
+	if ep.Status != entity.EpisodeDone || len(ep.FactIDs) != 1 {
+		t.Fatalf("episode: %+v", ep)
+	}
+	reqs := fake.Requests()
+	if len(reqs) != 2 || reqs[0].Format() != "json_schema" || reqs[1].Format() != "json_object" || len(reqs[1].Params.ResponseFormat.Schema) == 0 {
+		t.Fatalf("%d calls; want a refused json_schema call and a json_object call with the schema", len(reqs))
+	}
+	// The next episode starts in the mode that worked.
+	ep = waitEpisode(c, postEpisode(c, "nothing to remember here", "2025-01-11T09:00:00Z").EpisodeID)
+	if ep.Status != entity.EpisodeDone || fake.Calls() != 3 {
+		t.Fatalf("second episode: %+v after %d calls in all, want 3", ep, fake.Calls())
+	}
+}

@@ -26,7 +26,7 @@ func newEpisodeExtractor(cfg Config, onto *ontology.Ontology, log *slog.Logger, 
 	if cfg.LLMBaseURL == "" || cfg.LLMModel == "" {
 		return nil, nil
 	}
-	x, err := extract.New(extract.Config{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey},
+	x, err := extract.New(extract.Config{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey, Mode: cfg.LLMMode},
 		extract.WithOntology(onto), extract.WithLogger(log))
 	if err != nil {
 		return nil, err

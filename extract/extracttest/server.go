@@ -82,6 +82,9 @@ type ResponseFormat struct {
 		Strict bool            `json:"strict"`
 		Schema json.RawMessage `json:"schema"`
 	} `json:"json_schema"`
+	// Schema is a schema attached to a json_object format, the way
+	// llama.cpp servers take one.
+	Schema json.RawMessage `json:"schema"`
 }
 
 // Format returns the response_format type ("json_schema", "json_object",
@@ -332,6 +335,26 @@ func Garbled() Reply {
 func RejectSchema() Reply {
 	return Reply{Status: http.StatusBadRequest, Body: errorBody("invalid_request_error", "response_format",
 		"Invalid parameter: 'response_format' of type 'json_schema' is not supported with this model.")}
+}
+
+// LlamaCppPython answers like llama-cpp-python's server: a json_schema
+// response format is refused with a 500 carrying a pydantic validation
+// error, while json_object (with or without a schema) and plain requests
+// get the reply h gives.
+func LlamaCppPython(h Handler) Handler {
+	return func(n int, req Request) Reply {
+		if req.Format() == "json_schema" {
+			return RejectSchemaWith500()
+		}
+		return h(n, req)
+	}
+}
+
+// RejectSchemaWith500 is the answer of llama-cpp-python's server to a
+// json_schema response format: status 500 and a validation error.
+func RejectSchemaWith500() Reply {
+	return Reply{Status: http.StatusInternalServerError, Body: errorBody("internal_server_error", "",
+		`1 validation error: {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), 'msg': "Input should be 'text' or 'json_object'", 'input': 'json_schema', 'ctx': {'expected': "'text' or 'json_object'"}}`)}
 }
 
 // Fixture is a scripted model answer kept in fixtures/llm, with the episode
