@@ -1,9 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -217,7 +221,11 @@ func BenchmarkEpisodePipeline(b *testing.B) {
 // refused call and one good one.
 func TestE2E_ExtractionLlamaCppPython(t *testing.T) {
 	fake := extracttest.NewServer(t, extracttest.LlamaCppPython(modelFor(t)))
-	c := newClient(t, MustRunMain(t, withModel(fake)))
+	var logs syncBuffer
+	c := newClient(t, MustRunMain(t, func(m *Main) {
+		withModel(fake)(m)
+		m.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
+	}))
 
 	ep := waitEpisode(c, postEpisode(c, "our production database is on port 5432", "2025-01-10T09:00:00Z").EpisodeID)
 	if ep.Status != entity.EpisodeDone || len(ep.FactIDs) != 1 {
@@ -232,4 +240,51 @@ func TestE2E_ExtractionLlamaCppPython(t *testing.T) {
 	if ep.Status != entity.EpisodeDone || fake.Calls() != 3 {
 		t.Fatalf("second episode: %+v after %d calls in all, want 3", ep, fake.Calls())
 	}
+
+	// One log line per episode with the model, the mode and the tokens the
+	// server reported; the mode that works is logged once.
+	var lines []map[string]any
+	learned := 0
+	for _, l := range strings.Split(strings.TrimSpace(logs.String()), "\n") {
+		var rec map[string]any
+		if json.Unmarshal([]byte(l), &rec) != nil {
+			continue
+		}
+		switch rec["msg"] {
+		case "extract: episode":
+			lines = append(lines, rec)
+		case "extract: endpoint answers in this response format":
+			learned++
+		}
+	}
+	if len(lines) != 2 || learned != 1 {
+		t.Fatalf("%d episode lines, %d mode lines; want 2 and 1:\n%s", len(lines), learned, logs.String())
+	}
+	for _, rec := range lines {
+		if rec["model"] != "test-model" || rec["mode"] != "json_object_schema" ||
+			rec["prompt_tokens"].(float64) <= 0 || rec["completion_tokens"].(float64) <= 0 {
+			t.Errorf("episode log line: %v", rec)
+		}
+	}
+	if lines[0]["calls"].(float64) != 2 || lines[1]["calls"].(float64) != 1 {
+		t.Errorf("calls per episode: %v, %v; want 2, 1", lines[0]["calls"], lines[1]["calls"])
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -13,10 +13,13 @@ import (
 )
 
 // episodeExtractor adapts extract.Extractor to the episode queue: one model
-// call per episode, answers turned into memory.FactInput, usage reported.
+// call per episode, answers turned into memory.FactInput, usage reported
+// and logged.
 type episodeExtractor struct {
 	x       *extract.Extractor
 	onto    *ontology.Ontology
+	model   string
+	log     *slog.Logger
 	onUsage func(extract.Usage)
 }
 
@@ -31,7 +34,7 @@ func newEpisodeExtractor(cfg Config, onto *ontology.Ontology, log *slog.Logger, 
 	if err != nil {
 		return nil, err
 	}
-	return &episodeExtractor{x: x, onto: onto, onUsage: onUsage}, nil
+	return &episodeExtractor{x: x, onto: onto, model: cfg.LLMModel, log: log, onUsage: onUsage}, nil
 }
 
 func (e *episodeExtractor) Extract(ctx context.Context, ep entity.Episode, known []entity.Entity) ([]memory.FactInput, error) {
@@ -39,6 +42,13 @@ func (e *episodeExtractor) Extract(ctx context.Context, ep entity.Episode, known
 	if e.onUsage != nil {
 		e.onUsage(usage)
 	}
+	mode := out.Mode
+	if mode == "" {
+		mode = e.x.Mode()
+	}
+	e.log.Info("extract: episode", "episode_id", ep.ID, "model", e.model, "mode", mode,
+		"prompt_tokens", usage.PromptTokens, "completion_tokens", usage.CompletionTokens,
+		"calls", usage.Calls, "ok", err == nil)
 	if err != nil {
 		return nil, err
 	}
