@@ -8,6 +8,7 @@ import (
 	"math"
 	"mime"
 	"net/http"
+	"os"
 	"reflect"
 	"regexp"
 	"slices"
@@ -216,6 +217,8 @@ func decodeOne(dec *json.Decoder, dst any) error {
 
 var errTrailing = errors.New("unexpected data after the JSON value")
 
+var errBodyTimeout = entity.Errorf(entity.ETIMEOUT, "the request body did not arrive in time")
+
 // decodeError turns a JSON decoding error into an application error; field
 // paths are prefixed with prefix ("facts[3].").
 func decodeError(err error, prefix string, limit int64) error {
@@ -227,6 +230,8 @@ func decodeError(err error, prefix string, limit int64) error {
 	switch {
 	case errors.As(err, &mbe):
 		return &entity.Error{Code: entity.ETOOLARGE, Message: fmt.Sprintf("request body exceeds %d bytes", limit)}
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		return errBodyTimeout
 	case errors.Is(err, io.EOF) && prefix == "":
 		return entity.Errorf(entity.EINVALID, "request body is empty")
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):

@@ -21,6 +21,7 @@ var statuses = map[entity.Code]int{
 	entity.ETOOLARGE:        http.StatusRequestEntityTooLarge,
 	entity.EMEDIATYPE:       http.StatusUnsupportedMediaType,
 	entity.EMETHOD:          http.StatusMethodNotAllowed,
+	entity.ETIMEOUT:         http.StatusRequestTimeout,
 	entity.EUNPROCESSABLE:   http.StatusUnprocessableEntity,
 	entity.ERATELIMIT:       http.StatusTooManyRequests,
 	entity.EUNAVAILABLE:     http.StatusServiceUnavailable,

@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"os"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -70,18 +71,21 @@ func (s *Server) export(c *gin.Context) {
 	panic(http.ErrAbortHandler)
 }
 
-// limitedReader reports whether a read went past the limit, since the
-// import decoder turns errors into messages.
+// limitedReader reports whether a read went past the limit or the
+// deadline, since the import decoder turns errors into messages.
 type limitedReader struct {
-	r        io.Reader
-	exceeded bool
+	r                 io.Reader
+	exceeded, expired bool
 }
 
 func (l *limitedReader) Read(p []byte) (int, error) {
 	n, err := l.r.Read(p)
 	var mbe *http.MaxBytesError
-	if errors.As(err, &mbe) {
+	switch {
+	case errors.As(err, &mbe):
 		l.exceeded = true
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		l.expired = true
 	}
 	return n, err
 }
@@ -105,6 +109,9 @@ func (s *Server) importScope(c *gin.Context) {
 	}
 	lr := &limitedReader{r: body}
 	res, err := s.svc.Import(c.Request.Context(), Scope(c), lr)
+	if lr.expired {
+		err = errBodyTimeout
+	}
 	if lr.exceeded {
 		err = &entity.Error{Code: entity.ETOOLARGE, Message: fmt.Sprintf(
 			"import exceeds %d bytes; nothing was imported", s.opts.MaxImportBytes)}

@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -14,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -191,12 +193,20 @@ func (s *Server) authenticate(c *gin.Context) {
 		c.Next()
 		return
 	}
-	key, ok := bearer(c.GetHeader("Authorization"))
-	var scopes []string
-	if ok {
-		scopes, ok = s.keys[sha256.Sum256([]byte(key))]
+	client := c.RemoteIP()
+	if wait := s.limiter.blocked(client, time.Now()); wait > 0 {
+		c.Header("Retry-After", strconv.Itoa(int(wait.Seconds()+1)))
+		Error(c, entity.Errorf(entity.ERATELIMIT, "too many failed authentications from this address; retry in %s", wait.Round(time.Second)))
+		return
 	}
+	key, ok := bearer(c.GetHeader("Authorization"))
+	var k apiKey
+	if ok {
+		k, ok = s.keys[sha256.Sum256([]byte(key))]
+	}
+	scopes := k.scopes
 	if !ok || len(scopes) == 0 {
+		s.limiter.fail(client, time.Now())
 		Error(c, entity.Errorf(entity.EUNAUTHENTICATED, "a valid API key is required (Authorization: Bearer <key>)"))
 		return
 	}
@@ -210,13 +220,111 @@ func (s *Server) authenticate(c *gin.Context) {
 	}
 	c.Set(ctxScope, scope)
 	c.Set(ctxScopes, scopes)
-	sum := sha256.Sum256([]byte(key))
-	c.Set(ctxActor, fmt.Sprintf("key:%x", sum[:6]))
+	c.Set(ctxActor, k.actor)
 	c.Next()
 }
 
-// Actor names who made the request, for audit records: a short digest of
-// the API key (never the key), or "development".
+// apiKey is what a configured key allows and how audit records name it.
+type apiKey struct {
+	scopes []string
+	actor  string
+}
+
+// keyActor names a key in audit records: by the name it was given, or by
+// a keyed digest that cannot be reversed or recomputed without the secret
+// (an unsalted hash of a short key could be).
+func keyActor(key, name string, secret []byte) string {
+	if name != "" {
+		return "key:" + name
+	}
+	m := hmac.New(sha256.New, secret)
+	m.Write([]byte(key))
+	return "key:" + hex.EncodeToString(m.Sum(nil))[:12]
+}
+
+// bodyDeadline bounds the time to read a request's body, so a client that
+// sends it slowly (or never) cannot hold a connection. Requests without a
+// body get no deadline: the server is then already watching the connection
+// for a hang-up, and a deadline would end long answers (streams, waits).
+func (s *Server) bodyDeadline(c *gin.Context) {
+	if c.Request.ContentLength != 0 {
+		d := s.opts.BodyTimeout
+		if c.FullPath() == "/v1/import" {
+			d = s.opts.ImportTimeout
+		}
+		// Not every ResponseWriter can (a test recorder cannot); the
+		// server's can.
+		_ = http.NewResponseController(c.Writer).SetReadDeadline(time.Now().Add(d))
+	}
+	c.Next()
+}
+
+// failureLimiter counts failed authentications per client address in a
+// token bucket: burst at once, then one more every interval.
+type failureLimiter struct {
+	mu       sync.Mutex
+	burst    float64
+	interval time.Duration
+	clients  map[string]*bucket
+}
+
+type bucket struct {
+	tokens float64
+	at     time.Time
+}
+
+// maxLimiterClients bounds the addresses remembered; past it, those that
+// have regained every token are forgotten.
+const maxLimiterClients = 10000
+
+func newFailureLimiter(burst int, interval time.Duration) *failureLimiter {
+	return &failureLimiter{burst: float64(burst), interval: interval, clients: map[string]*bucket{}}
+}
+
+// refill brings b up to date at now; the caller holds the lock.
+func (l *failureLimiter) refill(b *bucket, now time.Time) {
+	b.tokens = min(l.burst, b.tokens+float64(now.Sub(b.at))/float64(l.interval))
+	b.at = now
+}
+
+// blocked returns how long client must wait before it may try again (0:
+// it may now).
+func (l *failureLimiter) blocked(client string, now time.Time) time.Duration {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.clients[client]
+	if b == nil {
+		return 0
+	}
+	l.refill(b, now)
+	if b.tokens >= 1 {
+		return 0
+	}
+	return time.Duration((1 - b.tokens) * float64(l.interval))
+}
+
+// fail records a failed authentication by client.
+func (l *failureLimiter) fail(client string, now time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b := l.clients[client]
+	if b == nil {
+		if len(l.clients) >= maxLimiterClients {
+			for c, old := range l.clients {
+				if l.refill(old, now); old.tokens >= l.burst {
+					delete(l.clients, c)
+				}
+			}
+		}
+		b = &bucket{tokens: l.burst, at: now}
+		l.clients[client] = b
+	}
+	l.refill(b, now)
+	b.tokens = max(b.tokens-1, 0)
+}
+
+// Actor names who made the request, for audit records: the API key's name
+// or keyed digest (never the key), or "development".
 func Actor(c *gin.Context) string { return c.GetString(ctxActor) }
 
 func bearer(h string) (string, bool) {

@@ -103,9 +103,9 @@ func (s *Server) Endpoints() []Endpoint { return append([]Endpoint(nil), s.docs.
 // such attempts), a scope the key may not use.
 var authErrors = []int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusTooManyRequests}
 
-// Error statuses of routes with a request body: malformed or invalid,
-// too large, of another media type.
-var bodyErrors = []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType}
+// Error statuses of routes with a request body: malformed or invalid, not
+// sent in time, too large, of another media type.
+var bodyErrors = []int{http.StatusBadRequest, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType}
 
 // OpenAPI returns the OpenAPI 3.1 document of every documented endpoint.
 func (s *Server) OpenAPI() map[string]any {

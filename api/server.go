@@ -2,6 +2,7 @@ package api
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
 	"log/slog"
 	"net/http"
@@ -20,6 +21,12 @@ const (
 	DefaultMaxBodyBytes   = 4 << 20
 	DefaultMaxImportBytes = 1 << 30
 	DefaultWaitTimeout    = 60 * time.Second
+	DefaultBodyTimeout    = 30 * time.Second
+	DefaultImportTimeout  = 30 * time.Minute
+	// DefaultAuthFailures failed authentications a client address may make
+	// at once; it regains one every DefaultAuthFailureEvery.
+	DefaultAuthFailures     = 20
+	DefaultAuthFailureEvery = 3 * time.Second
 )
 
 // Options configure a Server.
@@ -30,6 +37,24 @@ type Options struct {
 	// default. Empty means development mode: no authentication, scope
 	// "default" or the one named by the X-Graphmem-Scope header.
 	Keys map[string][]string
+	// KeyNames names keys (key → name) for audit records: the actor of a
+	// named key is "key:<name>". An unnamed key's actor is "key:" and the
+	// first 12 hex digits of HMAC-SHA256(ActorSecret, key): stable for a
+	// secret, and telling nothing about the key without it. ActorSecret is
+	// random for the process when empty.
+	KeyNames    map[string]string
+	ActorSecret []byte
+	// BodyTimeout bounds the time to read a request body (DefaultBodyTimeout
+	// when 0), ImportTimeout that of POST /v1/import (DefaultImportTimeout):
+	// a body that trickles in does not hold a connection forever (408).
+	BodyTimeout   time.Duration
+	ImportTimeout time.Duration
+	// AuthFailures failed authentications a client address may make at
+	// once; it regains one every AuthFailureEvery. Past that, its requests
+	// are answered 429 without looking at the key (defaults
+	// DefaultAuthFailures, DefaultAuthFailureEvery).
+	AuthFailures     int
+	AuthFailureEvery time.Duration
 	// Logger receives one line per request and every internal error;
 	// slog.Default() when nil.
 	Logger *slog.Logger
@@ -56,7 +81,8 @@ type Options struct {
 // Server is graphmem's HTTP API.
 type Server struct {
 	svc     *memory.Service
-	keys    map[[sha256.Size]byte][]string
+	keys    map[[sha256.Size]byte]apiKey
+	limiter *failureLimiter
 	log     *slog.Logger
 	reg     *prometheus.Registry
 	metrics *metrics
@@ -89,9 +115,26 @@ func New(o Options) *Server {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	s := &Server{svc: o.Service, log: o.Logger, reg: o.Registry, opts: o, keys: map[[sha256.Size]byte][]string{}}
+	if o.BodyTimeout <= 0 {
+		o.BodyTimeout = DefaultBodyTimeout
+	}
+	if o.ImportTimeout <= 0 {
+		o.ImportTimeout = DefaultImportTimeout
+	}
+	if o.AuthFailures <= 0 {
+		o.AuthFailures = DefaultAuthFailures
+	}
+	if o.AuthFailureEvery <= 0 {
+		o.AuthFailureEvery = DefaultAuthFailureEvery
+	}
+	if len(o.ActorSecret) == 0 {
+		o.ActorSecret = make([]byte, 32)
+		_, _ = rand.Read(o.ActorSecret)
+	}
+	s := &Server{svc: o.Service, log: o.Logger, reg: o.Registry, opts: o, keys: map[[sha256.Size]byte]apiKey{},
+		limiter: newFailureLimiter(o.AuthFailures, o.AuthFailureEvery)}
 	for k, scopes := range o.Keys {
-		s.keys[sha256.Sum256([]byte(k))] = scopes
+		s.keys[sha256.Sum256([]byte(k))] = apiKey{scopes: scopes, actor: keyActor(k, o.KeyNames[k], o.ActorSecret)}
 	}
 	s.metrics = newMetrics(o.Registry)
 
@@ -107,7 +150,7 @@ func New(o Options) *Server {
 	// the header), in the one error shape.
 	e.HandleMethodNotAllowed = true
 	e.ContextWithFallback = true
-	e.Use(s.observe, s.recover, s.checkHost)
+	e.Use(s.observe, s.recover, s.checkHost, s.bodyDeadline)
 	e.NoRoute(func(c *gin.Context) {
 		Error(c, entity.Errorf(entity.ENOTFOUND, "no route %s %s", c.Request.Method, c.Request.URL.Path))
 	})

@@ -23,6 +23,7 @@ const (
 	ETOOLARGE        Code = "too_large"
 	EMEDIATYPE       Code = "unsupported_media_type" // a body in a format the operation does not read
 	EMETHOD          Code = "method_not_allowed"     // a method the resource does not answer
+	ETIMEOUT         Code = "request_timeout"        // the request body did not arrive in time
 	ERATELIMIT       Code = "rate_limited"
 	EUNAVAILABLE     Code = "unavailable" // a dependency (the store, the model) is down; retry later
 	EINTERNAL        Code = "internal"

@@ -67,7 +67,7 @@ var settings = []setting{
 	{flag: "neo4j-user", env: "GRAPHMEM_NEO4J_USER", group: storeSettings, help: "Neo4j user", str: func(c *Config) *string { return &c.Neo4jUser }},
 	{flag: "neo4j-password", env: "GRAPHMEM_NEO4J_PASSWORD", group: storeSettings, help: "Neo4j password", str: func(c *Config) *string { return &c.Neo4jPassword }},
 	{flag: "neo4j-database", env: "GRAPHMEM_NEO4J_DATABASE", group: storeSettings, help: "Neo4j database", str: func(c *Config) *string { return &c.Neo4jDatabase }},
-	{flag: "api-keys", env: "GRAPHMEM_API_KEYS", group: serverSettings, help: "API keys and their scopes: key1=scopeA,scopeB;key2=scopeC (none: development mode)", str: func(c *Config) *string { return &c.APIKeys }},
+	{flag: "api-keys", env: "GRAPHMEM_API_KEYS", group: serverSettings, help: "API keys (at least 16 characters) and their scopes: key1=scopeA,scopeB;name:key2=scopeC, a name for audit records (none: development mode)", str: func(c *Config) *string { return &c.APIKeys }},
 	{flag: "llm-base-url", env: "GRAPHMEM_LLM_BASE_URL", group: modelSettings, help: "OpenAI-compatible base URL for extraction", str: func(c *Config) *string { return &c.LLMBaseURL }},
 	{flag: "llm-model", env: "GRAPHMEM_LLM_MODEL", group: modelSettings, help: "extraction model", str: func(c *Config) *string { return &c.LLMModel }},
 	{flag: "llm-api-key", env: "GRAPHMEM_LLM_API_KEY", group: modelSettings, help: "extraction API key", str: func(c *Config) *string { return &c.LLMAPIKey }},

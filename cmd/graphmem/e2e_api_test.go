@@ -288,17 +288,17 @@ func TestE2E_Validation(t *testing.T) {
 // TestE2E_Scopes: with API keys, a request's scope comes from its key, and
 // nothing of one scope is readable from another.
 func TestE2E_Scopes(t *testing.T) {
-	m := MustRunMain(t, func(m *Main) { m.Config.APIKeys = "ka=alice; kb=bob; kab=bob,alice" })
+	m := MustRunMain(t, func(m *Main) { m.Config.APIKeys = "key-alice-0123456789=alice; key-bob-0123456789ab=bob; key-both-0123456789a=bob,alice" })
 	base := newClient(t, m)
-	alice, bob := base.as("ka", ""), base.as("kb", "")
+	alice, bob := base.as("key-alice-0123456789", ""), base.as("key-bob-0123456789ab", "")
 
 	t.Run("Auth", func(t *testing.T) {
 		for _, tt := range []struct {
 			c      client
 			status int
 		}{
-			{base, 401}, {base.as("nope", ""), 401}, {base.as("ka", "bob"), 403}, {base.as("kab", "carol"), 403},
-			{base.as("kab", "alice"), 200}, {alice, 200},
+			{base, 401}, {base.as("nope", ""), 401}, {base.as("key-alice-0123456789", "bob"), 403}, {base.as("key-both-0123456789a", "carol"), 403},
+			{base.as("key-both-0123456789a", "alice"), 200}, {alice, 200},
 		} {
 			if r := tt.c.do("GET", "/v1/facts", nil); r.status != tt.status {
 				t.Errorf("key %q scope %q: %d, want %d", tt.c.key, tt.c.scope, r.status, tt.status)
@@ -321,7 +321,7 @@ func TestE2E_Scopes(t *testing.T) {
 	}
 
 	// Bob, and the key holding both scopes when it picks bob (its default).
-	for name, other := range map[string]client{"bob": bob, "kab": base.as("kab", ""), "kab-bob": base.as("kab", "bob")} {
+	for name, other := range map[string]client{"bob": bob, "kab": base.as("key-both-0123456789a", ""), "kab-bob": base.as("key-both-0123456789a", "bob")} {
 		t.Run(name, func(t *testing.T) {
 			for _, p := range []string{"/v1/facts/" + factID, "/v1/entities/" + entID, "/v1/entities/" + entID + "/timeline", "/v1/episodes/" + ep.EpisodeID} {
 				if r := other.do("GET", p, nil); r.status != 404 {
@@ -542,7 +542,7 @@ func TestE2E_ExportImport(t *testing.T) {
 }
 
 func TestE2E_Operations(t *testing.T) {
-	m := MustRunMain(t, func(m *Main) { m.Config.APIKeys = "k=ops" })
+	m := MustRunMain(t, func(m *Main) { m.Config.APIKeys = "key-0123456789abcdef=ops" })
 	c := newClient(t, m)
 	var h api.Health
 	c.do("GET", "/healthz", nil).ok(t, 200, &h)
@@ -553,7 +553,7 @@ func TestE2E_Operations(t *testing.T) {
 	if r := c.do("GET", "/healthz", nil, api.RequestIDHeader, "trace-42"); r.header.Get(api.RequestIDHeader) != "trace-42" {
 		t.Errorf("request id not echoed")
 	}
-	c.as("k", "").postFacts(fact("db", "port", "5432", ""))
+	c.as("key-0123456789abcdef", "").postFacts(fact("db", "port", "5432", ""))
 	c.do("GET", "/v1/facts", nil) // 401
 	r := c.do("GET", "/metrics", nil)
 	r.ok(t, 200, nil)
@@ -594,13 +594,30 @@ func TestMain_DevelopmentModeLoopbackOnly(t *testing.T) {
 }
 
 func TestParseAPIKeys(t *testing.T) {
-	got, err := parseAPIKeys(" k1=a,b ; k2 = c ;")
-	if err != nil || fmt.Sprint(got) != "map[k1:[a b] k2:[c]]" {
-		t.Errorf("got %v, %v", got, err)
+	const k1, k2 = "key-one-0123456789", "key-two-0123456789"
+	got, names, err := parseAPIKeys(" " + k1 + "=a,b ; ops:" + k2 + " = c ;")
+	if err != nil || fmt.Sprint(got) != "map["+k1+":[a b] "+k2+":[c]]" || fmt.Sprint(names) != "map["+k2+":ops]" {
+		t.Errorf("got %v %v, %v", got, names, err)
 	}
-	for _, bad := range []string{"k1", "=a", "k1=", "k1=a;k1=b", "k1=bad scope"} {
-		if _, err := parseAPIKeys(bad); err == nil {
+	for _, bad := range []string{k1, "=a", k1 + "=", k1 + "=a;" + k1 + "=b", k1 + "=bad scope",
+		"ab=a", "short-key=a", "x:" + k1 + "=a;x:" + k2 + "=b"} {
+		if _, _, err := parseAPIKeys(bad); err == nil {
 			t.Errorf("%q accepted", bad)
 		}
+	}
+}
+
+// TestMain_ShortKeyRefused: a 2-character key does not start a server.
+func TestMain_ShortKeyRefused(t *testing.T) {
+	m := NewMain()
+	m.Config.Addr, m.Config.Data, m.Config.APIKeys = "127.0.0.1:0", t.TempDir(), "ab=user:alice"
+	m.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	err := m.Run(t.Context())
+	if err == nil {
+		m.Close()
+		t.Fatal("a server started with a 2-character key")
+	}
+	if !strings.Contains(err.Error(), "at least 16 characters") {
+		t.Errorf("error %q does not say how long a key must be", err)
 	}
 }

@@ -35,14 +35,14 @@ func TestE2E_ClientCommands(t *testing.T) {
 		t.Skip("builds the binary")
 	}
 	bin := buildBinary(t)
-	m := MustRunMain(t, func(m *Main) { m.Config.APIKeys = "k=alice,bob" })
-	c := newClient(t, m).as("k", "bob")
+	m := MustRunMain(t, func(m *Main) { m.Config.APIKeys = "key-0123456789abcdef=alice,bob" })
+	c := newClient(t, m).as("key-0123456789abcdef", "bob")
 	c.postFacts(
 		map[string]any{"subject": "Alice Chen", "predicate": "works_at", "object": "Globex", "valid_from": "2021-05-01T00:00:00Z"},
 		map[string]any{"subject": "Alice Chen", "predicate": "works_at", "object": "Initech", "valid_from": "2018-09-01T00:00:00Z"},
 	)
 	c.postFacts(map[string]any{"subject": "Alice Chen", "predicate": "works_at", "object": "Acme Corp", "valid_from": "2024-03-01T00:00:00Z"})
-	online := []string{"--url", "http://" + m.Addr(), "--api-key", "k"}
+	online := []string{"--url", "http://" + m.Addr(), "--api-key", "key-0123456789abcdef"}
 
 	t.Run("FactsJSON", func(t *testing.T) {
 		out, err := runCLI(t, bin, append([]string{"facts", "--subject", "alice chen", "--scope", "bob", "--json"}, online...)...)

@@ -214,7 +214,7 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 // /mcp) with two keys.
 func runMCPServer(t *testing.T) *Main {
 	t.Helper()
-	return MustRunMain(t, func(m *Main) { m.Config.APIKeys = "k-pay=repo:payments;k-zed=user:zed" })
+	return MustRunMain(t, func(m *Main) { m.Config.APIKeys = "key-payments-0123456=repo:payments;key-zed-0123456789ab=user:zed" })
 }
 
 func connectHTTP(t *testing.T, m *Main, key string) (*sdk.ClientSession, error) {
@@ -235,7 +235,7 @@ func connectHTTP(t *testing.T, m *Main, key string) (*sdk.ClientSession, error) 
 
 func TestMCP_HTTP(t *testing.T) {
 	m := runMCPServer(t)
-	cs, err := connectHTTP(t, m, "k-pay")
+	cs, err := connectHTTP(t, m, "key-payments-0123456")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -244,10 +244,10 @@ func TestMCP_HTTP(t *testing.T) {
 	// The key decided the scope: the REST API with the same key sees the
 	// facts, another key sees nothing of them, over either protocol.
 	c := newClient(t, m)
-	if fs := c.as("k-pay", "").facts("subject=payments-db&predicate=port"); len(fs) != 1 || fs[0].Value != "3307" || fs[0].Scope != "repo:payments" {
+	if fs := c.as("key-payments-0123456", "").facts("subject=payments-db&predicate=port"); len(fs) != 1 || fs[0].Value != "3307" || fs[0].Scope != "repo:payments" {
 		t.Errorf("REST with the same key: %+v", fs)
 	}
-	zed, err := connectHTTP(t, m, "k-zed")
+	zed, err := connectHTTP(t, m, "key-zed-0123456789ab")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +269,7 @@ func TestMCP_HTTP(t *testing.T) {
 		t.Fatalf("forget: %v %s", out, text)
 	}
 	var audit api.AuditList
-	c.as("k-pay", "").do("GET", "/v1/audit", nil).ok(t, 200, &audit)
+	c.as("key-payments-0123456", "").do("GET", "/v1/audit", nil).ok(t, 200, &audit)
 	if len(audit.Items) != 1 || !strings.HasPrefix(audit.Items[0].Actor, "key:") || !strings.HasSuffix(audit.Items[0].Actor, " via mcp") {
 		t.Errorf("audit: %+v", audit.Items)
 	}
@@ -279,13 +279,13 @@ func TestMCP_HTTP(t *testing.T) {
 	if _, err := connectHTTP(t, m, ""); err == nil {
 		t.Error("connected without a key")
 	}
-	if _, err := connectHTTP(t, m, "k-wrong"); err == nil {
+	if _, err := connectHTTP(t, m, "key-wrong-0123456789"); err == nil {
 		t.Error("connected with an unknown key")
 	}
 	for _, tc := range []struct {
 		key, scope string
 		status     int
-	}{{"", "", 401}, {"k-wrong", "", 401}, {"k-zed", "repo:payments", 403}} {
+	}{{"", "", 401}, {"key-wrong-0123456789", "", 401}, {"key-zed-0123456789ab", "repo:payments", 403}} {
 		r := c.as(tc.key, tc.scope).do("POST", api.MCPPath, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`,
 			"Accept", "application/json, text/event-stream")
 		if r.status != tc.status {
@@ -318,7 +318,7 @@ func TestMCP_HTTPHost(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	if status := post(runMCPServer(t), "k-pay"); status != http.StatusOK {
+	if status := post(runMCPServer(t), "key-payments-0123456"); status != http.StatusOK {
 		t.Errorf("with keys, behind a proxy: status %d", status)
 	}
 	dev := MustRunMain(t, nil)
@@ -341,7 +341,7 @@ func TestMCP_StdioRemote(t *testing.T) {
 	} else if text, _ := mcpOK(t, cs, "search", map[string]any{"query": "payments-db port", "types": []string{"fact"}}); mcpLine(text, "[fact, current]", "3307") == "" {
 		t.Errorf("search through the remote backend:\n%s", text)
 	}
-	if fs := newClient(t, m).as("k-pay", "").facts("subject=payments-db&predicate=port"); len(fs) != 1 || fs[0].Scope != "repo:payments" {
+	if fs := newClient(t, m).as("key-payments-0123456", "").facts("subject=payments-db&predicate=port"); len(fs) != 1 || fs[0].Scope != "repo:payments" {
 		t.Errorf("facts written through the remote backend: %+v", fs)
 	}
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -81,7 +83,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		m.Logger = slog.New(slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	}
 	cfg := m.Config
-	keys, err := parseAPIKeys(cfg.APIKeys)
+	keys, names, err := parseAPIKeys(cfg.APIKeys)
 	if err != nil {
 		return err
 	}
@@ -116,8 +118,15 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	m.Closers = append(m.Closers, m.Index.Close, m.Recall.Close)
 	m.Service.FindFacts = m.Recall.FindFacts
 	m.Background = append(m.Background, func(ctx context.Context) { followIndex(ctx, m.Index, m.Store, m.Logger) })
+	var secret []byte
+	if len(keys) > len(names) {
+		if secret, err = actorSecret(cfg.Data); err != nil {
+			return err
+		}
+	}
 	m.API = api.New(api.Options{
-		Service: m.Service, Keys: keys, Logger: m.Logger, Registry: m.Registry, MaxBodyBytes: cfg.MaxBodyBytes,
+		Service: m.Service, Keys: keys, KeyNames: names, ActorSecret: secret,
+		Logger: m.Logger, Registry: m.Registry, MaxBodyBytes: cfg.MaxBodyBytes,
 		// A purge must leave no trace in the index files either: apply the
 		// deletions now and merge the segments that held the text.
 		Purged: func(ctx context.Context) error {
@@ -280,10 +289,17 @@ loopback only (development mode, scope "default").`, storeSettings, serverSettin
 	return errors.Join(serveErr, m.Close())
 }
 
-// parseAPIKeys reads "key1=scopeA,scopeB;key2=scopeC": each key and the
-// scopes it may use, the first being its default.
-func parseAPIKeys(s string) (map[string][]string, error) {
-	keys := map[string][]string{}
+// MinKeyLen is the shortest API key graphmem accepts: a short key can be
+// guessed.
+const MinKeyLen = 16
+
+var keyNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
+
+// parseAPIKeys reads "key1=scopeA,scopeB;name:key2=scopeC": each key, the
+// scopes it may use (the first being its default) and, when given, the
+// name audit records use for it.
+func parseAPIKeys(s string) (keys map[string][]string, names map[string]string, err error) {
+	keys, names = map[string][]string{}, map[string]string{}
 	for i, part := range strings.Split(s, ";") {
 		part = strings.TrimSpace(part)
 		if part == "" {
@@ -292,10 +308,25 @@ func parseAPIKeys(s string) (map[string][]string, error) {
 		key, list, ok := strings.Cut(part, "=")
 		key = strings.TrimSpace(key)
 		if !ok || key == "" {
-			return nil, fmt.Errorf("api keys: entry %d is not key=scope[,scope…]", i+1)
+			return nil, nil, fmt.Errorf("api keys: entry %d is not [name:]key=scope[,scope…]", i+1)
+		}
+		name := ""
+		if n, k, named := strings.Cut(key, ":"); named && keyNameRE.MatchString(n) {
+			name, key = n, k
+		}
+		if len(key) < MinKeyLen {
+			return nil, nil, fmt.Errorf("api keys: entry %d: a key needs at least %d characters (a random one, e.g. from `openssl rand -hex 16`)", i+1, MinKeyLen)
 		}
 		if _, dup := keys[key]; dup {
-			return nil, fmt.Errorf("api keys: entry %d repeats a key", i+1)
+			return nil, nil, fmt.Errorf("api keys: entry %d repeats a key", i+1)
+		}
+		if name != "" {
+			for _, other := range names {
+				if other == name {
+					return nil, nil, fmt.Errorf("api keys: entry %d repeats the name %q", i+1, name)
+				}
+			}
+			names[key] = name
 		}
 		var scopes []string
 		for _, sc := range strings.Split(list, ",") {
@@ -304,16 +335,37 @@ func parseAPIKeys(s string) (map[string][]string, error) {
 				continue
 			}
 			if !entity.ValidScope(sc) {
-				return nil, fmt.Errorf("api keys: entry %d: %q is not a valid scope name", i+1, sc)
+				return nil, nil, fmt.Errorf("api keys: entry %d: %q is not a valid scope name", i+1, sc)
 			}
 			scopes = append(scopes, sc)
 		}
 		if len(scopes) == 0 {
-			return nil, fmt.Errorf("api keys: entry %d has no scope", i+1)
+			return nil, nil, fmt.Errorf("api keys: entry %d has no scope", i+1)
 		}
 		keys[key] = scopes
 	}
-	return keys, nil
+	return keys, names, nil
+}
+
+// actorSecret returns the secret that names unnamed API keys in audit
+// records, kept in the data folder so the names last across restarts.
+// (Replicas sharing a Neo4j each have their own: name the keys there.)
+func actorSecret(dir string) ([]byte, error) {
+	path := filepath.Join(dir, "actor-secret")
+	if b, err := os.ReadFile(path); err == nil && len(b) >= 32 {
+		return b, nil
+	}
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		return nil, fmt.Errorf("actor secret: %w", err)
+	}
+	return b, nil
 }
 
 // loopback reports whether addr (host:port) names only a loopback
