@@ -93,6 +93,13 @@ func TestOpenAPI_TellsTheTruth(t *testing.T) {
 			t.Errorf("FactInput does not say start_unknown and valid_from exclude each other: %v", not)
 		}
 	})
+	t.Run("ResponseByMode", func(t *testing.T) {
+		// DELETE ?mode=forget answers counts, not the fact.
+		s := at(t, doc, "paths", "/v1/facts/{id}", "delete", "responses", "200", "content", "application/json", "schema")
+		if !strings.Contains(fmt.Sprint(s), "ForgetResult") {
+			t.Errorf("DELETE /v1/facts/{id} answers %v", s)
+		}
+	})
 	t.Run("Links", func(t *testing.T) {
 		l := at(t, doc, "paths", "/v1/facts", "post", "responses", "200", "links", "fact")
 		if l == nil || at(t, l, "operationId") != "getV1FactsBy_id" {
@@ -122,6 +129,7 @@ func TestRequests_AcceptedAsDocumented(t *testing.T) {
 		{"ObjectAndValue", "POST", "/v1/facts", `{"facts":[{"subject":"a","predicate":"p","object":"b","value":"c"}]}`, 400},
 		{"SubjectWithoutLetter", "POST", "/v1/facts", `{"facts":[{"subject":"!!","predicate":"p","value":"c"}]}`, 400},
 		{"EmptyImport", "POST", "/v1/import", "", 400},
+		{"AttributeTooLarge", "POST", "/v1/facts", `{"facts":[{"subject":"a","predicate":"p","value":"v","attributes":{"reason":"` + strings.Repeat("x", 9000) + `"}}]}`, 400},
 		{"StartUnknownAndValidFrom", "POST", "/v1/facts", `{"facts":[{"subject":"a","predicate":"p","value":"v","valid_from":"2024-01-01T00:00:00Z","start_unknown":true}]}`, 400},
 		{"StartUnknownFalseAndValidFrom", "POST", "/v1/facts", `{"facts":[{"subject":"a","predicate":"p","value":"v","valid_from":"2024-01-01T00:00:00Z","start_unknown":false}]}`, 200},
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
 )
 
@@ -37,11 +38,11 @@ func (s *Server) registerEntityRoutes() {
 
 var (
 	entityQuery = []Param{
-		{Name: "name", Required: true, Max: memory.MaxNameLen, Word: true},
+		{Name: "name", Required: true, Max: entity.MaxNameLen, Word: true},
 		limitParam,
 	}
 	timelineQuery = []Param{
-		{Name: "predicate", Max: memory.MaxPredLen},
+		{Name: "predicate", Max: entity.MaxPredicateLen},
 		{Name: "known_at", Type: "date-time", Description: "transaction time (default now)"},
 		{Name: "limit", Type: "integer", Min: 1, Max: memory.MaxLimit, Description: "page size (default: every fact, up to 10,000)"},
 		// The timeline pages by offset: its cursor is a number.

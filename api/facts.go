@@ -95,15 +95,15 @@ func (s *Server) registerFactRoutes() {
 				{Name: "graph", To: "GET /v1/entities/:id/graph", Param: "id", From: "$response.body#/fact/subject_id"},
 			}},
 		Endpoint{Method: "DELETE", Path: "/v1/facts/:id", Tag: "facts", Summary: "Retract a fact (it was never true; queries known before still see it) or forget it (it leaves every recall path and cannot come back).",
-			Query: deleteFactQuery, Response: Fact{}, Errors: []int{http.StatusNotFound}},
+			Query: deleteFactQuery, Response: OneOf{Fact{}, memory.ForgetResult{}}, Errors: []int{http.StatusNotFound}},
 	)
 }
 
 var (
 	factQuery = []Param{
-		{Name: "subject", Description: "entity name (exact or alias)", Max: memory.MaxNameLen},
-		{Name: "predicate", Max: memory.MaxPredLen},
-		{Name: "object", Description: "entity name or literal value", Max: memory.MaxValueLen},
+		{Name: "subject", Description: "entity name (exact or alias)", Max: entity.MaxNameLen},
+		{Name: "predicate", Max: entity.MaxPredicateLen},
+		{Name: "object", Description: "entity name or literal value", Max: entity.MaxValueLen},
 		{Name: "as_of", Type: "date-time", Description: "valid time (default now)"},
 		{Name: "known_at", Type: "date-time", Description: "transaction time (default now)"},
 		{Name: "include_history", Type: "boolean", Description: "every fact regardless of as_of"},

@@ -52,9 +52,10 @@ func TestAuditActor(t *testing.T) {
 	}
 }
 
-// TestAuth_RateLimit: repeated failed authentications from one address
-// are answered 429 (with Retry-After) without looking at the key; other
-// addresses are not affected.
+// TestAuth_RateLimit: repeated wrong keys from one address are answered
+// 429 (with Retry-After) without looking at the key; other addresses are
+// not affected, and requests without a key (which guess nothing) do not
+// count.
 func TestAuth_RateLimit(t *testing.T) {
 	const key = "key-good-0123456789"
 	s := MustServer(t, api.Options{Keys: map[string][]string{key: {"alice"}}, AuthFailures: 3, AuthFailureEvery: time.Hour})
@@ -67,6 +68,11 @@ func TestAuth_RateLimit(t *testing.T) {
 		w := httptest.NewRecorder()
 		s.Handler().ServeHTTP(w, req)
 		return w
+	}
+	for range 10 {
+		if w := from("192.0.2.1:999", ""); w.Code != http.StatusUnauthorized {
+			t.Fatalf("no key: %d, want 401", w.Code)
+		}
 	}
 	for i := range 3 {
 		if w := from("192.0.2.1:1000", "wrong-key-0123456789"); w.Code != http.StatusUnauthorized {

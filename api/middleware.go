@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"runtime/debug"
@@ -195,18 +196,20 @@ func (s *Server) authenticate(c *gin.Context) {
 	}
 	client := c.RemoteIP()
 	if wait := s.limiter.blocked(client, time.Now()); wait > 0 {
-		c.Header("Retry-After", strconv.Itoa(int(wait.Seconds()+1)))
-		Error(c, entity.Errorf(entity.ERATELIMIT, "too many failed authentications from this address; retry in %s", wait.Round(time.Second)))
+		secs := int(math.Ceil(wait.Seconds()))
+		c.Header("Retry-After", strconv.Itoa(secs))
+		Error(c, entity.Errorf(entity.ERATELIMIT, "too many wrong API keys from this address; retry in %ds", secs))
 		return
 	}
-	key, ok := bearer(c.GetHeader("Authorization"))
-	var k apiKey
-	if ok {
-		k, ok = s.keys[sha256.Sum256([]byte(key))]
-	}
+	key, given := bearer(c.GetHeader("Authorization"))
+	k, ok := s.keys[sha256.Sum256([]byte(key))]
 	scopes := k.scopes
-	if !ok || len(scopes) == 0 {
-		s.limiter.fail(client, time.Now())
+	if !given || !ok || len(scopes) == 0 {
+		if given {
+			// Only a wrong key counts: a request without one guesses
+			// nothing.
+			s.limiter.fail(client, time.Now())
+		}
 		Error(c, entity.Errorf(entity.EUNAUTHENTICATED, "a valid API key is required (Authorization: Bearer <key>)"))
 		return
 	}

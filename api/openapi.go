@@ -207,7 +207,7 @@ func (sc *schemas) operation(ep Endpoint) map[string]any {
 			if mt == "" {
 				mt = "application/json"
 			}
-			ok["content"] = map[string]any{mt: map[string]any{"schema": sc.of(reflect.TypeOf(ep.Response))}}
+			ok["content"] = map[string]any{mt: map[string]any{"schema": sc.response(ep.Response)}}
 		}
 		if len(ep.Links) > 0 {
 			links := map[string]any{}
@@ -230,6 +230,21 @@ func (sc *schemas) operation(ep Endpoint) map[string]any {
 	}
 	op["responses"] = responses
 	return op
+}
+
+// OneOf is a Response that is one of several types (chosen by a query
+// parameter, say).
+type OneOf []any
+
+func (sc *schemas) response(v any) map[string]any {
+	if alts, ok := v.(OneOf); ok {
+		var out []any
+		for _, a := range alts {
+			out = append(out, sc.of(reflect.TypeOf(a)))
+		}
+		return map[string]any{"oneOf": out}
+	}
+	return sc.of(reflect.TypeOf(v))
 }
 
 // schema describes a query parameter's value.

@@ -49,9 +49,9 @@ type Options struct {
 	// a body that trickles in does not hold a connection forever (408).
 	BodyTimeout   time.Duration
 	ImportTimeout time.Duration
-	// AuthFailures failed authentications a client address may make at
-	// once; it regains one every AuthFailureEvery. Past that, its requests
-	// are answered 429 without looking at the key (defaults
+	// AuthFailures wrong API keys a client address may send at once; it
+	// regains one every AuthFailureEvery. Past that, its requests are
+	// answered 429 without looking at the key (defaults
 	// DefaultAuthFailures, DefaultAuthFailureEvery).
 	AuthFailures     int
 	AuthFailureEvery time.Duration

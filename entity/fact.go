@@ -250,6 +250,7 @@ func (f Fact) Clone() Fact {
 // Validate checks the domain rules every store enforces.
 func (f *Fact) Validate() error {
 	fe := FieldErrors{}
+	CheckAttributes(fe, "attributes", f.Attributes)
 	if f.SubjectID == "" && f.Subject == "" {
 		fe.Add("subject", "required")
 	}

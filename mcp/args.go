@@ -180,11 +180,11 @@ func (a *TimelineArgs) request() (TimelineRequest, error) {
 	switch {
 	case name == "":
 		fe.Add("entity", "required: the entity's name")
-	case len(name) > memory.MaxNameLen:
-		fe.Add("entity", fmt.Sprintf("at most %d characters", memory.MaxNameLen))
+	case len(name) > entity.MaxNameLen:
+		fe.Add("entity", fmt.Sprintf("at most %d characters", entity.MaxNameLen))
 	}
-	if len(a.Predicate) > memory.MaxPredLen {
-		fe.Add("predicate", fmt.Sprintf("at most %d characters", memory.MaxPredLen))
+	if len(a.Predicate) > entity.MaxPredicateLen {
+		fe.Add("predicate", fmt.Sprintf("at most %d characters", entity.MaxPredicateLen))
 	}
 	return TimelineRequest{Entity: name, Predicate: strings.TrimSpace(a.Predicate)}, fe.Err()
 }
@@ -211,8 +211,8 @@ func (a *ForgetArgs) request() (ForgetRequest, error) {
 			fe.Add(fmt.Sprintf("fact_ids[%d]", i), "not a fact id")
 		}
 	}
-	if len(req.Entity) > memory.MaxNameLen {
-		fe.Add("entity", fmt.Sprintf("at most %d characters", memory.MaxNameLen))
+	if len(req.Entity) > entity.MaxNameLen {
+		fe.Add("entity", fmt.Sprintf("at most %d characters", entity.MaxNameLen))
 	}
 	if len(req.Query) > recall.MaxQueryBytes {
 		fe.Add("query", fmt.Sprintf("at most %d bytes", recall.MaxQueryBytes))

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph"
@@ -23,20 +22,14 @@ type EpisodeInput struct {
 	Metadata       map[string]any    `json:"metadata,omitempty"`
 }
 
-// Episode limits.
-const (
-	MaxEpisodeBytes = 256 << 10
-	MaxKeyLen       = 256
-)
-
 // ValidateEpisode checks an episode's fields.
 func ValidateEpisode(in *EpisodeInput) error {
 	fe := entity.FieldErrors{}
 	if strings.TrimSpace(in.Content) == "" {
 		fe.Add("content", "required")
 	}
-	if len(in.Content) > MaxEpisodeBytes {
-		fe.Add("content", fmt.Sprintf("at most %d bytes", MaxEpisodeBytes))
+	if len(in.Content) > entity.MaxEpisodeBytes {
+		fe.Add("content", fmt.Sprintf("at most %d bytes", entity.MaxEpisodeBytes))
 	}
 	switch in.Kind {
 	case "", entity.KindMessage, entity.KindText, entity.KindJSON:
@@ -51,12 +44,9 @@ func ValidateEpisode(in *EpisodeInput) error {
 	if in.SourceKind != "" && !in.SourceKind.Valid() {
 		fe.Add("source_kind", "must be one of user_explicit, user_implicit, agent_inferred, tool, import")
 	}
-	if utf8.RuneCountInString(in.Speaker) > MaxNameLen {
-		fe.Add("speaker", fmt.Sprintf("at most %d characters", MaxNameLen))
-	}
-	if utf8.RuneCountInString(in.IdempotencyKey) > MaxKeyLen {
-		fe.Add("idempotency_key", fmt.Sprintf("at most %d characters", MaxKeyLen))
-	}
+	entity.CheckLen(fe, "speaker", in.Speaker, entity.MaxNameLen)
+	entity.CheckLen(fe, "idempotency_key", in.IdempotencyKey, entity.MaxKeyLen)
+	entity.CheckAttributes(fe, "metadata", in.Metadata)
 	return fe.Err()
 }
 

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph"
@@ -49,13 +48,10 @@ type FactResult struct {
 	Warning    string          `json:"warning,omitempty"`
 }
 
-// Limits on structured input.
+// MaxBatch bounds the statements of one AddFacts call; the limits on each
+// field are the domain's (entity.MaxNameLen…).
 const (
 	MaxBatch      = 1000
-	MaxNameLen    = 256
-	MaxTextLen    = 4000
-	MaxValueLen   = 2000
-	MaxPredLen    = 64
 	DefaultSource = entity.AgentInferred
 )
 
@@ -76,11 +72,7 @@ func ValidateFacts(in []FactInput) error {
 }
 
 func validateFact(fe entity.FieldErrors, p string, f *FactInput) {
-	checkLen := func(field, v string, n int) {
-		if utf8.RuneCountInString(v) > n {
-			fe.Add(p+field, fmt.Sprintf("at most %d characters", n))
-		}
-	}
+	checkLen := func(field, v string, n int) { entity.CheckLen(fe, p+field, v, n) }
 	if strings.TrimSpace(f.Subject) == "" || entity.Normalize(f.Subject) == "" {
 		fe.Add(p+"subject", "required")
 	}
@@ -96,13 +88,14 @@ func validateFact(fe entity.FieldErrors, p string, f *FactInput) {
 	case hasObj && entity.Normalize(f.Object) == "":
 		fe.Add(p+"object", "must contain a letter or digit")
 	}
-	checkLen("subject", f.Subject, MaxNameLen)
-	checkLen("object", f.Object, MaxNameLen)
-	checkLen("value", f.Value, MaxValueLen)
-	checkLen("text", f.Text, MaxTextLen)
-	checkLen("predicate", f.Predicate, MaxPredLen)
-	checkLen("subject_type", f.SubjectType, MaxPredLen)
-	checkLen("object_type", f.ObjectType, MaxPredLen)
+	checkLen("subject", f.Subject, entity.MaxNameLen)
+	checkLen("object", f.Object, entity.MaxNameLen)
+	checkLen("value", f.Value, entity.MaxValueLen)
+	checkLen("text", f.Text, entity.MaxTextLen)
+	checkLen("predicate", f.Predicate, entity.MaxPredicateLen)
+	checkLen("subject_type", f.SubjectType, entity.MaxPredicateLen)
+	checkLen("object_type", f.ObjectType, entity.MaxPredicateLen)
+	entity.CheckAttributes(fe, p+"attributes", f.Attributes)
 	if f.StartUnknown && f.ValidFrom != nil {
 		fe.Add(p+"start_unknown", "give either valid_from or start_unknown, not both")
 	}

@@ -153,7 +153,7 @@ func readIngest(r io.Reader) ([]ingestRecord, []lineError, error) {
 	var recs []ingestRecord
 	var bad []lineError
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), memory.MaxEpisodeBytes+64<<10)
+	sc.Buffer(make([]byte, 0, 64<<10), entity.MaxEpisodeBytes+64<<10)
 	line := 0
 	for sc.Scan() {
 		line++

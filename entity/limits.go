@@ -1,0 +1,57 @@
+package entity
+
+import (
+	"encoding/json"
+	"fmt"
+	"unicode/utf8"
+)
+
+// Limits on what a record may hold. They are defined here once: the memory
+// service enforces them on every write path (REST, JSON Lines, MCP,
+// extraction, import) and the HTTP API's validate tags are checked against
+// them by a test. Lengths count characters, not bytes.
+const (
+	MaxNameLen      = 256  // an entity name: subject, object, speaker, focus
+	MaxPredicateLen = 64   // a predicate, an entity type
+	MaxValueLen     = 2000 // a literal value
+	MaxTextLen      = 4000 // a fact's sentence, a question
+	MaxKeyLen       = 256  // an idempotency key
+	MaxEpisodeBytes = 256 << 10
+	// MaxAttributes bounds the attributes of a fact or an entity and the
+	// metadata of an episode; MaxAttributeKeyLen the length of a name and
+	// MaxAttributeBytes the JSON size of one value.
+	MaxAttributes      = 64
+	MaxAttributeKeyLen = 64
+	MaxAttributeBytes  = 8 << 10
+)
+
+// CheckLen adds to fe a field error if s is longer than max characters.
+func CheckLen(fe FieldErrors, field, s string, max int) {
+	if utf8.RuneCountInString(s) > max {
+		fe.Add(field, fmt.Sprintf("at most %d characters", max))
+	}
+}
+
+// CheckAttributes adds to fe what is wrong with attrs, the attributes (or
+// metadata) named field: too many, a name too long, a value too large or
+// not JSON. Each problem is named by its path ("facts[0].attributes.reason").
+func CheckAttributes(fe FieldErrors, field string, attrs map[string]any) {
+	if len(attrs) > MaxAttributes {
+		fe.Add(field, fmt.Sprintf("at most %d entries", MaxAttributes))
+		return
+	}
+	for k, v := range attrs {
+		path := field + "." + k
+		if k == "" || utf8.RuneCountInString(k) > MaxAttributeKeyLen {
+			fe.Add(path, fmt.Sprintf("names must be 1 to %d characters", MaxAttributeKeyLen))
+			continue
+		}
+		b, err := json.Marshal(v)
+		switch {
+		case err != nil:
+			fe.Add(path, "must be a JSON value")
+		case len(b) > MaxAttributeBytes:
+			fe.Add(path, fmt.Sprintf("at most %d bytes of JSON (this one has %d)", MaxAttributeBytes, len(b)))
+		}
+	}
+}
