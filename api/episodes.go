@@ -19,7 +19,7 @@ type episodeRequest struct {
 	ReferenceTime  *string        `json:"reference_time,omitempty" validate:"omitempty,time" doc:"when it happened (default now); relative dates are resolved against it"`
 	SourceKind     *string        `json:"source_kind,omitempty" validate:"omitempty,oneof=user_explicit user_implicit agent_inferred tool import"`
 	IdempotencyKey string         `json:"idempotency_key,omitempty" validate:"max=256" doc:"a repeat returns the episode stored first"`
-	Metadata       map[string]any `json:"metadata,omitempty" validate:"max=64"`
+	Metadata       map[string]any `json:"metadata,omitempty" validate:"max=64,dive,keys,min=1,max=64,endkeys" doc:"each value at most 8 KiB of JSON"`
 }
 
 // EpisodeAccepted answers POST /v1/episodes and its retry. With wait=true it

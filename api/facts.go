@@ -37,7 +37,7 @@ type factInput struct {
 	EpisodeID    string                `json:"episode_id,omitempty" validate:"max=128"`
 	Confidence   *float64              `json:"confidence,omitempty" validate:"omitempty,gte=0,lte=1"`
 	Importance   *Int                  `json:"importance,omitempty" validate:"omitempty,min=1,max=10"`
-	Attributes   map[string]any        `json:"attributes,omitempty" validate:"max=64" doc:"e.g. reason, alternatives"`
+	Attributes   map[string]any        `json:"attributes,omitempty" validate:"max=64,dive,keys,min=1,max=64,endkeys" doc:"e.g. reason, alternatives; each value at most 8 KiB of JSON"`
 	Cardinality  *ontology.Cardinality `json:"cardinality,omitempty" validate:"omitempty,oneof=one many" doc:"a hint for predicates the ontology does not define"`
 }
 

@@ -441,8 +441,16 @@ func (sc *schemas) object(t reflect.Type) map[string]any {
 				t = t.Elem()
 			}
 			p = sc.plain(t)
-			if itemRules != nil {
-				sc.constrain(p["items"].(map[string]any), t.Elem(), itemRules)
+			if itemRules != nil && itemRules[0] == "keys" {
+				// dive,keys,…,endkeys: rules on a map's keys.
+				end := slices.Index(itemRules, "endkeys")
+				names := map[string]any{"type": "string"}
+				sc.constrain(names, t.Key(), itemRules[1:end])
+				p["propertyNames"] = names
+				itemRules = itemRules[end+1:]
+			}
+			if len(itemRules) > 0 {
+				sc.constrain(p[map[bool]string{true: "additionalProperties", false: "items"}[t.Kind() == reflect.Map]].(map[string]any), t.Elem(), itemRules)
 			}
 			if sc.constrain(p, t, rules) {
 				required = append(required, name)

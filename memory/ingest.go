@@ -398,6 +398,8 @@ func (s *Service) cardinalities(tx graph.Tx, in []FactInput, results []FactResul
 			}
 		default:
 			c = ontology.Many
+			results[i].Warning = joinWarnings(results[i].Warning, fmt.Sprintf(
+				"predicate %q is not in the ontology: treated as %q, several values at once (send cardinality \"one\" if a new value replaces the old; GET /v1/ontology lists the known predicates)", pred, ontology.Many))
 		}
 		if f.Cardinality != "" || ok {
 			remembered[pred] = c
