@@ -30,7 +30,12 @@ type EpisodeAccepted struct {
 	Error     string   `json:"error,omitempty"`
 	FactIDs   []string `json:"fact_ids,omitempty"`
 	Facts     []Fact   `json:"facts,omitempty"`
+	Warning   string   `json:"warning,omitempty" doc:"set when no extraction model is configured: the episode is stored and searchable, but no facts come from it"`
 }
+
+// noExtraction is the warning of an episode accepted by a server without
+// an extraction model.
+const noExtraction = "no extraction model is configured (GRAPHMEM_LLM_BASE_URL, GRAPHMEM_LLM_MODEL): the episode is stored and searchable, but no facts are extracted from it"
 
 // maxWaitFacts bounds the facts returned inline by a waited episode.
 const maxWaitFacts = 200
@@ -122,6 +127,9 @@ func (s *Server) postEpisode(c *gin.Context) {
 				out.Facts = append(out.Facts, NewFact(d.Fact, now, now))
 			}
 		}
+	}
+	if s.svc.Extract == nil {
+		out.Warning = noExtraction
 	}
 	c.JSON(status, out)
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
+	"github.com/graphmem/graphmem/ontology"
 )
 
 // Endpoint describes one route for the OpenAPI document. Request and
@@ -360,6 +361,10 @@ var schemaNames = map[reflect.Type]string{
 	reflect.TypeOf(entity.Fact{}):    "StoredFact",
 	reflect.TypeOf(entity.Entity{}):  "StoredEntity",
 	reflect.TypeOf(entity.Episode{}): "StoredEpisode",
+
+	reflect.TypeOf(ontology.Description{}):          "Ontology",
+	reflect.TypeOf(ontology.TypeDescription{}):      "OntologyEntityType",
+	reflect.TypeOf(ontology.PredicateDescription{}): "OntologyPredicate",
 }
 
 // exactlyOne names the properties of which a type holds exactly one

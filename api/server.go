@@ -167,6 +167,7 @@ func New(o Options) *Server {
 	s.registerExportRoutes()
 	s.registerForgetRoutes()
 	s.registerSessionRoutes()
+	s.registerOntologyRoutes()
 	return s
 }
 

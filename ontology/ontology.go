@@ -232,3 +232,71 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	*d = Duration(v)
 	return nil
 }
+
+// Description is the ontology as clients read it (GET /v1/ontology and the
+// MCP resource): every entity type and predicate, and what becomes of a
+// predicate it does not define.
+type Description struct {
+	EntityTypes []TypeDescription      `json:"entity_types"`
+	Predicates  []PredicateDescription `json:"predicates"`
+	Unknown     string                 `json:"unknown_predicates" doc:"what becomes of a predicate not listed here"`
+}
+
+// TypeDescription describes an entity type.
+type TypeDescription struct {
+	Name        string  `json:"name"`
+	Description string  `json:"description"`
+	TTL         *string `json:"ttl" doc:"how long facts about such entities stay in recall (e.g. 90d); null: forever"`
+}
+
+// PredicateDescription describes a predicate.
+type PredicateDescription struct {
+	Name        string      `json:"name"`
+	Description string      `json:"description"`
+	Cardinality Cardinality `json:"cardinality" doc:"one: a new value ends the current one; many: values coexist"`
+	Synonyms    []string    `json:"synonyms" doc:"predicates written to mean this one"`
+	Inverse     string      `json:"inverse,omitempty"`
+	Symmetric   bool        `json:"symmetric"`
+	Decision    bool        `json:"decision" doc:"its facts record decisions (with attributes.reason)"`
+	Reverses    []string    `json:"reverses" doc:"predicates whose facts (same subject and object) a fact of this one ends"`
+	TTL         *string     `json:"ttl" doc:"how long its facts stay in recall (e.g. 90d); null: forever"`
+}
+
+// Describe returns the ontology as clients read it.
+func (o *Ontology) Describe() Description {
+	d := Description{
+		EntityTypes: make([]TypeDescription, 0, len(o.EntityTypes)),
+		Predicates:  make([]PredicateDescription, 0, len(o.Predicates)),
+		Unknown: fmt.Sprintf("allowed, with cardinality %q unless a fact's cardinality hint says otherwise (the first hint for a predicate is kept for the scope); "+
+			"POST /v1/facts warns when it applies this default", Many),
+	}
+	for _, t := range o.EntityTypes {
+		d.EntityTypes = append(d.EntityTypes, TypeDescription{Name: t.Name, Description: t.Description, TTL: t.TTL.text()})
+	}
+	for _, p := range o.Predicates {
+		d.Predicates = append(d.Predicates, PredicateDescription{
+			Name: p.Name, Description: p.Description, Cardinality: p.Cardinality, Synonyms: nonNil(p.Synonyms),
+			Inverse: p.Inverse, Symmetric: p.Symmetric, Decision: p.Decision, Reverses: nonNil(p.Reverses), TTL: p.TTL.text(),
+		})
+	}
+	return d
+}
+
+// text writes d as the YAML reads it ("90d", "12h0m0s"); nil for none.
+func (d Duration) text() *string {
+	if d <= 0 {
+		return nil
+	}
+	s := time.Duration(d).String()
+	if day := 24 * time.Hour; time.Duration(d)%day == 0 {
+		s = fmt.Sprintf("%dd", time.Duration(d)/day)
+	}
+	return &s
+}
+
+func nonNil(ss []string) []string {
+	if ss == nil {
+		return []string{}
+	}
+	return ss
+}

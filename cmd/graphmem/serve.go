@@ -151,6 +151,12 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	m.Background = append(m.Background, func(ctx context.Context) {
 		m.Service.RunSweeper(ctx, time.Hour, memory.DefaultDecay, func(err error) { m.Logger.Warn("decay sweep failed", "err", err) })
 	})
+	if m.Service.Extract == nil {
+		m.Logger.Warn("extraction is off: no model is configured (GRAPHMEM_LLM_BASE_URL, GRAPHMEM_LLM_MODEL); " +
+			"episodes are stored and searchable, but no facts are extracted from them")
+	} else {
+		m.Logger.Info("extraction is on", "model", cfg.LLMModel, "base_url", cfg.LLMBaseURL, "workers", max(cfg.Workers, 1))
+	}
 	if m.Service.Extract != nil {
 		workers := int(max(cfg.Workers, 1))
 		m.Background = append(m.Background, func(ctx context.Context) { m.Service.RunWorkers(ctx, workers, m.Logger) })

@@ -39,6 +39,7 @@ OPERATIONS = {
     "POST /v1/context": "context",
     "POST /v1/forget": "forget",
     "GET /v1/audit": "audit",
+    "GET /v1/ontology": "ontology",
     "GET /v1/export": "export",
     "POST /v1/import": "import_",
 }

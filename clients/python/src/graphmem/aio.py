@@ -31,6 +31,7 @@ from graphmem.models import (
     ForgetResult,
     Health,
     ImportResult,
+    Ontology,
     Overview,
     Model,
     SearchHit,
@@ -375,6 +376,10 @@ class AsyncGraphmem:
         """Counts of the scope's facts, entities and episodes, and its latest ``limit`` changes (default
         20), newest first."""
         return await self._get(_core.overview(limit), Overview)
+
+    async def ontology(self) -> Ontology:
+        """The entity types and predicates the server knows (cardinality, synonyms, TTL)."""
+        return await self._get(_core.get("/v1/ontology"), Ontology)
 
     async def session(self) -> Session:
         """The scope of this client's requests and the scopes its key may use."""

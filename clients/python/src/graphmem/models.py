@@ -215,6 +215,38 @@ class Overview(Model):
     changes: list[ChangeItem]
 
 
+class OntologyEntityType(Model):
+    """An entity type the server knows; ``ttl`` (e.g. ``90d``) is how long facts about such
+    entities stay in recall, ``None`` for ever."""
+
+    name: str
+    description: str
+    ttl: str | None
+
+
+class OntologyPredicate(Model):
+    """A predicate the server knows: ``cardinality`` one (a new value ends the current one) or
+    many (values coexist), the synonyms written to mean it, and its TTL (``None``: for ever)."""
+
+    name: str
+    description: str
+    cardinality: str
+    synonyms: list[str]
+    inverse: str = ""
+    symmetric: bool
+    decision: bool
+    reverses: list[str]
+    ttl: str | None
+
+
+class Ontology(Model):
+    """The entity types and predicates the server knows, and what becomes of other predicates."""
+
+    entity_types: list[OntologyEntityType]
+    predicates: list[OntologyPredicate]
+    unknown_predicates: str
+
+
 class Session(Model):
     """What the caller's credentials allow: the scope of the request and the scopes
     it may pick."""
@@ -270,6 +302,9 @@ class EpisodeAccepted(Model):
     error: str = ""
     fact_ids: list[str] = []
     facts: list[Fact] = []
+    warning: str = ""
+    """Set when the server has no extraction model: the episode is stored and searchable, but no
+    facts come from it."""
 
 
 class EpisodeList(Model):
@@ -633,6 +668,9 @@ SCHEMAS: dict[str, type[Model]] = {
     "Health": Health,
     "Period": Period,
     "ImportResult": ImportResult,
+    "Ontology": Ontology,
+    "OntologyEntityType": OntologyEntityType,
+    "OntologyPredicate": OntologyPredicate,
     "Overview": Overview,
     "OverviewCounts": OverviewCounts,
     "Revision": Revision,
