@@ -288,7 +288,9 @@ func TestE2E_Validation(t *testing.T) {
 // TestE2E_Scopes: with API keys, a request's scope comes from its key, and
 // nothing of one scope is readable from another.
 func TestE2E_Scopes(t *testing.T) {
-	m := MustRunMain(t, func(m *Main) { m.Config.APIKeys = "key-alice-0123456789=alice; key-bob-0123456789ab=bob; key-both-0123456789a=bob,alice" })
+	m := MustRunMain(t, func(m *Main) {
+		m.Config.APIKeys = "key-alice-0123456789=alice; key-bob-0123456789ab=bob; key-both-0123456789a=bob,alice"
+	})
 	base := newClient(t, m)
 	alice, bob := base.as("key-alice-0123456789", ""), base.as("key-bob-0123456789ab", "")
 
