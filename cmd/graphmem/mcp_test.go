@@ -333,7 +333,7 @@ func TestMCP_StdioRemote(t *testing.T) {
 	m := runMCPServer(t)
 	_, hasContext := documented(m, "POST", "/v1/context")
 	bin := buildBinary(t)
-	cs := connectCommand(t, bin, mcpEnv("GRAPHMEM_URL=http://"+m.Addr(), "GRAPHMEM_API_KEY=k-pay"), "mcp")
+	cs := connectCommand(t, bin, mcpEnv("GRAPHMEM_URL=http://"+m.Addr(), "GRAPHMEM_API_KEY=key-payments-0123456"), "mcp")
 	defer cs.Close()
 	mcpScenario(t, cs, hasContext)
 	if !hasContext {
