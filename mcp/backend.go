@@ -6,6 +6,7 @@ import (
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
+	"github.com/graphmem/graphmem/ontology"
 	"github.com/graphmem/graphmem/recall"
 )
 
@@ -29,6 +30,8 @@ type Backend interface {
 	// Forget forgets (tombstones) or purges facts, chosen by ids, entity,
 	// episode or a search query.
 	Forget(ctx context.Context, req ForgetRequest) (memory.ForgetResult, error)
+	// Ontology describes the entity types and predicates the server knows.
+	Ontology(ctx context.Context) (ontology.Description, error)
 }
 
 // RememberResult says what became of an episode.

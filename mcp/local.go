@@ -6,6 +6,7 @@ import (
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
+	"github.com/graphmem/graphmem/ontology"
 	"github.com/graphmem/graphmem/recall"
 )
 
@@ -154,4 +155,13 @@ func utcPtr(t *time.Time) *time.Time {
 	}
 	u := t.UTC()
 	return &u
+}
+
+// Ontology implements Backend.
+func (l *Local) Ontology(context.Context) (ontology.Description, error) {
+	onto := l.Service.Ontology
+	if onto == nil {
+		onto = ontology.Default()
+	}
+	return onto.Describe(), nil
 }

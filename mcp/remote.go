@@ -10,6 +10,7 @@ import (
 	"github.com/graphmem/graphmem/client"
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
+	"github.com/graphmem/graphmem/ontology"
 	"github.com/graphmem/graphmem/recall"
 )
 
@@ -179,4 +180,11 @@ func (r *Remote) Forget(ctx context.Context, req ForgetRequest) (memory.ForgetRe
 	}
 	_, err := r.do(ctx, http.MethodPost, "/v1/forget", body, &out)
 	return out, err
+}
+
+// Ontology implements Backend.
+func (r *Remote) Ontology(ctx context.Context) (ontology.Description, error) {
+	var d ontology.Description
+	_, err := r.do(ctx, "GET", "/v1/ontology", nil, &d)
+	return d, err
 }

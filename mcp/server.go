@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -111,7 +112,8 @@ func NewServer(b Backend, opts *Options) *sdk.Server {
 		log = slog.Default()
 	}
 	s := sdk.NewServer(&sdk.Implementation{Name: "graphmem", Title: "graphmem memory", Version: version},
-		&sdk.ServerOptions{Instructions: Instructions, SchemaCache: schemaCache, Capabilities: &sdk.ServerCapabilities{}})
+		&sdk.ServerOptions{Instructions: Instructions, SchemaCache: schemaCache,
+			Capabilities: &sdk.ServerCapabilities{Resources: &sdk.ResourceCapabilities{}}})
 	s.AddReceivingMiddleware(rewriteSchemaErrors)
 	t := tools{b: b, log: log}
 
@@ -128,7 +130,25 @@ func NewServer(b Backend, opts *Options) *sdk.Server {
 		Annotations: &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &no}}, t.timeline)
 	addTool(t, s, &sdk.Tool{Name: ToolForget, Title: "Forget", Description: descForget,
 		Annotations: &sdk.ToolAnnotations{DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &no}}, t.forget)
+	s.AddResource(&sdk.Resource{URI: OntologyURI, Name: "ontology", Title: "Ontology", MIMEType: "application/json",
+		Description: "The entity types and predicates memory knows: for each predicate its cardinality (one: a new value replaces the old; many: values coexist), synonyms and TTL. Predicates not listed are stored as many."},
+		t.ontology)
 	return s
+}
+
+// OntologyURI is the MCP resource describing the ontology (GET /v1/ontology).
+const OntologyURI = "graphmem://ontology"
+
+func (t tools) ontology(ctx context.Context, req *sdk.ReadResourceRequest) (*sdk.ReadResourceResult, error) {
+	d, err := t.b.Ontology(ctx)
+	if err != nil {
+		return nil, t.toolError("ontology", err)
+	}
+	b, err := json.MarshalIndent(d, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return &sdk.ReadResourceResult{Contents: []*sdk.ResourceContents{{URI: OntologyURI, MIMEType: "application/json", Text: string(b)}}}, nil
 }
 
 // tools holds the handlers of one server.

@@ -13,6 +13,7 @@ import (
 	"github.com/graphmem/graphmem/graph/bolt"
 	"github.com/graphmem/graphmem/mcp"
 	"github.com/graphmem/graphmem/memory"
+	"github.com/graphmem/graphmem/ontology"
 	"github.com/graphmem/graphmem/recall"
 	"github.com/graphmem/graphmem/search"
 )
@@ -444,4 +445,29 @@ func TestTools_StartUnknown(t *testing.T) {
 	if len(facts) != 2 || facts[0].(map[string]any)["status"] != "superseded" {
 		t.Errorf("timeline:\n%s", text)
 	}
+}
+
+// TestResources_Ontology: the ontology is an MCP resource, as it is
+// GET /v1/ontology: a model can learn which predicates replace their
+// value.
+func TestResources_Ontology(t *testing.T) {
+	cs := connect(t, mcp.NewLocal(newEnv(t).svc, nil, "default"))
+	list, err := cs.ListResources(context.Background(), nil)
+	if err != nil || len(list.Resources) != 1 || list.Resources[0].URI != mcp.OntologyURI {
+		t.Fatalf("resources: %+v, %v", list, err)
+	}
+	res, err := cs.ReadResource(context.Background(), &sdk.ReadResourceParams{URI: mcp.OntologyURI})
+	if err != nil || len(res.Contents) != 1 {
+		t.Fatalf("read: %+v, %v", res, err)
+	}
+	var d ontology.Description
+	if err := json.Unmarshal([]byte(res.Contents[0].Text), &d); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range d.Predicates {
+		if p.Name == "port" && p.Cardinality == ontology.One {
+			return
+		}
+	}
+	t.Errorf("the ontology resource does not say port is one: %s", res.Contents[0].Text)
 }
