@@ -1,33 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/graphmem/graphmem/api"
 	"github.com/graphmem/graphmem/ontology"
 )
-
-// syncBuffer is a log destination safe for the server's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestE2E_SaysWhatIsOff: a server without an extraction model says so when
 // it starts and on every episode it accepts; a predicate the ontology does
