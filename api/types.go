@@ -106,6 +106,9 @@ type Episode struct {
 	Metadata       map[string]any    `json:"metadata"`
 	IdempotencyKey string            `json:"idempotency_key,omitempty"`
 	FactIDs        []string          `json:"fact_ids"`
+	// Tokens the extraction model reported, summed over the attempts.
+	PromptTokens     int64 `json:"prompt_tokens" doc:"prompt tokens the extraction model reported for this episode, over all attempts"`
+	CompletionTokens int64 `json:"completion_tokens" doc:"completion tokens the extraction model reported for this episode, over all attempts"`
 }
 
 // EpisodeList is a page of episodes.
@@ -162,6 +165,7 @@ func NewEpisode(e entity.Episode) Episode {
 		ReferenceTime: e.ReferenceTime.UTC(), RecordedAt: e.RecordedAt.UTC(), SourceKind: e.SourceKind,
 		Status: e.Status, Error: e.Error, Attempts: e.Attempts, NextAttemptAt: utc(e.NextAttemptAt),
 		Metadata: e.Metadata, IdempotencyKey: e.IdempotencyKey, FactIDs: nonNil(e.FactIDs),
+		PromptTokens: e.PromptTokens, CompletionTokens: e.CompletionTokens,
 	}
 	if out.Metadata == nil {
 		out.Metadata = map[string]any{}

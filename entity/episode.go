@@ -41,6 +41,10 @@ type Episode struct {
 	Metadata       map[string]any `json:"metadata,omitempty"`
 	IdempotencyKey string         `json:"idempotency_key,omitempty"`
 	FactIDs        []string       `json:"fact_ids,omitempty"`
+	// PromptTokens and CompletionTokens are what the extraction model
+	// reported for this episode, summed over its attempts.
+	PromptTokens     int64 `json:"prompt_tokens,omitempty"`
+	CompletionTokens int64 `json:"completion_tokens,omitempty"`
 	// ForgottenAt is set when a fact derived from the episode was
 	// forgotten: the episode leaves recall (its text would tell the fact
 	// again) and stays stored as provenance until purged.

@@ -420,9 +420,10 @@ type fakeExtractor struct {
 	fn    func(ep entity.Episode) ([]memory.FactInput, error)
 }
 
-func (f *fakeExtractor) Extract(_ context.Context, ep entity.Episode, _ []entity.Entity) ([]memory.FactInput, error) {
+func (f *fakeExtractor) Extract(_ context.Context, ep entity.Episode, _ []entity.Entity) ([]memory.FactInput, memory.Usage, error) {
 	f.calls.Add(1)
-	return f.fn(ep)
+	facts, err := f.fn(ep)
+	return facts, memory.Usage{PromptTokens: 100, CompletionTokens: 10}, err
 }
 
 func TestEpisodes_Queue(t *testing.T) {
@@ -462,6 +463,10 @@ func TestEpisodes_Queue(t *testing.T) {
 	ep, err := svc.WaitEpisode(wctx, scope, fl.ID)
 	if err != nil || ep.Status != entity.EpisodeDone || ep.Attempts != 2 {
 		t.Fatalf("retried episode %+v %v", ep, err)
+	}
+	// Tokens are summed over the attempts, the failed one included.
+	if ep.PromptTokens != 200 || ep.CompletionTokens != 20 {
+		t.Fatalf("retried episode tokens %d/%d, want 200/20", ep.PromptTokens, ep.CompletionTokens)
 	}
 }
 

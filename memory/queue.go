@@ -15,9 +15,15 @@ import (
 )
 
 // Extractor turns one episode into statements with (at most) one model
-// call. known lists entities of the scope the episode may refer to.
+// call. known lists entities of the scope the episode may refer to. Usage
+// is what the model reported, returned with errors too.
 type Extractor interface {
-	Extract(ctx context.Context, ep entity.Episode, known []entity.Entity) ([]FactInput, error)
+	Extract(ctx context.Context, ep entity.Episode, known []entity.Entity) ([]FactInput, Usage, error)
+}
+
+// Usage is the tokens a model reported for one extraction.
+type Usage struct {
+	PromptTokens, CompletionTokens int64
 }
 
 // Queue settings.
@@ -142,7 +148,7 @@ func (s *Service) processEpisode(ctx context.Context, scope entity.Scope, id str
 	if err != nil {
 		return err
 	}
-	facts, xerr := s.Extract.Extract(ctx, ep, known)
+	facts, usage, xerr := s.Extract.Extract(ctx, ep, known)
 	if ctx.Err() != nil {
 		return nil // shutting down: the episode stays due and resumes later
 	}
@@ -152,6 +158,8 @@ func (s *Service) processEpisode(ctx context.Context, scope entity.Scope, id str
 			return err
 		}
 		if xerr != nil {
+			cur.PromptTokens += usage.PromptTokens
+			cur.CompletionTokens += usage.CompletionTokens
 			cur.Error = xerr.Error()
 			if cur.Attempts >= MaxAttempts {
 				cur.Status, cur.NextAttemptAt = entity.EpisodeFailed, nil
@@ -188,6 +196,8 @@ func (s *Service) processEpisode(ctx context.Context, scope entity.Scope, id str
 			}
 		}
 		cur.Status, cur.Error, cur.NextAttemptAt = entity.EpisodeDone, "", nil
+		cur.PromptTokens += usage.PromptTokens
+		cur.CompletionTokens += usage.CompletionTokens
 		if blocked && cur.ForgottenAt == nil {
 			// The episode re-tells something the user had forgotten: its
 			// text stays out of recall like the fact itself.

@@ -269,6 +269,15 @@ func TestE2E_ExtractionLlamaCppPython(t *testing.T) {
 	if lines[0]["calls"].(float64) != 2 || lines[1]["calls"].(float64) != 1 {
 		t.Errorf("calls per episode: %v, %v; want 2, 1", lines[0]["calls"], lines[1]["calls"])
 	}
+	// The episode record carries the same tokens.
+	for _, rec := range lines {
+		var got api.Episode
+		c.do("GET", "/v1/episodes/"+rec["episode_id"].(string), nil).ok(t, 200, &got)
+		if float64(got.PromptTokens) != rec["prompt_tokens"] || float64(got.CompletionTokens) != rec["completion_tokens"] {
+			t.Errorf("episode %s tokens %d/%d, logged %v/%v", got.ID, got.PromptTokens, got.CompletionTokens,
+				rec["prompt_tokens"], rec["completion_tokens"])
+		}
+	}
 }
 
 // syncBuffer is a bytes.Buffer safe for the server's goroutines.

@@ -37,7 +37,7 @@ func newEpisodeExtractor(cfg Config, onto *ontology.Ontology, log *slog.Logger, 
 	return &episodeExtractor{x: x, onto: onto, model: cfg.LLMModel, log: log, onUsage: onUsage}, nil
 }
 
-func (e *episodeExtractor) Extract(ctx context.Context, ep entity.Episode, known []entity.Entity) ([]memory.FactInput, error) {
+func (e *episodeExtractor) Extract(ctx context.Context, ep entity.Episode, known []entity.Entity) ([]memory.FactInput, memory.Usage, error) {
 	out, usage, err := e.x.Extract(ctx, extract.Input{Episode: ep, Ontology: e.onto, Known: known})
 	if e.onUsage != nil {
 		e.onUsage(usage)
@@ -49,10 +49,11 @@ func (e *episodeExtractor) Extract(ctx context.Context, ep entity.Episode, known
 	e.log.Info("extract: episode", "episode_id", ep.ID, "model", e.model, "mode", mode,
 		"prompt_tokens", usage.PromptTokens, "completion_tokens", usage.CompletionTokens,
 		"calls", usage.Calls, "ok", err == nil)
+	mu := memory.Usage{PromptTokens: usage.PromptTokens, CompletionTokens: usage.CompletionTokens}
 	if err != nil {
-		return nil, err
+		return nil, mu, err
 	}
-	return factInputs(out), nil
+	return factInputs(out), mu, nil
 }
 
 // factInputs turns an extraction answer into statements, typing subjects

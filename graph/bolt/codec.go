@@ -19,7 +19,7 @@ import (
 // Fields may only ever be appended at the end, with a new format version:
 // a record of an older version decodes with zero values for the fields it
 // lacks, and a record of the current version must be whole.
-const codecVersion = 2
+const codecVersion = 3
 
 var errCorrupt = errors.New("corrupt record")
 
@@ -468,6 +468,8 @@ func encodeEpisode(seq uint64, e *entity.Episode) ([]byte, error) {
 	}
 	w.strs(e.FactIDs)
 	w.ptime(e.ForgottenAt)
+	w.varint(e.PromptTokens)
+	w.varint(e.CompletionTokens)
 	return w.b, nil
 }
 
@@ -500,6 +502,10 @@ func decodeEpisode(scope, id string, v []byte) (entity.Episode, error) {
 	e.Metadata = r.anyMap()
 	e.FactIDs = r.strs()
 	e.ForgottenAt = r.ptime()
+	if r.version >= 3 {
+		e.PromptTokens = r.varint()
+		e.CompletionTokens = r.varint()
+	}
 	return e, r.err
 }
 

@@ -173,3 +173,17 @@ func FuzzDecodeFact(f *testing.F) {
 		decodeTombstone("s", "t", b)
 	})
 }
+
+// TestCodecEpisodeVersion2 reads an episode written before tokens were
+// counted: the tokens are zero, the rest is whole.
+func TestCodecEpisodeVersion2(t *testing.T) {
+	e := filled[entity.Episode]()
+	e.PromptTokens, e.CompletionTokens, e.Seq = 0, 0, 1
+	v, _ := encodeEpisode(1, &e)
+	old := append([]byte(nil), v[:len(v)-2]...) // the two zero varints
+	old[8] = 2
+	got, err := decodeEpisode(e.Scope, e.ID, old)
+	if err != nil || !reflect.DeepEqual(got, e) {
+		t.Fatalf("version 2 episode: %v\n got %+v\nwant %+v", err, got, e)
+	}
+}

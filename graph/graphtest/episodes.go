@@ -15,6 +15,7 @@ func episodeData() (a, b []entity.Episode) {
 	e1.Metadata = map[string]any{"channel": "slack", "thread": 7.0, "tags": []any{"x"}}
 	e2 := NewEpisode("p2", entity.EpisodeProcessing, Day(2))
 	e2.Attempts = 1
+	e2.PromptTokens, e2.CompletionTokens = 1200, 80
 	e3 := NewEpisode("p3", entity.EpisodeDone, Day(3))
 	e3.IdempotencyKey = "k3"
 	e3.FactIDs = []string{"f01", "f02"}

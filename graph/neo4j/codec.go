@@ -352,28 +352,33 @@ func episodeProps(e *entity.Episode) (map[string]any, error) {
 	putStr(p, "idempotency_key", e.IdempotencyKey)
 	putStrs(p, "fact_ids", e.FactIDs)
 	putPTime(p, "forgotten_at", e.ForgottenAt)
+	if e.PromptTokens != 0 || e.CompletionTokens != 0 {
+		p["prompt_tokens"], p["completion_tokens"] = e.PromptTokens, e.CompletionTokens
+	}
 	return p, nil
 }
 
 func decodeEpisode(scope string, p map[string]any) (entity.Episode, error) {
 	e := entity.Episode{
-		ID:             asString(p["id"]),
-		Scope:          scope,
-		Kind:           asString(p["kind"]),
-		Content:        asString(p["content"]),
-		Speaker:        asString(p["speaker"]),
-		Role:           asString(p["role"]),
-		ReferenceTime:  asTime(p["reference_time"]),
-		RecordedAt:     asTime(p["recorded_at"]),
-		SourceKind:     entity.SourceKind(asString(p["source_kind"])),
-		Status:         asString(p["status"]),
-		Error:          asString(p["error"]),
-		Attempts:       int(asInt(p["attempts"])),
-		NextAttemptAt:  asPTime(p["next_attempt_at"]),
-		IdempotencyKey: asString(p["idempotency_key"]),
-		FactIDs:        asStrings(p["fact_ids"]),
-		ForgottenAt:    asPTime(p["forgotten_at"]),
-		Seq:            uint64(asInt(p["seq"])),
+		ID:               asString(p["id"]),
+		Scope:            scope,
+		Kind:             asString(p["kind"]),
+		Content:          asString(p["content"]),
+		Speaker:          asString(p["speaker"]),
+		Role:             asString(p["role"]),
+		ReferenceTime:    asTime(p["reference_time"]),
+		RecordedAt:       asTime(p["recorded_at"]),
+		SourceKind:       entity.SourceKind(asString(p["source_kind"])),
+		Status:           asString(p["status"]),
+		Error:            asString(p["error"]),
+		Attempts:         int(asInt(p["attempts"])),
+		NextAttemptAt:    asPTime(p["next_attempt_at"]),
+		IdempotencyKey:   asString(p["idempotency_key"]),
+		FactIDs:          asStrings(p["fact_ids"]),
+		ForgottenAt:      asPTime(p["forgotten_at"]),
+		Seq:              uint64(asInt(p["seq"])),
+		PromptTokens:     asInt(p["prompt_tokens"]),
+		CompletionTokens: asInt(p["completion_tokens"]),
 	}
 	var err error
 	e.Metadata, err = anyMap(p["metadata"])

@@ -71,6 +71,7 @@ func TestRoundTripEveryField(t *testing.T) {
 		ID: "ep1", Scope: "s1", Kind: entity.KindMessage, Content: "I work at Acme", Speaker: "alice", Role: entity.RoleUser,
 		ReferenceTime: t0, RecordedAt: t0.Add(time.Second), SourceKind: entity.UserExplicit, Status: entity.EpisodeFailed,
 		Error: "model timed out", Attempts: 3, NextAttemptAt: ptr(t0.Add(time.Minute)), Metadata: map[string]any{"channel": "chat"},
+		PromptTokens: 1500, CompletionTokens: 90,
 		IdempotencyKey: "k1", FactIDs: []string{"f1"}, ForgottenAt: ptr(t0.Add(time.Hour)), Seq: 5,
 	}
 	requireAllSet(t, ep)

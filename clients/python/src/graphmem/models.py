@@ -279,6 +279,8 @@ class Episode(Model):
     metadata: dict[str, Any]
     idempotency_key: str = ""
     fact_ids: list[str]
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
 
 
 class EpisodeRequest(RequestModel):
@@ -574,6 +576,8 @@ class StoredEpisode(Model):
     fact_ids: list[str] = []
     forgotten_at: AwareDatetime | None = None
     seq: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
 
 
 class Tombstone(Model):
