@@ -338,9 +338,10 @@ func (sc *schemas) plain(t reflect.Type) map[string]any {
 		return map[string]any{"type": "string"}
 	case reflect.Bool:
 		return map[string]any{"type": "boolean"}
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 		return map[string]any{"type": "integer"}
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return map[string]any{"type": "integer", "minimum": 0}
 	case reflect.Float32, reflect.Float64:
 		return map[string]any{"type": "number"}
 	case reflect.Slice, reflect.Array:
@@ -371,6 +372,48 @@ var schemaNames = map[reflect.Type]string{
 // (present and not null).
 var exactlyOne = map[reflect.Type][]string{
 	reflect.TypeOf(memory.Record{}): {"tombstone", "entity", "episode", "fact"},
+}
+
+// storedRules are the rules an import applies to the stored forms
+// (memory.checkRecord, entity.Fact.Validate, entity.CheckAttributes and the
+// stores' key rules) that JSON Schema can state; they sit on the
+// properties of those types, which have no validate tags. The rules it
+// cannot state (valid_to not before valid_from, exactly one of object and
+// value, sizes in bytes) are said in the import's description.
+var storedRules = func() map[reflect.Type]map[string]map[string]any {
+	nonEmpty := map[string]any{"minLength": 1}
+	attrs := map[string]any{
+		"maxProperties": entity.MaxAttributes,
+		"propertyNames": map[string]any{"minLength": 1, "maxLength": entity.MaxAttributeKeyLen},
+	}
+	kinds := []string{""}
+	for _, k := range entity.SourceKinds {
+		kinds = append(kinds, string(k))
+	}
+	return map[reflect.Type]map[string]map[string]any{
+		reflect.TypeOf(entity.Tombstone{}): {"fingerprint": nonEmpty},
+		reflect.TypeOf(entity.Entity{}):    {"id": nonEmpty, "name": nonEmpty, "attributes": attrs},
+		reflect.TypeOf(entity.Episode{}):   {"id": nonEmpty, "status": nonEmpty, "metadata": attrs},
+		reflect.TypeOf(entity.Fact{}): {
+			"id": nonEmpty, "subject_id": nonEmpty, "predicate": nonEmpty, "attributes": attrs,
+			"confidence":  {"minimum": 0, "maximum": 1},
+			"importance":  {"minimum": 0, "maximum": 10},
+			"source_kind": {"enum": kinds},
+		},
+	}
+}()
+
+// storedRequired are the properties an import record cannot do without;
+// the stored forms and the export record refuse unknown properties, as
+// the import's decoder does, and read null as absent.
+var storedRequired = map[reflect.Type][]string{
+	reflect.TypeOf(memory.Record{}):    nil,
+	reflect.TypeOf(entity.Tombstone{}): {"fingerprint"},
+	reflect.TypeOf(entity.Entity{}):    {"id", "name"},
+	reflect.TypeOf(entity.Episode{}):   {"id", "status"},
+	reflect.TypeOf(entity.Fact{}):      {"id", "predicate", "subject_id"},
+	reflect.TypeOf(entity.Claim{}):     nil,
+	reflect.TypeOf(entity.Revision{}):  nil,
 }
 
 // ref defines a struct type once and refers to it. Two types may not share
@@ -431,6 +474,9 @@ func (sc *schemas) object(t reflect.Type) map[string]any {
 		var p map[string]any
 		if !request {
 			p = sc.of(f.Type)
+			for k, v := range storedRules[t][name] {
+				p[k] = v
+			}
 			if !strings.Contains(opts, "omitempty") {
 				required = append(required, name)
 			}
@@ -497,6 +543,21 @@ func (sc *schemas) object(t reflect.Type) map[string]any {
 	if request {
 		o["additionalProperties"] = false
 	}
+	if req, ok := storedRequired[t]; ok {
+		o["additionalProperties"] = false
+		if delete(o, "required"); len(req) > 0 {
+			o["required"] = req
+		}
+		for name, p := range props {
+			p := p.(map[string]any)
+			if items, ok := p["items"].(map[string]any); ok && !acceptsNull(items) {
+				p["items"] = nullable(items)
+			}
+			if !slices.Contains(req, name) && !acceptsNull(p) {
+				props[name] = nullable(p)
+			}
+		}
+	}
 	given := func(group []string) []any {
 		var out []any
 		for _, n := range group {
@@ -561,6 +622,13 @@ func (sc *schemas) constrain(p map[string]any, t reflect.Type, rules []string) (
 }
 
 // nullable lets a schema also take null.
+// acceptsNull reports whether s already admits null.
+func acceptsNull(s map[string]any) bool {
+	ty, _ := s["type"].([]string)
+	_, oneOf := s["oneOf"]
+	return slices.Contains(ty, "null") || oneOf
+}
+
 func nullable(s map[string]any) map[string]any {
 	if ty, ok := s["type"].(string); ok {
 		s["type"] = []string{ty, "null"}

@@ -479,14 +479,14 @@ class Claim(Model):
     are what the statement carried.
     """
 
-    from_: AwareDatetime = Field(alias="from")
+    from_: AwareDatetime | None = Field(default=None, alias="from")
     to: AwareDatetime | None = None
     end: bool = False
     said: AwareDatetime | None = None
     dated: bool = False
-    recorded_at: AwareDatetime
-    source_kind: str
-    confidence: float
+    recorded_at: AwareDatetime | None = None
+    source_kind: str = ""
+    confidence: float = 0.0
     episode_id: str = ""
     text: str = ""
     importance: int = 0
@@ -496,9 +496,9 @@ class Claim(Model):
 class Revision(Model):
     """A change of belief about a stored fact's interval (in exports)."""
 
-    until: AwareDatetime
-    valid_from: AwareDatetime
-    valid_to: AwareDatetime | None
+    until: AwareDatetime | None = None
+    valid_from: AwareDatetime | None = None
+    valid_to: AwareDatetime | None = None
     supersedes: str = ""
     superseded_by: str = ""
 
@@ -507,19 +507,19 @@ class StoredFact(Model):
     """A fact as exported: with its claims, revisions and bookkeeping."""
 
     id: str
-    scope: str
-    subject: str
+    scope: str = ""
+    subject: str = ""
     subject_id: str
     predicate: str
     object: str = ""
     object_id: str = ""
     value: str = ""
-    text: str
-    valid_from: AwareDatetime
-    valid_to: AwareDatetime | None
-    recorded_at: AwareDatetime
-    updated_at: AwareDatetime
-    expired_at: AwareDatetime | None
+    text: str = ""
+    valid_from: AwareDatetime | None = None
+    valid_to: AwareDatetime | None = None
+    recorded_at: AwareDatetime | None = None
+    updated_at: AwareDatetime | None = None
+    expired_at: AwareDatetime | None = None
     archived_at: AwareDatetime | None = None
     forgotten_at: AwareDatetime | None = None
     expires_at: AwareDatetime | None = None
@@ -527,9 +527,9 @@ class StoredFact(Model):
     supersedes: str = ""
     superseded_by: str = ""
     episode_ids: list[str] = []
-    source_kind: str
-    confidence: float
-    importance: int
+    source_kind: str = ""
+    confidence: float = 0.0
+    importance: int = 0
     hits: int = 0
     attributes: dict[str, Any] = {}
     claims: list[Claim] = []
@@ -543,14 +543,14 @@ class StoredEntity(Model):
     """An entity as exported."""
 
     id: str
-    scope: str
+    scope: str = ""
     name: str
     type: str = ""
     aliases: list[str] = []
     summary: str = ""
     attributes: dict[str, Any] = {}
-    created_at: AwareDatetime
-    updated_at: AwareDatetime
+    created_at: AwareDatetime | None = None
+    updated_at: AwareDatetime | None = None
     forgotten_at: AwareDatetime | None = None
     seq: int = 0
 
@@ -559,14 +559,14 @@ class StoredEpisode(Model):
     """An episode as exported."""
 
     id: str
-    scope: str
-    kind: str
-    content: str
+    scope: str = ""
+    kind: str = ""
+    content: str = ""
     speaker: str = ""
     role: str = ""
-    reference_time: AwareDatetime
-    recorded_at: AwareDatetime
-    source_kind: str
+    reference_time: AwareDatetime | None = None
+    recorded_at: AwareDatetime | None = None
+    source_kind: str = ""
     status: str
     error: str = ""
     attempts: int = 0
@@ -583,10 +583,10 @@ class StoredEpisode(Model):
 class Tombstone(Model):
     """What keeps a forgotten fact from coming back: a fingerprint, never the content."""
 
-    scope: str
+    scope: str = ""
     fingerprint: str
     fact_ids: list[str] = []
-    at: AwareDatetime
+    at: AwareDatetime | None = None
     reason: str = ""
 
 
