@@ -3,6 +3,7 @@ package entity
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 	"unicode/utf8"
 )
 
@@ -30,6 +31,19 @@ func CheckLen(fe FieldErrors, field, s string, max int) {
 	if utf8.RuneCountInString(s) > max {
 		fe.Add(field, fmt.Sprintf("at most %d characters", max))
 	}
+}
+
+// StatedIntervalProblem says what is wrong with the interval a statement
+// gives (valid_from, valid_to), or "" when nothing is: a statement's end
+// comes after its start. A stored fact may hold an empty interval (the
+// loser of a same-instant tie, see Fact.Validate); a statement never
+// says one. Every path that takes statements (REST, JSON Lines, MCP,
+// extraction) judges them by this rule.
+func StatedIntervalProblem(from, to *time.Time) string {
+	if from != nil && to != nil && !to.After(*from) {
+		return "must be after valid_from"
+	}
+	return ""
 }
 
 // CheckAttributes adds to fe what is wrong with attrs, the attributes (or

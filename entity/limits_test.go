@@ -3,6 +3,7 @@ package entity_test
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/graphmem/graphmem/entity"
 )
@@ -43,5 +44,31 @@ func TestCheckAttributes(t *testing.T) {
 	f := entity.Fact{Subject: "a", Predicate: "p", Value: "v", Attributes: map[string]any{"reason": big}}
 	if err := f.Validate(); err == nil || !strings.Contains(err.Error(), "attributes.reason") {
 		t.Errorf("Validate = %v", err)
+	}
+}
+
+// TestStatedIntervalProblem: a statement's end comes after its start, while
+// a stored fact may hold the empty interval a same-instant tie leaves.
+func TestStatedIntervalProblem(t *testing.T) {
+	at := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
+	later := at.Add(time.Hour)
+	for _, tc := range []struct {
+		name     string
+		from, to *time.Time
+		bad      bool
+	}{
+		{"open", &at, nil, false},
+		{"end only", nil, &at, false},
+		{"after", &at, &later, false},
+		{"empty", &at, &at, true},
+		{"backwards", &later, &at, true},
+	} {
+		if got := entity.StatedIntervalProblem(tc.from, tc.to); (got != "") != tc.bad {
+			t.Errorf("%s: %q", tc.name, got)
+		}
+	}
+	stored := entity.Fact{ID: "f", SubjectID: "s", Predicate: "port", Value: "1", ValidFrom: at, ValidTo: &at}
+	if err := stored.Validate(); err != nil {
+		t.Errorf("a stored empty interval is legal: %v", err)
 	}
 }

@@ -241,8 +241,8 @@ func (v validator) fact(raw any) (Fact, string, bool) {
 	if f.ValidTo, err = v.time(m["valid_to"]); err != nil {
 		return f, "valid_to: " + err.Error(), false
 	}
-	if f.ValidFrom != nil && f.ValidTo != nil && !f.ValidTo.After(*f.ValidFrom) {
-		return f, "valid_to must be after valid_from", false
+	if msg := entity.StatedIntervalProblem(f.ValidFrom, f.ValidTo); msg != "" {
+		return f, "valid_to " + msg, false
 	}
 
 	cs, ok2 := scalar(m["cardinality"])

@@ -99,8 +99,8 @@ func validateFact(fe entity.FieldErrors, p string, f *FactInput) {
 	if f.StartUnknown && f.ValidFrom != nil {
 		fe.Add(p+"start_unknown", "give either valid_from or start_unknown, not both")
 	}
-	if f.ValidFrom != nil && f.ValidTo != nil && !f.ValidTo.After(*f.ValidFrom) {
-		fe.Add(p+"valid_to", "must be after valid_from")
+	if msg := entity.StatedIntervalProblem(f.ValidFrom, f.ValidTo); msg != "" {
+		fe.Add(p+"valid_to", msg)
 	}
 	if f.SourceKind != "" && !f.SourceKind.Valid() {
 		fe.Add(p+"source_kind", "must be one of user_explicit, user_implicit, agent_inferred, tool, import")
