@@ -82,7 +82,7 @@ type TimelineArgs struct {
 type ForgetArgs struct {
 	FactIDs   []string          `json:"fact_ids,omitempty" jsonschema:"ids of the facts to forget (from search, recall with format json, or timeline)"`
 	Entity    string            `json:"entity,omitempty" jsonschema:"forget everything about this entity (name or id)"`
-	Query     string            `json:"query,omitempty" jsonschema:"forget the current facts best matching this text (at most 10); use dry_run first"`
+	Query     string            `json:"query,omitempty" jsonschema:"forget the facts best matching this text, superseded values included (at most 50); use dry_run first"`
 	EpisodeID string            `json:"episode_id,omitempty" jsonschema:"forget what came from this episode"`
 	Mode      memory.ForgetMode `json:"mode,omitempty" jsonschema:"forget (default: hidden from recall, never learned again) or purge (deleted for good with its source episodes)"`
 	Reason    string            `json:"reason,omitempty" jsonschema:"why, in the user's words; kept in the audit log"`

@@ -86,7 +86,7 @@ Use it for "what was X before", "when did X change", "how has X evolved", or to 
 Pass the entity's name, an alias or its id (a close misspelling is answered with suggestions; search finds the name if unsure), and optionally a predicate to follow one attribute, e.g. port.`
 
 	descForget = `Remove facts from memory when the user asks you to forget something, or says something was never true and must not be used again.
-Choose what with fact_ids (from search, timeline or recall with format json), entity (everything about it), query (the best-matching current facts, at most 10) or episode_id (what came from one episode).
+Choose what with fact_ids (from search, timeline or recall with format json), entity (everything about it), query (the best-matching facts, superseded values included, at most 50) or episode_id (what came from one episode).
 mode forget (default) hides the facts from every recall and keeps them from being learned again; mode purge deletes them for good together with the episodes they came from (privacy requests; cannot be undone).
 Use dry_run first with query or entity to see what would go. Do not use forget to record a change of value: add the new value with add_facts and the old one becomes history.
 Returns how many facts, episodes, entities and tombstones were (or would be) affected, and the fact ids.`
