@@ -79,7 +79,7 @@ type block struct {
 // line is one rendered line of a context; it is also the json format's
 // item.
 type line struct {
-	Kind       string        `json:"kind"` // constraint, preference, fact, was, later, decision, source, episode, entity
+	Kind       string        `json:"kind"` // constraint, preference, fact, was, later, then, decision, source, episode, entity
 	ID         string        `json:"id"`
 	Text       string        `json:"text"`
 	Status     entity.Status `json:"status,omitempty"`
@@ -237,6 +237,12 @@ func (b *builder) collect(ctx context.Context, tx graph.Tx) error {
 	}
 	inBlock := map[string]bool{}
 	perSubj := map[string]int{}
+	headBlock := map[string]*block{}
+	type successorOf struct {
+		bl   *block
+		succ entity.Fact
+	}
+	var replaced []successorOf
 	var sourced []*block
 	var sourceIDs []string
 	for _, it := range factItems {
@@ -249,6 +255,10 @@ func (b *builder) collect(ctx context.Context, tx graph.Tx) error {
 		}
 		inBlock[head.ID] = true
 		bl := b.factBlock(it.score, head, chain)
+		if succ, ok := b.successor(head, chain); ok {
+			replaced = append(replaced, successorOf{bl, succ})
+		}
+		headBlock[head.ID] = bl
 		perSubj[head.SubjectID]++
 		if perSubj[head.SubjectID] > perSubject {
 			bl.priority *= 0.5 // no ten facts about one entity
@@ -258,6 +268,18 @@ func (b *builder) collect(ctx context.Context, tx graph.Tx) error {
 			sourced = append(sourced, bl)
 			sourceIDs = append(sourceIDs, head.EpisodeIDs[0])
 		}
+	}
+	// A value that replaced an ended one joins its block, leaving its own.
+	for _, r := range replaced {
+		if own := headBlock[r.succ.ID]; own != nil {
+			if len(own.lines) > 1 || own == r.bl {
+				continue // it has a history of its own to show
+			}
+			r.bl.priority = max(r.bl.priority, own.priority)
+			b.blocks = slices.DeleteFunc(b.blocks, func(x *block) bool { return x == own })
+			delete(headBlock, r.succ.ID)
+		}
+		b.addSuccessor(r.bl, r.succ)
 	}
 	if err := b.addSources(tx, sourced, sourceIDs); err != nil {
 		return err
@@ -314,8 +336,7 @@ func (b *builder) chains(tx graph.Tx, items []*item) (map[graph.ChainKey][]entit
 // fact — the one valid at as_of, else f — and the other versions linked to
 // it by supersession, ordered by valid time.
 func (b *builder) headOf(f *entity.Fact, chain []entity.Fact) (entity.Fact, []entity.Fact) {
-	hist := *b.p
-	hist.history, hist.during = true, nil
+	hist := b.p.withHistory()
 	byID := map[string]entity.Fact{}
 	for _, g := range chain {
 		if g, ok := hist.visible(g); ok {
@@ -390,6 +411,68 @@ func (b *builder) factBlock(score float64, head entity.Fact, chain []entity.Fact
 		bl.facts = append(bl.facts, ContextFact{Fact: boundedFact(*f), Status: l.Status, Role: "history"})
 	}
 	return bl
+}
+
+// successorSlack is how far apart the end of a value and the start of
+// the one that replaced it may be.
+const successorSlack = 31 * 24 * time.Hour
+
+// successor finds, for a question about a change or its cause, the value
+// that took the place of a head that ended before as_of and that nothing
+// in its own chain follows — the case of a many predicate ("uses MongoDB"
+// ended, "uses PostgreSQL" began): a fact of the same subject and
+// predicate with another value, starting near the end, visible to the
+// request; the one starting closest to the end. The candidates are the
+// facts retrieval read: those of the entities the question names, and the
+// walk's.
+func (b *builder) successor(head entity.Fact, chain []entity.Fact) (entity.Fact, bool) {
+	if !(b.history || b.p.a.intent.History()) || head.ValidTo == nil || head.ValidTo.After(b.p.asOf) {
+		return entity.Fact{}, false
+	}
+	for _, g := range chain {
+		if g.ValidFrom.After(head.ValidFrom) {
+			return entity.Fact{}, false // the chain shows what came after
+		}
+	}
+	end, hist := *head.ValidTo, b.p.withHistory()
+	var best entity.Fact
+	var found bool
+	var bestGap time.Duration
+	consider := func(f entity.Fact) {
+		if f.ID == head.ID || f.SubjectID != head.SubjectID || f.Predicate != head.Predicate ||
+			(f.ObjectID == head.ObjectID && f.Value == head.Value) || f.ValidFrom.IsZero() {
+			return
+		}
+		gap := f.ValidFrom.Sub(end).Abs()
+		if gap > successorSlack || f.ValidFrom.After(b.p.asOf) {
+			return
+		}
+		f, ok := hist.visible(f)
+		if !ok {
+			return
+		}
+		if !found || gap < bestGap || (gap == bestGap && f.ID > best.ID) {
+			best, bestGap, found = f, gap, true
+		}
+	}
+	if lf := b.c.linkedFacts; lf != nil {
+		for _, f := range lf.facts {
+			consider(f)
+		}
+	}
+	for _, it := range b.c.facts {
+		consider(*it.fact)
+	}
+	return best, found
+}
+
+// addSuccessor adds the value that replaced a block's head, with its
+// dates, status and reason.
+func (b *builder) addSuccessor(bl *block, f entity.Fact) {
+	l := b.factLine("then", &f)
+	l.nested = true
+	bl.lines = append(bl.lines, l)
+	bl.facts = append(bl.facts, ContextFact{Fact: boundedFact(f), Status: l.Status, Role: "history"})
 }
 
 func (b *builder) factLine(kind string, f *entity.Fact) line {

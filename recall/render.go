@@ -117,6 +117,8 @@ func renderLine(l line, format string) string {
 		s = fmt.Sprintf("decision: %s (%s)", l.Text, meta(l, true)) + why(l)
 	case "was":
 		s = fmt.Sprintf("was %s (%s → %s; %s; %s)", l.Text, dayOr(l.ValidFrom, startUnknown), dayOr(l.ValidTo, "?"), l.Status, l.SourceKind) + why(l)
+	case "then":
+		s = fmt.Sprintf("then %s (%s)", l.Text, meta(l, true)) + why(l)
 	case "later":
 		s = fmt.Sprintf("later %s (from %s; %s)", l.Text, dayOr(l.ValidFrom, "?"), l.SourceKind)
 	case "source":

@@ -119,6 +119,13 @@ func (p *params) visible(f entity.Fact) (entity.Fact, bool) {
 	return f, true
 }
 
+// withHistory is p keeping facts whatever their validity: every version.
+func (p *params) withHistory() *params {
+	h := *p
+	h.history, h.during = true, nil
+	return &h
+}
+
 // around selects up to limit facts of an entity for the request: the store
 // filters by validity and status, except for a known_at request, whose
 // validity and status differ from the stored ones (visible decides then).

@@ -249,3 +249,50 @@ func TestE2E_ContextRelevance(t *testing.T) {
 		}
 	}
 }
+
+// TestE2E_ContextWhyMovedOff: a question about a value that was dropped
+// gets the value that replaced it, with its reason and dates, next to the
+// ended one.
+func TestE2E_ContextWhyMovedOff(t *testing.T) {
+	c := newClient(t, MustRunMain(t, nil))
+	c.postFacts(
+		map[string]any{"subject": "billing-service", "subject_type": "service", "predicate": "uses", "object": "MongoDB", "object_type": "tool",
+			"valid_from": "2022-03-01T00:00:00Z", "valid_to": "2024-05-10T00:00:00Z", "source_kind": "user_explicit",
+			"text": "billing-service uses MongoDB"},
+		map[string]any{"subject": "billing-service", "subject_type": "service", "predicate": "uses", "object": "PostgreSQL", "object_type": "tool",
+			"valid_from": "2024-05-10T00:00:00Z", "source_kind": "user_explicit", "text": "billing-service uses PostgreSQL",
+			"attributes": map[string]any{"reason": "invoices need multi-row transactions"}},
+		map[string]any{"subject": "billing-service", "subject_type": "service", "predicate": "port", "value": "7001", "source_kind": "user_explicit"},
+		map[string]any{"subject": "trip-miniapp", "predicate": "uses", "object": "Redis", "source_kind": "user_explicit"},
+	)
+	for _, q := range []string{"why did billing-service move off MongoDB?", "Why did billing-service stop using MongoDB?"} {
+		ans, _ := contextFor(c, map[string]any{"query": q})
+		t.Log("\n" + ans.Context)
+		if blockLine(ans.Context, "MongoDB", "2022-03-01 → 2024-05-10") == "" {
+			t.Errorf("%q: the dropped value is missing", q)
+		}
+		if blockLine(ans.Context, "PostgreSQL", "since 2024-05-10", "current", "reason: invoices need multi-row transactions") == "" {
+			t.Errorf("%q: the replacement, its reason or its dates are missing", q)
+		}
+		if strings.Contains(ans.Context, "Redis") || strings.Contains(ans.Context, "7001") {
+			t.Errorf("%q: unrelated lines in the block", q)
+		}
+	}
+
+	// A one predicate: the replacement supersedes the dropped value.
+	c.postFacts(
+		map[string]any{"subject": "search-service", "predicate": "uses_database", "object": "MongoDB", "valid_from": "2021-01-04T00:00:00Z",
+			"source_kind": "user_explicit"},
+		map[string]any{"subject": "search-service", "predicate": "uses_database", "object": "Elasticsearch", "valid_from": "2023-07-01T00:00:00Z",
+			"source_kind": "user_explicit", "attributes": map[string]any{"reason": "full-text queries"}},
+	)
+	ans, _ := contextFor(c, map[string]any{"query": "why did search-service move off MongoDB?"})
+	t.Log("\n" + ans.Context)
+	if blockLine(ans.Context, "Elasticsearch", "since 2023-07-01", "current", "reason: full-text queries") == "" ||
+		blockLine(ans.Context, "MongoDB", "2021-01-04 → 2023-07-01") == "" {
+		t.Errorf("the superseded value or its replacement with its reason is missing")
+	}
+	if strings.Contains(ans.Context, "billing-service") {
+		t.Errorf("another service's MongoDB in the block")
+	}
+}
