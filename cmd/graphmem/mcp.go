@@ -110,6 +110,9 @@ func openLocalMCP(ctx context.Context, cfg Config, scope entity.Scope, logger *s
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Go(func() { followIndex(bg, idx, store, logger) })
+	if eng.Vectors != nil {
+		wg.Go(func() { followVectors(bg, eng.Vectors, store, logger) })
+	}
 	if x != nil {
 		svc.Extract = x
 		wg.Go(func() { svc.RunWorkers(bg, int(max(cfg.Workers, 1)), logger) })
@@ -119,6 +122,9 @@ func openLocalMCP(ctx context.Context, cfg Config, scope entity.Scope, logger *s
 		wg.Wait()
 		eng.Close()
 		idx.Close()
+		if eng.Vectors != nil {
+			eng.Vectors.Close()
+		}
 		store.Close()
 	}
 	return mcp.NewLocal(svc, eng, scope), closeAll, nil

@@ -12,6 +12,7 @@ import (
 	"github.com/graphmem/graphmem/api"
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/search"
+	"github.com/graphmem/graphmem/vector"
 )
 
 // serverClient returns a client of the running server for commands that
@@ -180,8 +181,10 @@ func runReindex(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("reindex", flag.ContinueOnError)
 	resolve := configFlags(fs, `reindex [--data DIR] [--store embedded|neo4j]
 
-Rebuilds the search index in the data folder from the store. It works on the
-folder itself, not through a server: stop the server that holds the folder first.`, storeSettings)
+Rebuilds the search index in the data folder from the store, and the vector
+index when an embedding model is configured (vectors of unchanged texts are
+reused). It works on the folder itself, not through a server: stop the server
+that holds the folder first.`, storeSettings, modelSettings)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -207,5 +210,15 @@ folder itself, not through a server: stop the server that holds the folder first
 		return err
 	}
 	fmt.Printf("reindexed: %d documents up to change %d\n", n, idx.Seq())
+	emb, identity, err := newEmbedder(cfg)
+	if err != nil || emb == nil {
+		return err
+	}
+	vec, err := vector.Rebuild(ctx, filepath.Join(cfg.Data, "vectors"), store, emb, identity)
+	if err != nil {
+		return err
+	}
+	defer vec.Close()
+	fmt.Printf("vectors: %d up to change %d, %d texts embedded\n", vec.Len(), vec.Seq(), vec.Embedded())
 	return nil
 }

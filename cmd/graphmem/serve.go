@@ -118,6 +118,10 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	m.Closers = append(m.Closers, m.Index.Close, m.Recall.Close)
 	m.Service.FindFacts = m.Recall.FindFacts
 	m.Background = append(m.Background, func(ctx context.Context) { followIndex(ctx, m.Index, m.Store, m.Logger) })
+	if vec := m.Recall.Vectors; vec != nil {
+		m.Closers = append(m.Closers, vec.Close)
+		m.Background = append(m.Background, func(ctx context.Context) { followVectors(ctx, vec, m.Store, m.Logger) })
+	}
 	var secret []byte
 	if len(keys) > len(names) {
 		if secret, err = actorSecret(cfg.Data); err != nil {
@@ -132,6 +136,11 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		Purged: func(ctx context.Context) error {
 			if _, err := m.Index.Sync(ctx, m.Store); err != nil {
 				return err
+			}
+			if vec := m.Recall.Vectors; vec != nil {
+				if err := vec.Prune(ctx, m.Store); err != nil {
+					return err
+				}
 			}
 			return m.Index.Compact(ctx)
 		},
@@ -190,8 +199,10 @@ func (m *Main) Run(ctx context.Context) (err error) {
 
 // openRecall opens the search index of the data folder, catches it up with
 // whatever it missed (a crash, writes made while it was closed, another
-// replica's writes) before anything is answered, and builds the recall
-// engine; the service's writes notify the index from then on.
+// replica's writes) before anything is answered, opens the vector index
+// when embeddings are configured (the engine's Vectors, caught up in the
+// background) and builds the recall engine; the service's writes notify
+// the indexes from then on.
 func openRecall(ctx context.Context, cfg Config, svc *memory.Service, log *slog.Logger) (*search.Index, *recall.Engine, error) {
 	idx, err := search.Open(filepath.Join(cfg.Data, "index"))
 	if err != nil {
@@ -201,8 +212,19 @@ func openRecall(ctx context.Context, cfg Config, svc *memory.Service, log *slog.
 		idx.Close()
 		return nil, nil, fmt.Errorf("search index catch-up: %w", err)
 	}
+	vec, err := openVectors(cfg, log)
+	if err != nil {
+		idx.Close()
+		return nil, nil, err
+	}
 	svc.Changed = idx.Notify
-	return idx, &recall.Engine{Store: svc.Store, Index: idx, Ontology: svc.Ontology, Logger: log}, nil
+	if vec != nil {
+		svc.Changed = func() {
+			idx.Notify()
+			vec.Notify()
+		}
+	}
+	return idx, &recall.Engine{Store: svc.Store, Index: idx, Vectors: vec, Ontology: svc.Ontology, Logger: log}, nil
 }
 
 // followIndex keeps the index following the store's change sequence until

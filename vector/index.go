@@ -1,0 +1,565 @@
+package vector
+
+import (
+	"context"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/graphmem/graphmem/embed"
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
+	"github.com/graphmem/graphmem/search"
+)
+
+// Embedder turns texts into unit vectors (embed.Client).
+type Embedder interface {
+	Embed(ctx context.Context, kind embed.Kind, texts []string) ([][]float32, error)
+	// Model names the model; vectors of another model are discarded.
+	Model() string
+}
+
+// Index is the vector index: one HNSW graph per scope and record type,
+// derived from the store's change sequence like the search index and
+// kept in one file of its folder. It is safe for concurrent use; Sync
+// calls are serialised.
+type Index struct {
+	dir string
+	emb Embedder
+	id  string // model and prefixes the vectors were made with
+
+	mu     sync.RWMutex
+	graphs map[gkey]*hnsw
+	seq    uint64
+	gen    uint64 // changes made, under mu
+
+	syncMu sync.Mutex
+	// saveMu serialises writes of the file; saved is the gen written last.
+	saveMu  sync.Mutex
+	saved   atomic.Uint64
+	savedAt atomic.Int64
+	notify  chan struct{}
+	queries *queryCache
+
+	// embedded counts texts embedded since Open.
+	embedded atomic.Int64
+	// donor lends its vectors to a rebuild: a record whose text it holds
+	// is not embedded again.
+	donor *Index
+}
+
+type gkey struct {
+	scope entity.Scope
+	typ   string
+}
+
+// fileName is the file of the index inside its folder.
+const fileName = "vectors.gmv"
+
+// searchEf is the candidate list of a search: recall@10 ≈ 0.96 on hard
+// synthetic data (TestHNSW_RecallAddRemove).
+const searchEf = 128
+
+// saveEvery is how often a running follower writes the file at most;
+// Close and Save write it at once.
+const saveEvery = 10 * time.Second
+
+// Open opens (or creates) the vector index in dir. A file written with
+// another model, other prefixes or another layout is discarded: it is
+// derived data, the next Sync rebuilds it. identity names the model and
+// prefixes (embed.Client.Identity).
+func Open(dir string, emb Embedder, identity string) (*Index, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, entity.Wrap(entity.EINTERNAL, "vector.Open", err)
+	}
+	x := &Index{dir: dir, emb: emb, id: identity, graphs: map[gkey]*hnsw{}, notify: make(chan struct{}, 1),
+		queries: newQueryCache(512)}
+	seq, graphs, err := load(filepath.Join(dir, fileName), identity)
+	if err != nil {
+		return nil, err
+	}
+	if graphs != nil {
+		x.seq, x.graphs = seq, graphs
+	}
+	return x, nil
+}
+
+// Dir is the folder of the index.
+func (x *Index) Dir() string { return x.dir }
+
+// Seq is the last change sequence the index applied.
+func (x *Index) Seq() uint64 {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.seq
+}
+
+// Len is the number of vectors held.
+func (x *Index) Len() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	n := 0
+	for _, g := range x.graphs {
+		n += g.len()
+	}
+	return n
+}
+
+// Embedded is how many texts the index had embedded since it was opened.
+func (x *Index) Embedded() int64 { return x.embedded.Load() }
+
+// Has reports whether the record of the given type has a vector.
+func (x *Index) Has(scope entity.Scope, typ, id string) bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	g := x.graphs[gkey{scope, typ}]
+	if g == nil {
+		return false
+	}
+	_, ok := g.byKey[id]
+	return ok
+}
+
+// Close writes the file and releases the index.
+func (x *Index) Close() error { return x.Save() }
+
+// Save writes the index to its file now (atomically: a new file renamed
+// over the old one, so a removed vector leaves nothing behind in it).
+func (x *Index) Save() error {
+	x.saveMu.Lock()
+	defer x.saveMu.Unlock()
+	path := filepath.Join(x.dir, fileName)
+	x.mu.RLock()
+	gen := x.gen
+	if _, err := os.Stat(path); err == nil && gen == x.saved.Load() {
+		x.mu.RUnlock()
+		return nil
+	}
+	err := save(path, x.id, x.seq, x.graphs)
+	x.mu.RUnlock()
+	if err != nil {
+		return err
+	}
+	x.saved.Store(gen)
+	x.savedAt.Store(time.Now().UnixNano())
+	return nil
+}
+
+// dirty reports changes not written to the file yet.
+func (x *Index) dirty() bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.gen != x.saved.Load()
+}
+
+// Hit is one nearest record.
+type Hit struct {
+	ID         string
+	Similarity float64 // cosine similarity to the query
+}
+
+// Search returns the k records of the type in scope whose vectors are
+// most similar to v (a unit vector), best first.
+func (x *Index) Search(scope entity.Scope, typ string, v []float32, k int) []Hit {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	g := x.graphs[gkey{scope, typ}]
+	if g == nil {
+		return nil
+	}
+	cs := g.search(v, k, max(searchEf, 2*k))
+	out := make([]Hit, len(cs))
+	for i, c := range cs {
+		out[i] = Hit{ID: g.nodes[c.id].key, Similarity: float64(c.sim)}
+	}
+	return out
+}
+
+// QueryVector embeds a question (kind query), remembering the last few
+// hundred so a repeated question costs no call.
+func (x *Index) QueryVector(ctx context.Context, text string) ([]float32, error) {
+	if v, ok := x.queries.get(text); ok {
+		return v, nil
+	}
+	vs, err := x.emb.Embed(ctx, embed.Query, []string{text})
+	if err != nil {
+		return nil, err
+	}
+	x.queries.put(text, vs[0])
+	return vs[0], nil
+}
+
+// EmbedPassages embeds texts as passages (for vectors kept outside the
+// index, such as the ontology's predicates).
+func (x *Index) EmbedPassages(ctx context.Context, texts []string) ([][]float32, error) {
+	return x.emb.Embed(ctx, embed.Passage, texts)
+}
+
+// Texts that records are embedded by.
+
+// FactText is the text a fact is embedded by.
+func FactText(f *entity.Fact) string { return oneLine(search.FactText(f)) }
+
+// EntityText is the text an entity is embedded by: its name, aliases, type
+// and summary.
+func EntityText(e *entity.Entity) string {
+	parts := append([]string{e.Name}, e.Aliases...)
+	if e.Type != "" {
+		parts = append(parts, string(e.Type))
+	}
+	if e.Summary != "" {
+		parts = append(parts, e.Summary)
+	}
+	return oneLine(strings.Join(parts, "\n"))
+}
+
+// EpisodeText is the text an episode is embedded by.
+func EpisodeText(e *entity.Episode) string { return oneLine(e.Said()) }
+
+// maxTextRunes bounds an embedded text: small models read 512 tokens.
+const maxTextRunes = 1500
+
+func oneLine(s string) string {
+	s = strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " ; ")), " ")
+	if r := []rune(s); len(r) > maxTextRunes {
+		s = string(r[:maxTextRunes])
+	}
+	return s
+}
+
+func digestOf(s string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(s))
+	return h.Sum64()
+}
+
+// Notify wakes Follow to sync now; it never blocks.
+func (x *Index) Notify() {
+	select {
+	case x.notify <- struct{}{}:
+	default:
+	}
+}
+
+// Follow keeps the index in sync with store until ctx ends: at once, then
+// whenever Notify is called and at least every interval. Errors (an
+// embedder that is down) go to onErr and are retried at the next tick;
+// writes never wait for the index.
+func (x *Index) Follow(ctx context.Context, store graph.Store, interval time.Duration, onErr func(error)) {
+	if interval <= 0 {
+		interval = time.Second
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if _, err := x.Sync(ctx, store); err != nil && ctx.Err() == nil && onErr != nil {
+			onErr(err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-x.notify:
+		case <-t.C:
+		}
+	}
+}
+
+// syncPage is how many changes one step of Sync reads.
+const syncPage = 500
+
+// Sync applies the store's changes after the last sequence the index
+// applied and returns how many it applied: a new or changed text is
+// embedded (in batches, a text already embedded is not embedded again), a
+// deleted, forgotten or archived record loses its vector. The file is
+// written when the index caught up, at most every saveEvery.
+func (x *Index) Sync(ctx context.Context, store graph.Store) (int, error) {
+	n, err := x.sync(ctx, store, false)
+	if err == nil && x.dirty() && time.Since(time.Unix(0, x.savedAt.Load())) >= saveEvery {
+		err = x.Save()
+	}
+	return n, err
+}
+
+// Prune removes at once the vectors of records deleted, forgotten or
+// archived after the last sequence applied, embedding nothing (so it works
+// when the embedder is down), and writes the file: what a purge calls so
+// no vector of a purged record stays on disk.
+func (x *Index) Prune(ctx context.Context, store graph.Store) error {
+	if _, err := x.sync(ctx, store, true); err != nil {
+		return err
+	}
+	return x.Save()
+}
+
+// item is one text to embed.
+type item struct {
+	key    gkey
+	id     string
+	text   string
+	digest uint64
+}
+
+func (x *Index) sync(ctx context.Context, store graph.Store, pruneOnly bool) (int, error) {
+	x.syncMu.Lock()
+	defer x.syncMu.Unlock()
+	n := 0
+	after := x.Seq()
+	for {
+		if err := ctx.Err(); err != nil {
+			return n, entity.Wrap(entity.EUNAVAILABLE, "vector.Sync", err)
+		}
+		changes, err := store.Changes(ctx, after, syncPage)
+		if err != nil {
+			return n, err
+		}
+		if len(changes) == 0 {
+			return n, nil
+		}
+		todo, gone, err := x.read(ctx, store, changes)
+		if err != nil {
+			return n, err
+		}
+		x.mu.Lock()
+		for _, it := range gone {
+			if g := x.graphs[it.key]; g != nil && g.remove(it.id) {
+				x.gen++
+			}
+		}
+		x.mu.Unlock()
+		after = changes[len(changes)-1].Seq
+		if pruneOnly {
+			n += len(changes)
+			if len(changes) < syncPage {
+				return n, nil
+			}
+			continue
+		}
+		if err := x.embedAll(ctx, todo); err != nil {
+			return n, err
+		}
+		x.mu.Lock()
+		x.seq = after
+		x.gen++
+		x.mu.Unlock()
+		n += len(changes)
+		if len(changes) < syncPage {
+			return n, nil
+		}
+	}
+}
+
+// read sorts one page of changes into texts to embed and vectors to drop.
+func (x *Index) read(ctx context.Context, store graph.Store, changes []graph.Change) (todo, gone []item, err error) {
+	byScope := map[entity.Scope][]graph.Change{}
+	var scopes []entity.Scope
+	for _, c := range changes {
+		if _, ok := byScope[c.Scope]; !ok {
+			scopes = append(scopes, c.Scope)
+		}
+		byScope[c.Scope] = append(byScope[c.Scope], c)
+	}
+	for _, scope := range scopes {
+		err := store.View(ctx, scope, func(tx graph.Tx) error {
+			for _, c := range byScope[scope] {
+				it, keep, err := textOf(tx, c)
+				if err != nil {
+					return err
+				}
+				switch {
+				case it.key.typ == "":
+				case !keep:
+					gone = append(gone, it)
+				case !x.holds(it):
+					todo = append(todo, it)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	return todo, gone, nil
+}
+
+// holds reports whether the index has it's vector for the same text.
+func (x *Index) holds(it item) bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	g := x.graphs[it.key]
+	if g == nil {
+		return false
+	}
+	id, ok := g.byKey[it.id]
+	return ok && g.nodes[id].digest == it.digest
+}
+
+// textOf reads the record a change names: its text, or keep false when it
+// must have no vector. A record type without vectors has an empty key.
+func textOf(tx graph.Tx, c graph.Change) (item, bool, error) {
+	var typ string
+	switch c.Kind {
+	case graph.KindFact:
+		typ = search.TypeFact
+	case graph.KindEntity:
+		typ = search.TypeEntity
+	case graph.KindEpisode:
+		typ = search.TypeEpisode
+	default:
+		return item{}, false, nil
+	}
+	it := item{key: gkey{c.Scope, typ}, id: c.ID}
+	if c.Deleted {
+		return it, false, nil
+	}
+	var err error
+	switch typ {
+	case search.TypeFact:
+		var f entity.Fact
+		if f, err = tx.Fact(c.ID); err == nil {
+			if f.ForgottenAt != nil || f.ArchivedAt != nil {
+				return it, false, nil
+			}
+			it.text = FactText(&f)
+		}
+	case search.TypeEntity:
+		var e entity.Entity
+		if e, err = tx.Entity(c.ID); err == nil {
+			if e.ForgottenAt != nil {
+				return it, false, nil
+			}
+			it.text = EntityText(&e)
+		}
+	case search.TypeEpisode:
+		var e entity.Episode
+		if e, err = tx.Episode(c.ID); err == nil {
+			if e.ForgottenAt != nil {
+				return it, false, nil
+			}
+			it.text = EpisodeText(&e)
+		}
+	}
+	switch {
+	case entity.ErrorCode(err) == entity.ENOTFOUND:
+		return it, false, nil
+	case err != nil:
+		return it, false, err
+	}
+	if strings.TrimSpace(it.text) == "" {
+		return it, false, nil
+	}
+	it.digest = digestOf(it.text)
+	return it, true, nil
+}
+
+// embedBatch is how many texts go to the embedder at once between
+// checks of ctx (the client splits further into its own batch size).
+const embedBatch = 64
+
+func (x *Index) embedAll(ctx context.Context, todo []item) error {
+	todo = x.borrow(todo)
+	for start := 0; start < len(todo); start += embedBatch {
+		part := todo[start:min(len(todo), start+embedBatch)]
+		texts := make([]string, len(part))
+		for i, it := range part {
+			texts[i] = it.text
+		}
+		vs, err := x.emb.Embed(ctx, embed.Passage, texts)
+		if err != nil {
+			return err
+		}
+		x.embedded.Add(int64(len(part)))
+		x.mu.Lock()
+		for i, it := range part {
+			g := x.graphs[it.key]
+			if g == nil {
+				g = newHNSW()
+				x.graphs[it.key] = g
+			}
+			g.add(it.id, it.digest, vs[i])
+		}
+		x.gen++
+		x.mu.Unlock()
+	}
+	return nil
+}
+
+// borrow takes the vectors the donor holds for the same texts and returns
+// the items left to embed.
+func (x *Index) borrow(todo []item) []item {
+	if x.donor == nil {
+		return todo
+	}
+	left := todo[:0]
+	x.donor.mu.RLock()
+	x.mu.Lock()
+	for _, it := range todo {
+		d := x.donor.graphs[it.key]
+		if d == nil {
+			left = append(left, it)
+			continue
+		}
+		id, ok := d.byKey[it.id]
+		if !ok || d.nodes[id].digest != it.digest {
+			left = append(left, it)
+			continue
+		}
+		n := d.nodes[id]
+		v := make([]float32, len(n.vec))
+		for i, q := range n.vec {
+			v[i] = float32(q) * n.scale
+		}
+		g := x.graphs[it.key]
+		if g == nil {
+			g = newHNSW()
+			x.graphs[it.key] = g
+		}
+		g.add(it.id, it.digest, v)
+		x.gen++
+	}
+	x.mu.Unlock()
+	x.donor.mu.RUnlock()
+	return left
+}
+
+// Rebuild makes a fresh vector index of store in dir and replaces the one
+// there once it is complete (built in a sibling folder, then renamed). The
+// vectors of the old index are reused for records whose text has not
+// changed, so a rebuild embeds only what is new. No other process may have
+// dir open.
+func Rebuild(ctx context.Context, dir string, store graph.Store, emb Embedder, identity string) (*Index, error) {
+	tmp := dir + ".rebuild"
+	if err := os.RemoveAll(tmp); err != nil {
+		return nil, entity.Wrap(entity.EINTERNAL, "vector.Rebuild", err)
+	}
+	x, err := Open(tmp, emb, identity)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(dir, fileName)); err == nil {
+		if x.donor, err = Open(dir, emb, identity); err != nil {
+			return nil, err
+		}
+	}
+	_, err = x.sync(ctx, store, false)
+	x.donor = nil
+	if err == nil {
+		err = x.Save()
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return nil, entity.Wrap(entity.EINTERNAL, "vector.Rebuild", err)
+	}
+	if err := os.Rename(tmp, dir); err != nil {
+		return nil, entity.Wrap(entity.EINTERNAL, "vector.Rebuild", err)
+	}
+	x.dir = dir
+	return x, nil
+}
