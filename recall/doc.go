@@ -105,6 +105,8 @@
 //	          at as_of (history mode); ×1.5 for a decision on a why question
 //	entity  = bm25 + 0.8·S (exact or alias link; 0.6·S fuzzy)
 //	episode = (turn + Prev·previous turn + Next·next turn + Mention·mentions)
+//	          — Answer instead of Prev when the previous turn asks a
+//	          question (holds "?"): the turn answers it
 //	          · (1 + Speaker) if the query names the speaker
 //	          · (1 + Date) if it happened in a period the query names (or ≤ 7
 //	          days after)

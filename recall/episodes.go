@@ -33,12 +33,15 @@ type EpisodeWeights struct {
 	// each rare name or thing it mentions with them (the mention graph,
 	// episode → entity → episode).
 	Mention float64 `json:"mention"`
+	// Answer: share of the previous turn's score a turn receives when
+	// that turn asks a question (the turn answers it); Prev otherwise.
+	Answer float64 `json:"answer"`
 }
 
 // DefaultEpisodeWeights were chosen on the dev part of LoCoMo (graphmem
 // eval locomo --part dev) and are reported on its test part.
 var DefaultEpisodeWeights = EpisodeWeights{
-	TimeWords: 0.3, Prev: 0.2, Next: 0.1, Session: 0.5, Speaker: 0.15, Date: 1.0, Mention: 0.25,
+	TimeWords: 0.3, Prev: 0.2, Answer: 0.6, Next: 0.1, Session: 0.2, Speaker: 2, Date: 1.0, Mention: 0.25,
 }
 
 // Limits of episode ranking.
@@ -165,7 +168,11 @@ func (e *Engine) rankEpisodes(ctx context.Context, tx graph.Tx, c *candidates, h
 		for i, m := range ms {
 			var nb float64
 			if i > 0 {
-				nb += w.Prev * base[ms[i-1].ID]
+				share := w.Prev
+				if slices.Contains(ms[i-1].Tags, search.TagQuestion) {
+					share = w.Answer
+				}
+				nb += share * base[ms[i-1].ID]
 			}
 			if i+1 < len(ms) {
 				nb += w.Next * base[ms[i+1].ID]
@@ -241,17 +248,7 @@ func (e *Engine) rankEpisodes(ctx context.Context, tx graph.Tx, c *candidates, h
 func (e *Engine) mentioned(ctx context.Context, tx graph.Tx, c *candidates, base map[string]float64,
 	byID map[string]search.Hit, scale float64) (map[string]float64, error) {
 	p := &c.p
-	top := make([]string, 0, len(base))
-	for id := range base {
-		top = append(top, id)
-	}
-	sort.Slice(top, func(i, j int) bool {
-		if base[top[i]] != base[top[j]] {
-			return base[top[i]] > base[top[j]]
-		}
-		return top[i] < top[j]
-	})
-	top = top[:min(len(top), mentionSources)]
+	top := bestOf(base, mentionSources)
 	eps, err := graph.EpisodesByID(tx, top)
 	if err != nil {
 		return nil, err
@@ -301,6 +298,21 @@ func (e *Engine) mentioned(ctx context.Context, tx graph.Tx, c *candidates, base
 		}
 	}
 	return out, nil
+}
+
+// bestOf returns the n ids of the highest scores, best first.
+func bestOf(score map[string]float64, n int) []string {
+	top := make([]string, 0, len(score))
+	for id := range score {
+		top = append(top, id)
+	}
+	sort.Slice(top, func(i, j int) bool {
+		if score[top[i]] != score[top[j]] {
+			return score[top[i]] > score[top[j]]
+		}
+		return top[i] < top[j]
+	})
+	return top[:min(len(top), n)]
 }
 
 // speakerKeys are the normalised names by which the query refers to

@@ -87,9 +87,20 @@ func TestRankEpisodes_Neighbours(t *testing.T) {
 	if sig["s01-001"]["neighbours"] <= 0 || rank(order, "s01-001") < 0 {
 		t.Fatalf("the reply to the question was not reached through it: %v %v", order, sig["s01-001"])
 	}
+	// The reply to a question gets the Answer share of the question's
+	// score, a turn after a statement the Prev share.
+	same := recall.DefaultEpisodeWeights
+	same.Answer = same.Prev
+	if s, _ := e.episodeSignals(t, "u", "where did you go on holiday", same); s["s01-001"]["neighbours"] >= sig["s01-001"]["neighbours"] {
+		t.Fatalf("the answer to a question gets no more than a turn after a statement: %v vs %v", s["s01-001"], sig["s01-001"])
+	}
+	sig, _ = e.episodeSignals(t, "u", "drove up to Lake Tahoe", recall.DefaultEpisodeWeights)
+	if got, want := sig["s01-002"]["neighbours"], recall.DefaultEpisodeWeights.Prev*sig["s01-001"]["bm25"]; got < want*0.99 || got > want*1.01 {
+		t.Fatalf("the turn after a statement gets %v of its neighbours, want Prev × %v", got, sig["s01-001"]["bm25"])
+	}
 	// Without the structure weights, the reply has no score at all.
 	off := recall.DefaultEpisodeWeights
-	off.Prev, off.Next, off.Session = 0, 0, 0
+	off.Prev, off.Answer, off.Next, off.Session = 0, 0, 0, 0
 	if _, order := e.episodeSignals(t, "u", "where did you go on holiday", off); rank(order, "s01-001") >= 0 {
 		t.Fatalf("with structure off the reply was still found: %v", order)
 	}
@@ -137,7 +148,7 @@ func TestRankEpisodes_Mentions(t *testing.T) {
 	}
 	e.conversation(t, "u", turns)
 	w := recall.DefaultEpisodeWeights
-	w.Prev, w.Next, w.Session = 0, 0, 0
+	w.Prev, w.Answer, w.Next, w.Session = 0, 0, 0, 0
 	// The best turn for "holiday drive" mentions Lake Tahoe: the other
 	// turn mentioning Lake Tahoe, in another session and with no word of
 	// the question, is reached through it.
@@ -169,7 +180,7 @@ func TestRankEpisodes_MentionsOfLaterEntities(t *testing.T) {
 		{2, "Bob", "Work was busy."},
 	})
 	w := recall.DefaultEpisodeWeights
-	w.Prev, w.Next, w.Session = 0, 0, 0
+	w.Prev, w.Answer, w.Next, w.Session = 0, 0, 0, 0
 	if _, order := e.episodeSignals(t, "u", "Lake Tahoe", w); rank(order, "s01-000") >= 0 {
 		t.Fatalf("found before the entity exists: %v", order)
 	}

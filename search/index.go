@@ -62,6 +62,8 @@ const (
 	flagEnded = "ended"
 	// TagTime marks episodes whose content places something in time.
 	TagTime = "time"
+	// TagQuestion marks episodes that ask something (a question mark).
+	TagQuestion = "question"
 )
 
 // Times are indexed as Unix milliseconds (exact in a float64). An open end
@@ -102,7 +104,7 @@ var seqKey = []byte("graphmem.seq")
 // them changes.
 var versionKey = []byte("graphmem.version")
 
-const layoutVersion = "7"
+const layoutVersion = "8"
 
 // Index is the search index. It is safe for concurrent use; Sync calls are
 // serialised.
@@ -382,8 +384,15 @@ func episodeDoc(e *entity.Episode) map[string]any {
 	if e.Speaker != "" {
 		d[fSpeaker] = entity.Normalize(e.Speaker)
 	}
+	var tags []string
 	if MentionsTime(e.Content) {
-		d[fTags] = TagTime
+		tags = append(tags, TagTime)
+	}
+	if strings.ContainsAny(e.Content, "?？") {
+		tags = append(tags, TagQuestion)
+	}
+	if len(tags) > 0 {
+		d[fTags] = tags
 	}
 	if ms := entity.Mentions(e.Content); len(ms) > 0 {
 		d[fMentions] = ms

@@ -82,7 +82,7 @@ type Hit struct {
 	// Session and Speaker (normalised) of an episode.
 	Session string `json:"session,omitempty"`
 	Speaker string `json:"speaker,omitempty"`
-	// Tags of an episode (TagTime).
+	// Tags of an episode (TagTime, TagQuestion).
 	Tags []string `json:"tags,omitempty"`
 }
 
