@@ -132,7 +132,8 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 		}
 	}
 	p := params{scope: scope, a: a, now: now, asOf: asOf, knownAt: req.KnownAt, history: mode == ModeHistory,
-		during: at.during, limit: contextCandidates, hops: 2, focus: req.Focus, candidates: candidatesMin}
+		during: at.during, limit: contextCandidates, hops: 2, focus: req.Focus, candidates: candidatesMin,
+		vec: e.queryVector(ctx, req.Query)}
 	// One read transaction for the whole request: every line of the block
 	// comes from the same snapshot of the store.
 	var b builder

@@ -87,7 +87,7 @@
 //
 // Scores are in BM25 units, so facts, entities and episodes compare:
 //
-//	fact    = (bm25 + S·graph + 2·S·pair) · link · quality
+//	fact    = (bm25 + S·graph + 2·S·pair + S·0.5·vec) · link · quality
 //	graph   = 0.6 touching an entity the query names, 0.25 one entity further
 //	          (half that when the seed came from a fact hit, not the query)
 //	pair    = side · (predicate + 0.35·local), for a fact of an entity the
@@ -98,12 +98,17 @@
 //	          A fact touching no named entity has its bm25 · (1 + 0.5·predicate)
 //	S       = the best BM25 score of the query (at least 1): a fact reached
 //	          only through the graph ranks among the textual matches
+//	vec     = 11/(10 + r) for the fact at rank r of the vector list (the facts
+//	          nearest to the question in meaning, among those visible to the
+//	          request; only with embeddings, Engine.Vectors): reciprocal-rank
+//	          fusion on the BM25 scale
 //	link    = 1.2 if the query names the subject, 1.1 if it names the object
 //	quality = (0.5 + 0.5·confidence) · (0.8 + 0.04·importance)
 //	          · (1 + 0.1·ln(1 + hits)) · (1 + 0.25·2^(−age/180 days))
 //	          (age from valid_from to as_of); ×0.85 for a version not valid
 //	          at as_of (history mode); ×1.5 for a decision on a why question
-//	entity  = bm25 + 0.8·S (exact or alias link; 0.6·S fuzzy)
+//	entity  = bm25 + 0.8·S (exact or alias link; 0.6·S fuzzy) + 0.3·S·vec
+//	          (its rank among the entities nearest in meaning)
 //	episode = (turn + Prev·previous turn + Next·next turn + Mention·mentions)
 //	          — Answer instead of Prev when the previous turn asks a
 //	          question (holds "?"): the turn answers it
@@ -111,7 +116,8 @@
 //	          · (1 + Date) if it happened in a period the query names (or ≤ 7
 //	          days after)
 //	          + Session·session
-//	turn    = its BM25 score, · (1 + TimeWords) on a "when" question if it
+//	turn    = its BM25 score (+ 0.5·S·vec for its rank among the episodes
+//	          nearest in meaning), · (1 + TimeWords) on a "when" question if it
 //	          places something in time ("yesterday", "last May", "去年")
 //	session = the mean of the best three turns of its session (metadata
 //	          session_id, else the day of its reference time)

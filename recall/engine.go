@@ -233,6 +233,7 @@ func (e *Engine) Search(ctx context.Context, scope entity.Scope, req SearchReque
 		history: req.IncludeHistory, types: req.Types, limit: req.Limit, hops: 1,
 	}
 	p.a = analyze(req.Query, p.asOf)
+	p.vec = e.queryVector(ctx, req.Query)
 	var items []*item
 	err := e.Store.View(ctx, scope, func(tx graph.Tx) error {
 		c, err := e.retrieve(ctx, tx, p)

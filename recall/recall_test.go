@@ -17,6 +17,7 @@ import (
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/recall"
 	"github.com/graphmem/graphmem/search"
+	"github.com/graphmem/graphmem/vector"
 )
 
 var ctx = context.Background()
@@ -29,6 +30,8 @@ type env struct {
 	svc    *memory.Service
 	engine *recall.Engine
 	now    time.Time
+	// vec is the vector index when the env has embeddings (withVectors).
+	vec *vector.Index
 }
 
 func newEnv(tb testing.TB) *env {
@@ -96,6 +99,11 @@ func (e *env) sync(tb testing.TB) {
 	tb.Helper()
 	if _, err := e.index.Sync(ctx, e.store); err != nil {
 		tb.Fatal(err)
+	}
+	if e.vec != nil {
+		if _, err := e.vec.Sync(ctx, e.store); err != nil {
+			tb.Fatal(err)
+		}
 	}
 }
 

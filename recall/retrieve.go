@@ -27,6 +27,8 @@ type params struct {
 	focus   []string // entity names that seed the walk
 	// candidates is how many BM25 hits are read (default: from limit).
 	candidates int
+	// vec is the question's embedding (nil: no vector list).
+	vec []float32
 }
 
 func (p *params) wants(typ string) bool { return len(p.types) == 0 || slices.Contains(p.types, typ) }
@@ -195,6 +197,19 @@ func (e *Engine) retrieve(ctx context.Context, tx graph.Tx, p params) (*candidat
 	}
 	if err := c.loadEntityHits(tx, entityHits); err != nil {
 		return nil, err
+	}
+	if p.vec != nil {
+		if err := c.addVectorFacts(tx, e); err != nil {
+			return nil, err
+		}
+		if err := c.addVectorEntities(tx, e); err != nil {
+			return nil, err
+		}
+		if p.wants(search.TypeEpisode) {
+			if episodeHits, err = e.vectorEpisodeHits(ctx, c, episodeHits, scale); err != nil {
+				return nil, err
+			}
+		}
 	}
 	c.addLinkedFacts(c.q)
 	if err := c.walk(tx); err != nil {
@@ -451,15 +466,17 @@ func (c *candidates) scoreFacts(scale float64, e *Engine) {
 			delete(it.signals, "graph")
 		}
 		// A fact of an entity the query names, whose predicate the
-		// question names, is what was asked for. A further ranked list
-		// (vector similarity) joins rel the same way, as S·w/(k + rank);
-		// settle runs after, so no such term can lift a version not
-		// valid at as_of above the one that is.
+		// question names, is what was asked for. The vector list joins
+		// rel as S·w·(k+1)/(k + rank); settle runs after, so no such term
+		// can lift a version not valid at as_of above the one that is.
 		if pair := c.pairScore(it, c.q); pair > 0 {
 			rel += scale * pairWeight * pair
 			it.signals["pair"] = round(pair)
 		} else if pm := it.signals["predicate"]; pm > 0 {
 			rel *= 1 + predicateOnly*pm
+		}
+		if r := it.signals["vector_rank"]; r > 0 {
+			rel += scale * vectorFact * vectorRRF(r)
 		}
 		// A fact whose subject or object the query names is more likely
 		// what is asked about than one that merely shares words.
@@ -517,6 +534,9 @@ func recency(f *entity.Fact, asOf time.Time) float64 {
 func (c *candidates) scoreEntities(scale float64) {
 	for _, it := range c.entities {
 		it.score = it.hit.Score + scale*linkedEntity*it.signals["linked"]
+		if r := it.signals["vector_rank"]; r > 0 {
+			it.score += scale * vectorEntity * vectorRRF(r)
+		}
 	}
 }
 

@@ -56,6 +56,9 @@ type Query struct {
 	Mentions []string
 	// Predicates restricts facts to these predicates.
 	Predicates []string
+	// IDs restricts to these records (ids of the Types asked for, of any
+	// type when Types is empty).
+	IDs []string
 	// From and To, when set, restrict to documents whose time (an
 	// episode's reference time, a fact's valid_from) is in [From, To).
 	From, To time.Time
@@ -238,6 +241,19 @@ func buildQuery(q Query, terms, kept []string, flagged time.Time) query.Query {
 	}
 
 	var filters []query.Query
+	if len(q.IDs) > 0 {
+		types := q.Types
+		if len(types) == 0 {
+			types = []string{TypeFact, TypeEntity, TypeEpisode}
+		}
+		var ids []string
+		for _, t := range types {
+			for _, id := range q.IDs {
+				ids = append(ids, docID(t, q.Scope, id))
+			}
+		}
+		filters = append(filters, query.NewDocIDQuery(ids))
+	}
 	if q.Session != "" {
 		filters = append(filters, term(fSession, q.Session))
 	}

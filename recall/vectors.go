@@ -1,0 +1,163 @@
+package recall
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"sync/atomic"
+	"time"
+
+	"github.com/graphmem/graphmem/graph"
+	"github.com/graphmem/graphmem/search"
+)
+
+// The vector list (embeddings, Engine.Vectors): the records nearest to the
+// question in meaning, fused as one more ranked list. A candidate at rank r
+// of the list (counting only those visible to the request) adds
+// S·w·(k+1)/(k+r) to its score: reciprocal-rank fusion on the BM25 scale,
+// so the first vector hit weighs w times the best BM25 hit.
+const (
+	vectorK        = 10
+	vectorFacts    = 60 // nearest facts read (superseded versions included)
+	vectorEntities = 10
+	vectorEpisodes = 30
+
+	vectorFact    = 0.5
+	vectorEntity  = 0.3
+	vectorEpisode = 0.5
+
+	// queryVectorTimeout bounds the embedding of the question: past it the
+	// answer is built without the vector list.
+	queryVectorTimeout = 2 * time.Second
+)
+
+// vectorRRF is the weight of rank r (1-based) of the vector list.
+func vectorRRF(rank float64) float64 { return (vectorK + 1) / (vectorK + rank) }
+
+// queryVector embeds the question; nil when embeddings are off or the
+// embedder fails (logged, at most once a minute): recall never fails for
+// want of it.
+func (e *Engine) queryVector(ctx context.Context, text string) []float32 {
+	if e.Vectors == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, queryVectorTimeout)
+	defer cancel()
+	v, err := e.Vectors.QueryVector(ctx, text)
+	if err != nil {
+		if last := lastVectorWarning.Load(); time.Since(time.Unix(0, last)) > time.Minute &&
+			lastVectorWarning.CompareAndSwap(last, time.Now().UnixNano()) {
+			e.logger().Warn("recall without the vector list: the question could not be embedded", "err", err)
+		}
+		return nil
+	}
+	return v
+}
+
+var lastVectorWarning atomic.Int64
+
+// addVectorFacts adds the facts nearest to the question, as visible to
+// the request, with their rank in the list.
+func (c *candidates) addVectorFacts(tx graph.Tx, e *Engine) error {
+	hits := e.Vectors.Search(c.p.scope, search.TypeFact, c.p.vec, vectorFacts)
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	found, err := graph.FactsByID(tx, ids)
+	if err != nil {
+		return err
+	}
+	rank := 0
+	for _, h := range hits {
+		f, ok := found[h.ID]
+		if !ok {
+			continue
+		}
+		if f, ok = c.p.visible(f); !ok {
+			continue
+		}
+		rank++
+		it, ok := c.facts[f.ID]
+		if !ok {
+			it = &item{typ: search.TypeFact, id: f.ID, fact: &f, signals: make(map[string]float64, 8)}
+			c.facts[f.ID] = it
+		}
+		it.signals["vector"], it.signals["vector_rank"] = round(h.Similarity), float64(rank)
+	}
+	return nil
+}
+
+// addVectorEntities adds the entities nearest to the question.
+func (c *candidates) addVectorEntities(tx graph.Tx, e *Engine) error {
+	hits := e.Vectors.Search(c.p.scope, search.TypeEntity, c.p.vec, vectorEntities)
+	ids := make([]string, len(hits))
+	for i, h := range hits {
+		ids[i] = h.ID
+	}
+	found, err := graph.EntitiesByID(tx, ids)
+	if err != nil {
+		return err
+	}
+	rank := 0
+	for _, h := range hits {
+		en, ok := found[h.ID]
+		if !ok || en.ForgottenAt != nil {
+			continue
+		}
+		rank++
+		it, ok := c.entities[en.ID]
+		if !ok {
+			it = &item{typ: search.TypeEntity, id: en.ID, entity: &en, signals: map[string]float64{}}
+			c.entities[en.ID] = it
+		}
+		it.signals["vector"], it.signals["vector_rank"] = round(h.Similarity), float64(rank)
+	}
+	return nil
+}
+
+// vectorEpisodeHits merges the episodes nearest to the question into the
+// BM25 episode hits: a hit's score gains S·w·rrf(rank), an episode only
+// the vectors found joins with that alone (the index filters it for the
+// request like any hit).
+func (e *Engine) vectorEpisodeHits(ctx context.Context, c *candidates, hits []search.Hit, scale float64) ([]search.Hit, error) {
+	p := &c.p
+	near := e.Vectors.Search(p.scope, search.TypeEpisode, p.vec, vectorEpisodes)
+	if len(near) == 0 {
+		return hits, nil
+	}
+	ids := make([]string, len(near))
+	for i, h := range near {
+		ids[i] = h.ID
+	}
+	found, err := e.Index.Search(ctx, search.Query{Scope: p.scope, IDs: ids, Types: []string{search.TypeEpisode},
+		Limit: len(ids), AsOf: p.asOf, KnownAt: p.knownAt, Now: p.now, IncludeHistory: p.history})
+	if err != nil {
+		return nil, err
+	}
+	visible := make(map[string]search.Hit, len(found))
+	for _, h := range found {
+		visible[h.ID] = h
+	}
+	at := make(map[string]int, len(hits))
+	for i, h := range hits {
+		at[h.ID] = i
+	}
+	rank := 0
+	for _, n := range near {
+		h, ok := visible[n.ID]
+		if !ok {
+			continue
+		}
+		rank++
+		add := scale * vectorEpisode * vectorRRF(float64(rank))
+		if i, ok := at[n.ID]; ok {
+			hits[i].Score += add
+			continue
+		}
+		h.Score = add
+		hits = append(hits, h)
+	}
+	slices.SortStableFunc(hits, func(a, b search.Hit) int { return cmp.Compare(b.Score, a.Score) })
+	return hits, nil
+}

@@ -1,0 +1,97 @@
+package recall_test
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/graphmem/graphmem/embed/embedtest"
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/memory"
+	"github.com/graphmem/graphmem/recall"
+	"github.com/graphmem/graphmem/search"
+	"github.com/graphmem/graphmem/vector"
+)
+
+// withVectors gives e's engine the vector list on the real model (or
+// skips the test).
+func withVectors(tb testing.TB, e *env) *env {
+	tb.Helper()
+	vec, err := vector.Open(filepath.Join(tb.TempDir(), "vectors"), embedtest.Client(tb), embedtest.Identity)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e.vec, e.engine.Vectors = vec, vec
+	return e
+}
+
+func rankOf(res recall.SearchResult, id string) int {
+	for i, h := range res.Hits {
+		if h.ID == id {
+			return i + 1
+		}
+	}
+	return 0
+}
+
+// TestSearch_VectorList: questions worded unlike any fact, the lexicon
+// and the ontology find the asked fact through the vector list.
+func TestSearch_VectorList(t *testing.T) {
+	e := withVectors(t, newEnv(t))
+	catalog(t, e, "s")
+	for _, tc := range []struct{ q, subject, predicate string }{
+		{"how much RAM may identity-worker take?", "identity-worker", "memory_limit"},
+		{"which squad is accountable for cart-api?", "cart-api", "owned_by"},
+		{"what storage engine powers orders-db?", "orders-db", "runs_on"},
+	} {
+		res := e.search(t, "s", recall.SearchRequest{Query: tc.q, Limit: 5})
+		f := firstFact(res)
+		if f == nil || f.Subject != tc.subject || f.Predicate != tc.predicate {
+			t.Errorf("%q: first fact %+v, want %s %s", tc.q, f, tc.subject, tc.predicate)
+			continue
+		}
+		for _, h := range res.Hits {
+			if h.ID == f.ID && h.Signals["vector_rank"] == 0 {
+				t.Errorf("%q: the answer has no vector rank: %v", tc.q, h.Signals)
+			}
+		}
+	}
+	// Context draws on the same list.
+	ans := e.context(t, "s", recall.ContextRequest{Query: "how much RAM may identity-worker take?"})
+	if lineWith(ans.Context, "identity-worker", "2Gi") == "" {
+		t.Errorf("context lacks the memory limit:\n%s", ans.Context)
+	}
+}
+
+// TestSearch_VectorsNeverLiftSuperseded: the old version matches the
+// question best in words and in meaning, yet with history included the
+// version in force ranks above it (settle). Fails if settle's ordering
+// is removed.
+func TestSearch_VectorsNeverLiftSuperseded(t *testing.T) {
+	e := withVectors(t, newEnv(t))
+	// The relevance floor would drop the current version, which shares few
+	// of the question's words: this is about the order of the two.
+	e.engine.NoRelevanceFloor = true
+	mk := func(v, text, from string) memory.FactInput {
+		return memory.FactInput{Subject: "identity-worker", SubjectType: "service", Predicate: "memory_limit", Value: v, Text: text,
+			ValidFrom: at(from), SourceKind: entity.UserExplicit, Cardinality: "one"}
+	}
+	r := e.add(t, "s",
+		mk("512Mi", "identity-worker RAM ceiling for production traffic is 512Mi, set after the OOM review", "2023-01-01"),
+		mk("2Gi", "identity-worker memory limit is 2Gi", "2024-01-01"),
+	)
+	old, cur := r[0].FactID, r[1].FactID
+	q := "what RAM ceiling does identity-worker have for production traffic after the OOM review?"
+	res := e.search(t, "s", recall.SearchRequest{Query: q, Limit: 10, IncludeHistory: true, Types: []string{search.TypeFact}})
+	ro, rc := rankOf(res, old), rankOf(res, cur)
+	if ro == 0 || rc == 0 {
+		t.Fatalf("both versions should be hits: old %d, current %d: %+v", ro, rc, res.Hits)
+	}
+	for _, h := range res.Hits {
+		if h.ID == old && (h.Signals["vector_rank"] != 1 || h.Signals["bm25"] == 0) {
+			t.Fatalf("the old version should be the nearest in meaning and match in words (else this proves nothing): %v", h.Signals)
+		}
+	}
+	if rc > ro {
+		t.Fatalf("the superseded version ranks %d, above the current one (%d)", ro, rc)
+	}
+}
