@@ -8,10 +8,14 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/graphmem/graphmem/eval"
+	"github.com/graphmem/graphmem/extract"
+	"github.com/graphmem/graphmem/fixtures"
+	"github.com/graphmem/graphmem/ontology"
 )
 
 // runEval is `graphmem eval locomo`: evidence recall@k on LoCoMo through
@@ -23,8 +27,11 @@ func runEval(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "scenarios" {
 		return runEvalScenarios(ctx, args[1:])
 	}
+	if len(args) > 0 && args[0] == "extract" {
+		return runEvalExtract(ctx, args[1:])
+	}
 	if len(args) == 0 || args[0] != "locomo" {
-		return fmt.Errorf("usage: graphmem eval locomo [--data DIR] [--part test|dev|all] [--k 5,10,20] [--json]\n       graphmem eval catalog [--seed N] [--questions N] [--misses] [--json]\n       graphmem eval scenarios [--misses] [--json]")
+		return fmt.Errorf("usage: graphmem eval locomo [--data DIR] [--part test|dev|all] [--k 5,10,20] [--json]\n       graphmem eval catalog [--seed N] [--questions N] [--misses] [--json]\n       graphmem eval scenarios [--misses] [--json]\n       graphmem eval extract [--gold FILE] [--misses] [--json]")
 	}
 	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
 	data := fs.String("data", "../shared/data/locomo", "folder of LoCoMo conversations (*.json)")
@@ -145,6 +152,67 @@ func runEvalScenarios(ctx context.Context, args []string) error {
 		o.Misses = os.Stdout
 	}
 	rep, err := eval.Scenarios(ctx, o)
+	if err != nil {
+		return err
+	}
+	return printReport(rep, *asJSON)
+}
+
+// runEvalExtract is `graphmem eval extract`: fact precision and recall of
+// extraction on the gold set against the configured model endpoint, with
+// JSON validity, calls, tokens and latency, next to a bare call.
+func runEvalExtract(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("eval extract", flag.ContinueOnError)
+	resolve := configFlags(fs, `eval extract [--gold FILE] [--misses] [--json]
+
+Runs every episode of the gold set (default: the built-in fixtures/extract/gold.jsonl,
+English and Chinese) through extraction against the configured model endpoint, one at
+a time, and reports fact precision and recall after normalisation, per category and
+language, dates, JSON validity, calls, tokens and latency per episode, next to bare
+calls to the same endpoint.`, modelSettings)
+	gold := fs.String("gold", "", "gold set in the format of fixtures/extract/gold.jsonl (default: built-in)")
+	timeout := fs.Duration("call-timeout", 2*time.Minute, "time limit of one model call")
+	misses := fs.Bool("misses", false, "print each episode with a missed or wrong fact, a wrong date or a failure")
+	asJSON := fs.Bool("json", false, "print only the JSON object")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cfg, err := resolve()
+	if err != nil {
+		return err
+	}
+	if cfg.LLMBaseURL == "" || cfg.LLMModel == "" {
+		return fmt.Errorf("eval extract needs a model: set GRAPHMEM_LLM_BASE_URL and GRAPHMEM_LLM_MODEL (or --llm-base-url and --llm-model)")
+	}
+	onto, err := ontology.Load(cfg.Ontology)
+	if err != nil {
+		return err
+	}
+	o := eval.ExtractOptions{
+		Model:    extract.Config{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey, Mode: cfg.LLMMode, Timeout: *timeout},
+		Ontology: onto,
+	}
+	if *gold != "" {
+		b, err := os.ReadFile(*gold)
+		if err != nil {
+			return err
+		}
+		if o.Cases, err = fixtures.ParseExtractGold(*gold, b); err != nil {
+			return err
+		}
+	}
+	if *misses {
+		o.Misses = os.Stdout
+	}
+	var done func()
+	if !*quiet && !*asJSON && !*misses {
+		o.Progress, done = progress("extracting")
+	}
+	rep, err := eval.Extract(ctx, o)
+	if done != nil {
+		done()
+	}
 	if err != nil {
 		return err
 	}

@@ -412,3 +412,47 @@ func Fixtures(t testing.TB) []string {
 	}
 	return names
 }
+
+// Episode returns the episode content of an extraction request: the text
+// between the "<<<" and ">>>" lines of its first user message, or "" when
+// it has none.
+func (r Request) Episode() string {
+	for _, m := range r.Params.Messages {
+		if m.Role != "user" {
+			continue
+		}
+		_, rest, ok := strings.Cut(m.Content, "\n<<<\n")
+		if !ok {
+			return ""
+		}
+		body, _, ok := strings.Cut(rest, "\n>>>\n")
+		if !ok {
+			return ""
+		}
+		return body
+	}
+	return ""
+}
+
+// Empty is the answer with nothing to remember.
+const Empty = `{"entities": [], "facts": []}`
+
+// Scripted answers extraction requests by their episode's content:
+// answers[content][k] answers the request that already holds k answers of
+// the model (0 for the first call, 1 for the repair call), the last one
+// when there are fewer. Other requests get Empty.
+func Scripted(answers map[string][]string) Handler {
+	return func(_ int, req Request) Reply {
+		as := answers[req.Episode()]
+		if len(as) == 0 {
+			return Answer(Empty)
+		}
+		k := 0
+		for _, m := range req.Params.Messages {
+			if m.Role == "assistant" {
+				k++
+			}
+		}
+		return Answer(as[min(k, len(as)-1)])
+	}
+}

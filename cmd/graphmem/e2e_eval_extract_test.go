@@ -1,0 +1,61 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/graphmem/graphmem/extract/extracttest"
+	"github.com/graphmem/graphmem/fixtures"
+)
+
+// `graphmem eval extract` against the fake endpoint answering the gold
+// set's scripted answers: the table, then the JSON line with the figures
+// those answers give (their slips are described in
+// fixtures/extract/README.md).
+func TestEvalExtractCommand(t *testing.T) {
+	answers, err := fixtures.ExtractScriptedByContent()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := extracttest.NewServer(t, extracttest.Scripted(answers))
+	bin := buildBinary(t)
+	cmd := exec.Command(bin, "eval", "extract")
+	cmd.Env = append(os.Environ(), "GRAPHMEM_LLM_BASE_URL="+srv.BaseURL(), "GRAPHMEM_LLM_MODEL=scripted", "GRAPHMEM_LLM_MODE=auto")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("eval extract: %v\n%s", err, out)
+	}
+	text := strings.TrimSpace(string(out))
+	t.Logf("\n%s", text)
+	for _, want := range []string{"extraction on 47 episodes, model scripted", "port_change", "zh", "precision", "baseline: a bare call"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	var rep struct {
+		Episodes  int     `json:"episodes"`
+		Precision float64 `json:"precision"`
+		Recall    float64 `json:"recall"`
+		JSONValid float64 `json:"json_valid"`
+		Calls     float64 `json:"calls_per_episode"`
+		Prompt    float64 `json:"prompt_tokens_per_episode"`
+	}
+	lines := strings.Split(text, "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &rep); err != nil {
+		t.Fatalf("last line is not the JSON report: %v", err)
+	}
+	if rep.Episodes != 47 || rep.Precision >= 1 || rep.Precision < 0.95 || rep.Recall >= 1 || rep.Recall < 0.95 ||
+		rep.JSONValid >= 1 || rep.Calls <= 1 || rep.Prompt <= 0 {
+		t.Errorf("report %+v", rep)
+	}
+
+	// No model configured: a clear error, not a run.
+	cmd = exec.Command(bin, "eval", "extract")
+	cmd.Env = append(os.Environ(), "GRAPHMEM_LLM_BASE_URL=", "GRAPHMEM_LLM_MODEL=")
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "GRAPHMEM_LLM_BASE_URL") {
+		t.Errorf("without a model: %v\n%s", err, out)
+	}
+}

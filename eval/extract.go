@@ -1,0 +1,521 @@
+package eval
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode"
+
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/extract"
+	"github.com/graphmem/graphmem/fixtures"
+	"github.com/graphmem/graphmem/ontology"
+)
+
+// ExtractOptions configures Extract.
+type ExtractOptions struct {
+	// Model is the endpoint and model to evaluate (extract.Config).
+	Model extract.Config
+	// Cases is the gold set; nil means the built-in one
+	// (fixtures/extract/gold.jsonl).
+	Cases []fixtures.ExtractCase
+	// Ontology defaults to ontology.Default().
+	Ontology *ontology.Ontology
+	// BaselineCalls is how many bare calls time the endpoint itself before
+	// the gold set (default 3).
+	BaselineCalls int
+	// HTTPClient is used for every call (default http.DefaultClient).
+	HTTPClient *http.Client
+	// Misses, when set, receives each case with a missed or wrong fact, a
+	// wrong date or a failed extraction.
+	Misses io.Writer
+	// Progress, when set, is called after each case.
+	Progress func(done, total int)
+}
+
+// ExtractScores are precision and recall over a group of cases. A fact is
+// correct when it matches a gold fact (required or optional) after
+// normalisation; recall counts required gold facts only.
+type ExtractScores struct {
+	Episodes  int `json:"episodes"`
+	Gold      int `json:"gold_facts"`
+	Extracted int `json:"extracted_facts"`
+	Correct   int `json:"correct_facts"`
+	Found     int `json:"found_gold_facts"`
+	// Precision is Correct/Extracted, nil when nothing was extracted.
+	Precision *float64 `json:"precision"`
+	// Recall is Found/Gold, nil when there is no gold fact.
+	Recall *float64 `json:"recall"`
+}
+
+func (s *ExtractScores) add(gold, extracted, correct, found int) {
+	s.Episodes++
+	s.Gold += gold
+	s.Extracted += extracted
+	s.Correct += correct
+	s.Found += found
+}
+
+func (s *ExtractScores) finish() {
+	s.Precision, s.Recall = ratio(s.Correct, s.Extracted), ratio(s.Found, s.Gold)
+}
+
+func ratio(a, b int) *float64 {
+	if b == 0 {
+		return nil
+	}
+	r := float64(a) / float64(b)
+	return &r
+}
+
+// ExtractGroup is the scores of the cases of one category or language.
+type ExtractGroup struct {
+	Name string `json:"name"`
+	ExtractScores
+}
+
+// ExtractReport is the result of Extract.
+type ExtractReport struct {
+	Model string `json:"model"`
+	// Mode is the response format the endpoint ended up answering in.
+	Mode string `json:"mode"`
+	ExtractScores
+	F1 float64 `json:"f1"`
+	// Categories and Languages split the scores.
+	Categories []ExtractGroup `json:"categories"`
+	Languages  []ExtractGroup `json:"languages"`
+	// DatesChecked counts the valid_from / valid_to the gold set gives for
+	// matched facts; DatesRight those the model got on the same day.
+	DatesChecked int `json:"dates_checked"`
+	DatesRight   int `json:"dates_right"`
+	// Nothing counts the cases with no gold fact (permissions, chit-chat);
+	// NothingEmpty those where no fact was extracted.
+	Nothing      int `json:"nothing_to_extract"`
+	NothingEmpty int `json:"nothing_extracted_there"`
+	// PermissionDropped counts facts of the answers that graphmem dropped as
+	// permission-like.
+	PermissionDropped int `json:"permission_facts_dropped"`
+	// JSONValid is the share of episodes whose first answer was usable
+	// JSON of the asked shape; Repaired and Failed count the others.
+	JSONValid float64 `json:"json_valid"`
+	Repaired  int     `json:"repaired"`
+	Failed    int     `json:"failed"`
+	// Per episode: model calls, tokens and wall time.
+	CallsPerEpisode            float64 `json:"calls_per_episode"`
+	PromptTokensPerEpisode     float64 `json:"prompt_tokens_per_episode"`
+	CompletionTokensPerEpisode float64 `json:"completion_tokens_per_episode"`
+	PromptTokens               int64   `json:"prompt_tokens"`
+	CompletionTokens           int64   `json:"completion_tokens"`
+	LatencyP50Ms               float64 `json:"latency_p50_ms"`
+	LatencyP95Ms               float64 `json:"latency_p95_ms"`
+	LatencyMeanMs              float64 `json:"latency_mean_ms"`
+	// BaselineCallMs is the median of bare calls to the same endpoint
+	// (a one-line prompt, a few tokens back), measured in the same run.
+	BaselineCallMs float64 `json:"baseline_bare_call_ms"`
+}
+
+// Extract runs every gold case through extract.Extractor against the
+// configured endpoint, one at a time, and scores the facts. Facts are
+// compared after normalisation: names and values by entity.Normalize, a
+// leading article dropped, "I", "me", "user" and "我" read as the speaker,
+// known aliases as their names, predicates through the ontology's synonyms;
+// a value may carry up to two more words (or CJK characters) than the gold
+// one ("port 3307" for "3307"). Dates are compared by day in the reference
+// time's zone.
+func Extract(ctx context.Context, o ExtractOptions) (ExtractReport, error) {
+	cases := o.Cases
+	if cases == nil {
+		var err error
+		if cases, err = fixtures.ExtractGold(); err != nil {
+			return ExtractReport{}, err
+		}
+	}
+	if len(cases) == 0 {
+		return ExtractReport{}, fmt.Errorf("eval extract: the gold set is empty")
+	}
+	onto := o.Ontology
+	if onto == nil {
+		onto = ontology.Default()
+	}
+	hc := o.HTTPClient
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	x, err := extract.New(o.Model, extract.WithOntology(onto), extract.WithHTTPClient(hc))
+	if err != nil {
+		return ExtractReport{}, err
+	}
+	rep := ExtractReport{Model: o.Model.Model}
+	n := o.BaselineCalls
+	if n <= 0 {
+		n = 3
+	}
+	if rep.BaselineCallMs, err = bareCalls(ctx, hc, o.Model, n); err != nil {
+		return rep, fmt.Errorf("eval extract: the endpoint does not answer a bare call: %w", err)
+	}
+
+	cats, langs := map[string]*ExtractScores{}, map[string]*ExtractScores{}
+	var lat []float64
+	var calls int
+	valid := 0
+	for i, c := range cases {
+		start := time.Now()
+		out, u, err := x.Extract(ctx, extract.Input{Episode: c.Episode, Known: c.Known, Ontology: onto})
+		lat = append(lat, float64(time.Since(start).Microseconds())/1000)
+		if ctx.Err() != nil {
+			return rep, ctx.Err()
+		}
+		calls += u.Calls
+		rep.PromptTokens += u.PromptTokens
+		rep.CompletionTokens += u.CompletionTokens
+		switch {
+		case err != nil:
+			rep.Failed++
+		case out.Repaired:
+			rep.Repaired++
+		default:
+			valid++
+		}
+		for _, d := range out.Dropped {
+			if d.Reason == "permission-like statement" {
+				rep.PermissionDropped++
+			}
+		}
+		s := score(c, out.Facts, onto)
+		required := 0
+		for _, g := range c.Facts {
+			if !g.Optional {
+				required++
+			}
+		}
+		rep.add(required, len(out.Facts), s.correct, s.found)
+		group(cats, c.Category).add(required, len(out.Facts), s.correct, s.found)
+		group(langs, c.Lang).add(required, len(out.Facts), s.correct, s.found)
+		rep.DatesChecked += s.datesChecked
+		rep.DatesRight += s.datesRight
+		if required == 0 {
+			rep.Nothing++
+			if len(out.Facts) == 0 {
+				rep.NothingEmpty++
+			}
+		}
+		if o.Misses != nil && (err != nil || len(s.missed) > 0 || len(s.wrong) > 0 || len(s.badDates) > 0) {
+			writeMiss(o.Misses, c, err, s)
+		}
+		if o.Progress != nil {
+			o.Progress(i+1, len(cases))
+		}
+	}
+	rep.Mode = x.Mode()
+	rep.finish()
+	if rep.Precision != nil && rep.Recall != nil && *rep.Precision+*rep.Recall > 0 {
+		rep.F1 = 2 * *rep.Precision * *rep.Recall / (*rep.Precision + *rep.Recall)
+	}
+	rep.Categories, rep.Languages = groups(cats), groups(langs)
+	ep := float64(len(cases))
+	rep.JSONValid = float64(valid) / ep
+	rep.CallsPerEpisode = float64(calls) / ep
+	rep.PromptTokensPerEpisode = float64(rep.PromptTokens) / ep
+	rep.CompletionTokensPerEpisode = float64(rep.CompletionTokens) / ep
+	rep.LatencyP50Ms, rep.LatencyP95Ms = percentileMs(lat, 0.50), percentileMs(lat, 0.95)
+	for _, l := range lat {
+		rep.LatencyMeanMs += l / ep
+	}
+	return rep, nil
+}
+
+func group(m map[string]*ExtractScores, name string) *ExtractScores {
+	if m[name] == nil {
+		m[name] = &ExtractScores{}
+	}
+	return m[name]
+}
+
+func groups(m map[string]*ExtractScores) []ExtractGroup {
+	out := make([]ExtractGroup, 0, len(m))
+	for name, s := range m {
+		s.finish()
+		out = append(out, ExtractGroup{Name: name, ExtractScores: *s})
+	}
+	slices.SortFunc(out, func(a, b ExtractGroup) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// percentileMs is the nearest-rank percentile of ms.
+func percentileMs(ms []float64, p float64) float64 {
+	if len(ms) == 0 {
+		return 0
+	}
+	s := slices.Clone(ms)
+	slices.Sort(s)
+	i := int(p*float64(len(s))+0.999999) - 1
+	return s[max(0, min(i, len(s)-1))]
+}
+
+// bareCalls times n minimal chat-completion calls to the endpoint and
+// returns the median in milliseconds.
+func bareCalls(ctx context.Context, hc *http.Client, cfg extract.Config, n int) (float64, error) {
+	body, _ := json.Marshal(map[string]any{
+		"model":      cfg.Model,
+		"messages":   []map[string]string{{"role": "user", "content": "Reply with the word OK."}},
+		"max_tokens": 4,
+	})
+	url := strings.TrimSuffix(strings.TrimSpace(cfg.BaseURL), "/") + "/chat/completions"
+	var ms []float64
+	for range n {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+		if err != nil {
+			return 0, err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		if cfg.APIKey != "" {
+			req.Header.Set("Authorization", "Bearer "+cfg.APIKey)
+		}
+		start := time.Now()
+		res, err := hc.Do(req)
+		if err != nil {
+			return 0, err
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusOK {
+			return 0, fmt.Errorf("status %d", res.StatusCode)
+		}
+		ms = append(ms, float64(time.Since(start).Microseconds())/1000)
+	}
+	return percentileMs(ms, 0.5), nil
+}
+
+// caseScore is how one case's answer compares with its gold facts.
+type caseScore struct {
+	correct, found           int
+	datesChecked, datesRight int
+	missed                   []fixtures.GoldFact
+	wrong                    []extract.Fact
+	badDates                 []string
+}
+
+// score matches extracted facts to gold facts, each gold fact at most once,
+// required ones first.
+func score(c fixtures.ExtractCase, facts []extract.Fact, onto *ontology.Ontology) caseScore {
+	n := newNames(c)
+	order := make([]int, 0, len(c.Facts))
+	for i, g := range c.Facts {
+		if !g.Optional {
+			order = append(order, i)
+		}
+	}
+	for i, g := range c.Facts {
+		if g.Optional {
+			order = append(order, i)
+		}
+	}
+	used := make([]bool, len(c.Facts))
+	var s caseScore
+	zone := c.Episode.ReferenceTime.Location()
+	for _, f := range facts {
+		hit := -1
+		for _, i := range order {
+			if !used[i] && n.matches(c.Facts[i], f, onto) {
+				hit = i
+				break
+			}
+		}
+		if hit < 0 {
+			s.wrong = append(s.wrong, f)
+			continue
+		}
+		used[hit] = true
+		s.correct++
+		g := c.Facts[hit]
+		if !g.Optional {
+			s.found++
+		}
+		for _, d := range []struct {
+			name, want string
+			got        *time.Time
+		}{{"valid_from", g.ValidFrom, f.ValidFrom}, {"valid_to", g.ValidTo, f.ValidTo}} {
+			if d.want == "" {
+				continue
+			}
+			s.datesChecked++
+			got := "null"
+			if d.got != nil {
+				got = d.got.In(zone).Format(time.DateOnly)
+			}
+			if got == d.want {
+				s.datesRight++
+			} else {
+				s.badDates = append(s.badDates, fmt.Sprintf("%s %s %s: %s is %s, want %s", g.Subject, g.Predicate, g.Target(), d.name, got, d.want))
+			}
+		}
+	}
+	for i, g := range c.Facts {
+		if !used[i] && !g.Optional {
+			s.missed = append(s.missed, g)
+		}
+	}
+	return s
+}
+
+// names normalises the names of one case: the speaker and the known
+// entities' aliases.
+type names struct {
+	speaker string
+	alias   map[string]string
+}
+
+func newNames(c fixtures.ExtractCase) names {
+	n := names{speaker: entity.Normalize(c.Episode.Speaker), alias: map[string]string{}}
+	for _, k := range c.Known {
+		for _, a := range k.Aliases {
+			n.alias[entity.Normalize(a)] = entity.Normalize(k.Name)
+		}
+	}
+	return n
+}
+
+// firstPerson are the ways a model names the speaker against the rules.
+var firstPerson = map[string]bool{"i": true, "me": true, "myself": true, "user": true, "the user": true, "speaker": true, "我": true}
+
+func (n names) norm(s string) string {
+	s = entity.Normalize(s)
+	if firstPerson[s] && n.speaker != "" {
+		return n.speaker
+	}
+	for _, art := range []string{"the ", "a ", "an "} {
+		s = strings.TrimPrefix(s, art)
+	}
+	if a, ok := n.alias[s]; ok {
+		return a
+	}
+	return s
+}
+
+func (n names) matches(g fixtures.GoldFact, f extract.Fact, onto *ontology.Ontology) bool {
+	subj := n.norm(f.Subject)
+	if !slices.ContainsFunc(append([]string{g.Subject}, g.SubjectAlso...), func(s string) bool { return n.norm(s) == subj }) {
+		return false
+	}
+	pred := onto.Canonical(f.Predicate)
+	if !slices.ContainsFunc(append([]string{g.Predicate}, g.Also...), func(p string) bool { return onto.Canonical(p) == pred }) {
+		return false
+	}
+	got := f.Object
+	if got == "" {
+		got = f.Value
+	}
+	got = n.norm(got)
+	return slices.ContainsFunc(append([]string{g.Target()}, g.Accept...), func(t string) bool { return near(got, n.norm(t)) })
+}
+
+// near reports whether two normalised values are the same, or one is the
+// other with at most two more words (CJK characters count as words).
+func near(a, b string) bool {
+	if a == b {
+		return true
+	}
+	if a == "" || b == "" {
+		return false
+	}
+	long, short := a, b
+	if len(short) > len(long) {
+		long, short = short, long
+	}
+	if !strings.Contains(" "+long+" ", " "+short+" ") && !(hasCJK(long) && strings.Contains(long, short)) {
+		return false
+	}
+	return words(long)-words(short) <= 2
+}
+
+func hasCJK(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return unicode.Is(unicode.Han, r) })
+}
+
+// words counts space-separated words, each CJK character as one.
+func words(s string) int {
+	n := 0
+	for _, w := range strings.Fields(s) {
+		cjk := 0
+		for _, r := range w {
+			if unicode.Is(unicode.Han, r) {
+				cjk++
+			}
+		}
+		if cjk > 0 && cjk == len([]rune(w)) {
+			n += cjk
+		} else {
+			n += 1 + cjk
+		}
+	}
+	return n
+}
+
+func writeMiss(w io.Writer, c fixtures.ExtractCase, err error, s caseScore) {
+	fmt.Fprintf(w, "%s [%s] %s\n", c.ID, c.Category, oneLine(c.Episode.Content))
+	if err != nil {
+		fmt.Fprintf(w, "  failed: %v\n", err)
+	}
+	for _, g := range s.missed {
+		fmt.Fprintf(w, "  missed: %s %s %s\n", g.Subject, g.Predicate, g.Target())
+	}
+	for _, f := range s.wrong {
+		t := f.Object
+		if t == "" {
+			t = f.Value
+		}
+		fmt.Fprintf(w, "  wrong:  %s %s %s\n", f.Subject, f.Predicate, t)
+	}
+	for _, d := range s.badDates {
+		fmt.Fprintf(w, "  date:   %s\n", d)
+	}
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// WriteTable prints the scores per category and language, then the rest.
+func (r ExtractReport) WriteTable(w io.Writer) error {
+	fmt.Fprintf(w, "extraction on %d episodes, model %s, response format %s\n", r.Episodes, r.Model, r.Mode)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "\tepisodes\tgold facts\textracted\tcorrect\tprecision\trecall\t")
+	row := func(name string, s ExtractScores) {
+		fmt.Fprintf(tw, "%-16s\t%d\t%d\t%d\t%d\t%s\t%s\t\n", name, s.Episodes, s.Gold, s.Extracted, s.Correct, share(s.Precision), share(s.Recall))
+	}
+	row("all", r.ExtractScores)
+	for _, g := range r.Categories {
+		row("  "+g.Name, g.ExtractScores)
+	}
+	for _, g := range r.Languages {
+		row("  "+g.Name, g.ExtractScores)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	ep := float64(r.Episodes)
+	fmt.Fprintf(w, "F1 %.3f; dates right %d of %d; nothing extracted where there is nothing: %d of %d; permission-like facts dropped by graphmem: %d\n",
+		r.F1, r.DatesRight, r.DatesChecked, r.NothingEmpty, r.Nothing, r.PermissionDropped)
+	fmt.Fprintf(w, "JSON usable at the first answer %.3f (%d repaired, %d failed); calls per episode %.2f\n",
+		r.JSONValid, r.Repaired, r.Failed, r.CallsPerEpisode)
+	fmt.Fprintf(w, "tokens per episode: prompt %.0f, completion %.0f (%d and %d in all)\n",
+		float64(r.PromptTokens)/ep, float64(r.CompletionTokens)/ep, r.PromptTokens, r.CompletionTokens)
+	_, err := fmt.Fprintf(w, "latency per episode: p50 %.0f ms, p95 %.0f ms, mean %.0f ms; baseline: a bare call %.0f ms (same endpoint, same run)\n",
+		r.LatencyP50Ms, r.LatencyP95Ms, r.LatencyMeanMs, r.BaselineCallMs)
+	return err
+}
+
+func share(p *float64) string {
+	if p == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f", *p)
+}
+
+// JSON is the report as one JSON object.
+func (r ExtractReport) JSON() ([]byte, error) { return json.Marshal(r) }
