@@ -1,12 +1,10 @@
 package eval
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -31,8 +29,6 @@ type ExtractOptions struct {
 	// BaselineCalls is how many bare calls time the endpoint itself before
 	// the gold set (default 3).
 	BaselineCalls int
-	// HTTPClient is used for every call (default http.DefaultClient).
-	HTTPClient *http.Client
 	// Misses, when set, receives each case with a missed or wrong fact, a
 	// wrong date or a failed extraction.
 	Misses io.Writer
@@ -144,11 +140,7 @@ func Extract(ctx context.Context, o ExtractOptions) (ExtractReport, error) {
 	if onto == nil {
 		onto = ontology.Default()
 	}
-	hc := o.HTTPClient
-	if hc == nil {
-		hc = http.DefaultClient
-	}
-	x, err := extract.New(o.Model, extract.WithOntology(onto), extract.WithHTTPClient(hc))
+	x, err := extract.New(o.Model, extract.WithOntology(onto))
 	if err != nil {
 		return ExtractReport{}, err
 	}
@@ -157,7 +149,7 @@ func Extract(ctx context.Context, o ExtractOptions) (ExtractReport, error) {
 	if n <= 0 {
 		n = 3
 	}
-	if rep.BaselineCallMs, err = bareCalls(ctx, hc, o.Model, n); err != nil {
+	if rep.BaselineCallMs, err = bareCalls(ctx, x, n); err != nil {
 		return rep, fmt.Errorf("eval extract: the endpoint does not answer a bare call: %w", err)
 	}
 
@@ -259,34 +251,14 @@ func percentileMs(ms []float64, p float64) float64 {
 	return s[max(0, min(i, len(s)-1))]
 }
 
-// bareCalls times n minimal chat-completion calls to the endpoint and
-// returns the median in milliseconds.
-func bareCalls(ctx context.Context, hc *http.Client, cfg extract.Config, n int) (float64, error) {
-	body, _ := json.Marshal(map[string]any{
-		"model":      cfg.Model,
-		"messages":   []map[string]string{{"role": "user", "content": "Reply with the word OK."}},
-		"max_tokens": 4,
-	})
-	url := strings.TrimSuffix(strings.TrimSpace(cfg.BaseURL), "/") + "/chat/completions"
+// bareCalls times n bare calls to the endpoint and returns the median in
+// milliseconds.
+func bareCalls(ctx context.Context, x *extract.Extractor, n int) (float64, error) {
 	var ms []float64
 	for range n {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
-		if err != nil {
-			return 0, err
-		}
-		req.Header.Set("Content-Type", "application/json")
-		if cfg.APIKey != "" {
-			req.Header.Set("Authorization", "Bearer "+cfg.APIKey)
-		}
 		start := time.Now()
-		res, err := hc.Do(req)
-		if err != nil {
+		if err := x.BareCall(ctx); err != nil {
 			return 0, err
-		}
-		_, _ = io.Copy(io.Discard, res.Body)
-		res.Body.Close()
-		if res.StatusCode != http.StatusOK {
-			return 0, fmt.Errorf("status %d", res.StatusCode)
 		}
 		ms = append(ms, float64(time.Since(start).Microseconds())/1000)
 	}

@@ -288,3 +288,20 @@ func retryAfter(h http.Header, now time.Time) (time.Duration, bool) {
 	}
 	return 0, false
 }
+
+// BareCall sends one minimal chat completion — a one-line prompt, a few
+// tokens back, no response format — with the Extractor's client and
+// settings: what a call to the endpoint costs by itself, for baselines.
+func (x *Extractor) BareCall(ctx context.Context) error {
+	callCtx, cancel := context.WithTimeout(ctx, x.cfg.Timeout)
+	defer cancel()
+	_, err := x.client.Chat.Completions.New(callCtx, openai.ChatCompletionNewParams{
+		Model:     x.cfg.Model,
+		Messages:  []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Reply with the word OK.")},
+		MaxTokens: openai.Int(4),
+	})
+	if err != nil {
+		return &entity.Error{Code: entity.EUNAVAILABLE, Op: "extract.BareCall", Message: "model endpoint: " + err.Error(), Err: err}
+	}
+	return nil
+}

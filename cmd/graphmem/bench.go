@@ -41,6 +41,22 @@ type benchReport struct {
 	HeapMB            float64    `json:"heap_mb"`
 	Cores             int        `json:"cores"`
 	Compare           []storeRun `json:"-"`
+	episodeRun
+}
+
+// episodeRun is the episode part of `graphmem bench`: episodes through the
+// durable queue and extraction, on the first store, next to bare calls to
+// the same model endpoint.
+type episodeRun struct {
+	Episodes                   int     `json:"episodes"`
+	EpisodeModel               string  `json:"episode_model,omitempty"`
+	EpisodeWorkers             int     `json:"episode_workers,omitempty"`
+	EpisodesPerSec             float64 `json:"episodes_per_sec"`
+	EpisodesFailed             int     `json:"episodes_failed"`
+	EpisodeCallsPerEpisode     float64 `json:"episode_calls_per_episode"`
+	EpisodePromptTokens        float64 `json:"episode_prompt_tokens_per_episode"`
+	EpisodeCompletionTokens    float64 `json:"episode_completion_tokens_per_episode"`
+	BaselineBareCallsPerSecond float64 `json:"baseline_bare_model_calls_per_sec"`
 }
 
 func runBench(ctx context.Context, args []string) error {
@@ -49,11 +65,17 @@ func runBench(ctx context.Context, args []string) error {
 
 Generates a synthetic workload in a temporary store, ingests it and times search
 and context, next to raw baselines measured in the same run. With --store neo4j
-(and --neo4j-uri) it measures Neo4j with the embedded store beside it.`, storeSettings)
+(and --neo4j-uri) it measures Neo4j with the embedded store beside it. Then it sends
+--episodes episodes of the extraction gold set through the episode queue and extraction:
+against the configured model (GRAPHMEM_LLM_*), else a built-in fake endpoint answering
+scripted answers, next to bare calls to the same endpoint; tokens per episode are read
+from the episode records.`, storeSettings, modelSettings)
 	n := fs.Int("facts", 100000, "number of facts to generate and ingest")
 	batch := fs.Int("batch", 1000, "facts per batch")
 	seed := fs.Uint64("seed", 1, "workload seed")
 	queries := fs.Int("queries", 500, "search and context requests timed")
+	episodes := fs.Int("episodes", 200, "episodes sent through extraction (0: none)")
+	episodeWorkers := fs.Int("episode-workers", 4, "extraction workers (and scopes) for the episodes")
 	asJSON := fs.Bool("json", false, "print only the JSON object")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -94,6 +116,13 @@ and context, next to raw baselines measured in the same run. With --store neo4j
 			rep.storeRun = run
 		} else {
 			rep.Compare = append(rep.Compare, run)
+		}
+	}
+	if *episodes > 0 {
+		c := cfg
+		c.Data = tmp + "/data-episodes"
+		if rep.episodeRun, err = benchEpisodes(ctx, c, *episodes, *episodeWorkers); err != nil {
+			return fmt.Errorf("episodes: %w", err)
 		}
 	}
 	rep.IngestRatio = rep.IngestFactsPerSec / rep.RawBoltPutsPerSec
@@ -151,6 +180,12 @@ func printBench(w io.Writer, r *benchReport) {
 		row(strings.ReplaceAll(k, "_", " "), func(s storeRun) float64 { return s.Recall[k] }, "%.2f")
 	}
 	tw.Flush()
+	if e := r.episodeRun; e.Episodes > 0 {
+		fmt.Fprintf(w, "episodes: %d through the queue and extraction (%d workers, model %s): %.1f episodes/s, %d failed; baseline: bare calls to the same endpoint %.1f/s\n",
+			e.Episodes, e.EpisodeWorkers, e.EpisodeModel, e.EpisodesPerSec, e.EpisodesFailed, e.BaselineBareCallsPerSecond)
+		fmt.Fprintf(w, "  per episode: %.2f model calls, %.0f prompt and %.0f completion tokens\n",
+			e.EpisodeCallsPerEpisode, e.EpisodePromptTokens, e.EpisodeCompletionTokens)
+	}
 	fmt.Fprintf(w, "rss %.0f MB (peak %.0f MB, Go heap %.0f MB) for the whole run\n", r.RSSMB, r.PeakRSSMB, r.HeapMB)
 }
 

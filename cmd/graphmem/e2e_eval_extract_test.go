@@ -14,8 +14,9 @@ import (
 // `graphmem eval extract` against the fake endpoint answering the gold
 // set's scripted answers: the table, then the JSON line with the figures
 // those answers give (their slips are described in
-// fixtures/extract/README.md).
-func TestEvalExtractCommand(t *testing.T) {
+// fixtures/extract/README.md). Then `graphmem bench`'s episode part, with
+// the same binary.
+func TestEvalExtractAndBenchCommands(t *testing.T) {
 	answers, err := fixtures.ExtractScriptedByContent()
 	if err != nil {
 		t.Fatal(err)
@@ -57,5 +58,35 @@ func TestEvalExtractCommand(t *testing.T) {
 	cmd.Env = append(os.Environ(), "GRAPHMEM_LLM_BASE_URL=", "GRAPHMEM_LLM_MODEL=")
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "GRAPHMEM_LLM_BASE_URL") {
 		t.Errorf("without a model: %v\n%s", err, out)
+	}
+
+	t.Run("BenchEpisodes", func(t *testing.T) { benchEpisodesCheck(t, bin) })
+}
+
+func benchEpisodesCheck(t *testing.T, bin string) {
+	// No model configured: the built-in fake endpoint with the scripted
+	// answers; tokens come from the episode records.
+	cmd := exec.Command(bin, "bench", "--facts", "300", "--queries", "5", "--episodes", "30", "--episode-workers", "3", "--json")
+	cmd.Env = append(os.Environ(), "GRAPHMEM_LLM_BASE_URL=", "GRAPHMEM_LLM_MODEL=", "GRAPHMEM_STORE=embedded")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("bench: %v\n%s", err, out)
+	}
+	var rep map[string]any
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("bench --json: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+	for _, k := range []string{"ingest_facts_per_sec", "search_p95_ms", "episodes_per_sec", "baseline_bare_model_calls_per_sec",
+		"episode_prompt_tokens_per_episode", "episode_completion_tokens_per_episode", "episode_calls_per_episode"} {
+		if v, ok := rep[k].(float64); !ok || v <= 0 {
+			t.Errorf("%s = %v, want a positive number", k, rep[k])
+		}
+	}
+	// The first 30 cases of the gold set: none needs a repair call (the one
+	// garbled answer is case 42's), so one call per episode.
+	if rep["episodes"] != 30.0 || rep["episodes_failed"] != 0.0 || rep["episode_calls_per_episode"] != 1.0 ||
+		rep["episode_model"] != "scripted (built-in fake endpoint)" {
+		t.Errorf("bench: %v", rep)
 	}
 }
