@@ -17,6 +17,9 @@ import (
 // fixtures/extract/README.md). Then `graphmem bench`'s episode part, with
 // the same binary.
 func TestEvalExtractAndBenchCommands(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary; the store does not matter here (run without -short)")
+	}
 	answers, err := fixtures.ExtractScriptedByContent()
 	if err != nil {
 		t.Fatal(err)
