@@ -234,7 +234,12 @@ func buildQuery(q Query, terms, kept []string, flagged time.Time) query.Query {
 	}
 	current := !q.IncludeHistory && q.KnownAt.IsZero()
 	if current {
-		excl = append(excl, numRange(fValidFrom, ptr(millis(asOf)+1), nil, false))
+		// A fact's or episode's time is its valid_from; an entity has
+		// none (always valid).
+		future := bleve.NewBooleanQuery()
+		future.AddMust(numRange(fTime, ptr(millis(asOf)+1), nil, false))
+		future.AddMustNot(term(fType, TypeEntity))
+		excl = append(excl, future)
 		if asOf.Before(flagged) {
 			excl = append(excl, numRange(fValidTo, nil, ptr(millis(asOf)), true))
 		}

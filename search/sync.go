@@ -72,12 +72,7 @@ func (x *Index) apply(ctx context.Context, store graph.Store, changes []graph.Ch
 	}
 	for _, scope := range scopes {
 		err := store.View(ctx, scope, func(tx graph.Tx) error {
-			for _, c := range byScope[scope] {
-				if err := x.indexChange(b, tx, c, now); err != nil {
-					return err
-				}
-			}
-			return nil
+			return x.indexChanges(b, tx, byScope[scope], now)
 		})
 		if err != nil {
 			return err
@@ -101,69 +96,78 @@ type batch interface {
 	Delete(id string)
 }
 
-func (x *Index) indexChange(b batch, tx graph.Tx, c graph.Change, now time.Time) error {
-	var typ string
-	switch c.Kind {
-	case graph.KindFact:
-		typ = TypeFact
-	case graph.KindEntity:
-		typ = TypeEntity
-	case graph.KindEpisode:
-		typ = TypeEpisode
-	default:
-		return nil // tombstones are not searchable
-	}
-	id := docID(typ, c.Scope, c.ID)
-	if c.Deleted {
-		b.Delete(id)
-		return nil
-	}
-	var doc map[string]any
-	var err error
-	switch typ {
-	case TypeFact:
-		var f entity.Fact
-		if f, err = tx.Fact(c.ID); err == nil && f.ForgottenAt != nil {
-			// Forgotten facts leave every recall path, history included.
-			b.Delete(id)
-			return nil
-		} else if err == nil {
-			doc = factDoc(&f, now)
+// indexChanges puts the documents of changes of one scope into b: the
+// records are read in one batch per kind (one round trip each on Neo4j),
+// and a record deleted, forgotten or gone by now leaves the index.
+func (x *Index) indexChanges(b batch, tx graph.Tx, changes []graph.Change, now time.Time) error {
+	var factIDs, entityIDs, episodeIDs []string
+	for _, c := range changes {
+		if c.Deleted {
+			continue
 		}
-	case TypeEntity:
-		var e entity.Entity
-		if e, err = tx.Entity(c.ID); err == nil && e.ForgottenAt != nil {
-			b.Delete(id)
-			return nil
-		} else if err == nil {
-			doc = entityDoc(&e)
-		}
-	case TypeEpisode:
-		var e entity.Episode
-		if e, err = tx.Episode(c.ID); err == nil && e.ForgottenAt != nil {
-			// Its text would tell a forgotten fact again: out of the index.
-			b.Delete(id)
-			return nil
-		} else if err == nil {
-			doc = episodeDoc(&e)
+		switch c.Kind {
+		case graph.KindFact:
+			factIDs = append(factIDs, c.ID)
+		case graph.KindEntity:
+			entityIDs = append(entityIDs, c.ID)
+		case graph.KindEpisode:
+			episodeIDs = append(episodeIDs, c.ID)
 		}
 	}
-	switch {
-	case entity.ErrorCode(err) == entity.ENOTFOUND:
-		b.Delete(id)
-		return nil
-	case err != nil:
+	facts, err := graph.FactsByID(tx, factIDs)
+	if err != nil {
 		return err
 	}
-	h, err := digest(doc)
+	entities, err := graph.EntitiesByID(tx, entityIDs)
 	if err != nil {
-		return entity.Wrap(entity.EINTERNAL, "search.Sync", err)
+		return err
 	}
-	if x.storedDigest(id) == h {
-		return nil // only what the index does not hold changed
+	episodes, err := graph.EpisodesByID(tx, episodeIDs)
+	if err != nil {
+		return err
 	}
-	doc[fHash] = h
-	return b.Index(id, doc)
+	for _, c := range changes {
+		var typ string
+		var doc map[string]any // nil: out of the index
+		switch c.Kind {
+		case graph.KindFact:
+			typ = TypeFact
+			// Forgotten facts leave every recall path, history included.
+			if f, ok := facts[c.ID]; ok && !c.Deleted && f.ForgottenAt == nil {
+				doc = factDoc(&f, now)
+			}
+		case graph.KindEntity:
+			typ = TypeEntity
+			if e, ok := entities[c.ID]; ok && !c.Deleted && e.ForgottenAt == nil {
+				doc = entityDoc(&e)
+			}
+		case graph.KindEpisode:
+			typ = TypeEpisode
+			// A forgotten episode's text would tell a forgotten fact again.
+			if e, ok := episodes[c.ID]; ok && !c.Deleted && e.ForgottenAt == nil {
+				doc = episodeDoc(&e)
+			}
+		default:
+			continue // tombstones are not searchable
+		}
+		id := docID(typ, c.Scope, c.ID)
+		if doc == nil {
+			b.Delete(id)
+			continue
+		}
+		h, err := digest(doc)
+		if err != nil {
+			return entity.Wrap(entity.EINTERNAL, "search.Sync", err)
+		}
+		if x.storedDigest(id) == h {
+			continue // only what the index does not hold changed
+		}
+		doc[fHash] = h
+		if err := b.Index(id, doc); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // digest is a short hash of a document's JSON (map keys sorted).
@@ -295,17 +299,9 @@ func (x *Index) Compact(ctx context.Context) error {
 	if err := x.bi.Index(compactPlaceholder, map[string]any{fType: "placeholder"}); err != nil {
 		return entity.Wrap(entity.EINTERNAL, "search.Compact", err)
 	}
-	// The merger only rewrites segments already on disk: wait until the
-	// memory segments are persisted.
-	for {
-		if n, _ := s.StatsMap()["num_root_memorysegments"].(uint64); n == 0 {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			return entity.Wrap(entity.EUNAVAILABLE, "search.Compact", ctx.Err())
-		case <-time.After(5 * time.Millisecond):
-		}
+	// The merger only rewrites segments already on disk.
+	if err := x.persisted(ctx, true); err != nil {
+		return err
 	}
 	if err := s.ForceMerge(ctx, &mergeplan.SingleSegmentMergePlanOptions); err != nil {
 		return entity.Wrap(entity.EINTERNAL, "search.Compact", err)
@@ -314,4 +310,32 @@ func (x *Index) Compact(ctx context.Context) error {
 		return entity.Wrap(entity.EINTERNAL, "search.Compact", err)
 	}
 	return nil
+}
+
+// persisted waits until every batch applied so far is on disk and, with
+// files, until no segment is held in memory only (the merger rewrites
+// only segments on disk).
+func (x *Index) persisted(ctx context.Context, files bool) error {
+	ai, err := x.bi.Advanced()
+	if err != nil {
+		return entity.Wrap(entity.EINTERNAL, "search.persisted", err)
+	}
+	s, ok := ai.(*scorch.Scorch)
+	if !ok {
+		return nil
+	}
+	target, _ := s.StatsMap()["CurRootEpoch"].(uint64)
+	for {
+		m := s.StatsMap()
+		n, _ := m["LastPersistedEpoch"].(uint64)
+		mem, _ := m["num_root_memorysegments"].(uint64)
+		if n >= target && (!files || mem == 0) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return entity.Wrap(entity.EUNAVAILABLE, "search.persisted", ctx.Err())
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
 }
