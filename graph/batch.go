@@ -15,6 +15,8 @@ type BatchReader interface {
 	EpisodesByID(ids []string) (map[string]entity.Episode, error)
 	// EntitiesByPrefixes is Tx.EntitiesByPrefix for each prefix.
 	EntitiesByPrefixes(prefixes []string, limit int) (map[string][]entity.Entity, error)
+	// FactsAndEntitiesByID is FactsByID and EntitiesByID at once.
+	FactsAndEntitiesByID(factIDs, entityIDs []string) (map[string]entity.Fact, map[string]entity.Entity, error)
 }
 
 // FactsByID reads the facts among ids that exist.
@@ -45,6 +47,25 @@ func EpisodesByID(tx Tx, ids []string) (map[string]entity.Episode, error) {
 		return b.EpisodesByID(ids)
 	}
 	return eachByID(ids, tx.Episode)
+}
+
+// FactsAndEntitiesByID reads the facts among factIDs and the entities
+// among entityIDs that exist.
+func FactsAndEntitiesByID(tx Tx, factIDs, entityIDs []string) (map[string]entity.Fact, map[string]entity.Entity, error) {
+	if b, ok := tx.(interface {
+		FactsAndEntitiesByID([]string, []string) (map[string]entity.Fact, map[string]entity.Entity, error)
+	}); ok {
+		return b.FactsAndEntitiesByID(factIDs, entityIDs)
+	}
+	fs, err := FactsByID(tx, factIDs)
+	if err != nil {
+		return nil, nil, err
+	}
+	es, err := EntitiesByID(tx, entityIDs)
+	if err != nil {
+		return nil, nil, err
+	}
+	return fs, es, nil
 }
 
 // EntitiesByPrefixes reads EntitiesByPrefix for each prefix.

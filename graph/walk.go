@@ -57,6 +57,11 @@ type WalkQuery struct {
 	// in order of preference; it may return modified copies. nil takes
 	// them all.
 	Select func(from string, hop int, facts []entity.Fact) []entity.Fact
+	// Known are facts the caller already read around some entities with
+	// the same AsOf and Now (FactsAround, newest first, at least Read of
+	// them or all there are): the walk takes them instead of reading
+	// those entities again.
+	Known map[string][]entity.Fact
 }
 
 // Step is a fact the walk took: from the entity From, at hop Hop (1 for a
@@ -73,8 +78,9 @@ const (
 	MaxHops     = 4
 )
 
-// Walk runs q over tx: one FactsAround read per hop, so a walk of k hops
-// costs k round trips on a store where every read is one.
+// Walk runs q over tx: one FactsAround read per hop (none for a hop whose
+// entities are all in q.Known), so a walk of k hops costs at most k round
+// trips on a store where every read is one.
 // Returns EINVALID if Hops is out of range.
 func Walk(tx Tx, q WalkQuery) ([]Step, error) {
 	if q.Hops < 1 || q.Hops > MaxHops {
@@ -100,7 +106,7 @@ func Walk(tx Tx, q WalkQuery) ([]Step, error) {
 		if hubs {
 			a.Limit = min(q.Read, q.Hub+1)
 		}
-		around, err := tx.FactsAround(frontier, a)
+		around, err := q.around(tx, frontier, a)
 		if err != nil {
 			return nil, err
 		}
@@ -124,6 +130,34 @@ func Walk(tx Tx, q WalkQuery) ([]Step, error) {
 			}
 		}
 		frontier = next
+	}
+	return out, nil
+}
+
+// around reads the facts around the entities of a frontier, taking the
+// known ones from q.Known: one FactsAround read for the others, none if
+// every entity is known.
+func (q *WalkQuery) around(tx Tx, frontier []string, a Around) (map[string][]entity.Fact, error) {
+	var unknown []string
+	for _, id := range frontier {
+		if _, ok := q.Known[id]; !ok {
+			unknown = append(unknown, id)
+		}
+	}
+	out := map[string][]entity.Fact{}
+	if len(unknown) > 0 {
+		var err error
+		if out, err = tx.FactsAround(unknown, a); err != nil {
+			return nil, err
+		}
+	}
+	for _, id := range frontier {
+		if fs, ok := q.Known[id]; ok && len(fs) > 0 {
+			if a.Limit > 0 {
+				fs = fs[:min(len(fs), a.Limit)]
+			}
+			out[id] = fs
+		}
 	}
 	return out, nil
 }

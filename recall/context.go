@@ -316,8 +316,14 @@ func chainKey(f *entity.Fact) graph.ChainKey {
 }
 
 // chains reads the supersession chains of the best facts, for history
-// lines and so that two versions of one fact never make two blocks.
+// lines and so that two versions of one fact never make two blocks. A
+// block shows no history outside history mode and questions about time,
+// change or causes, and then every candidate is valid at as_of — one
+// version per chain —, so there is nothing to read.
 func (b *builder) chains(tx graph.Tx, items []*item) (map[graph.ChainKey][]entity.Fact, error) {
+	if !(b.history || b.p.a.intent.History()) {
+		return nil, nil
+	}
 	var keys []graph.ChainKey
 	seen := map[graph.ChainKey]bool{}
 	for _, it := range items {

@@ -284,6 +284,11 @@ func (c *candidates) readLinked(tx graph.Tx) (keep, of []string, err error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	// The walk starts from these entities: it takes what was read here.
+	c.around = make(map[string][]entity.Fact, len(ids))
+	for _, id := range ids {
+		c.around[id] = factsOf[id]
+	}
 	lf := &linkedFacts{df: map[string]int{}}
 	seen := map[string]bool{}
 	var names []string

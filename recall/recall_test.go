@@ -522,32 +522,38 @@ func TestRecall_ConcurrentWithWrites(t *testing.T) {
 type countingStore struct {
 	graph.Store
 	views, hops *int
+	read        map[string]int // entity id → neighbourhood reads
 }
 
 type countingTx struct {
 	graph.Tx
 	hops *int
+	read map[string]int
 }
 
 func (s countingStore) View(ctx context.Context, scope string, fn func(graph.Tx) error) error {
 	*s.views++
-	return s.Store.View(ctx, scope, func(tx graph.Tx) error { return fn(countingTx{tx, s.hops}) })
+	return s.Store.View(ctx, scope, func(tx graph.Tx) error { return fn(countingTx{tx, s.hops, s.read}) })
 }
 
 func (t countingTx) FactsAround(ids []string, a graph.Around) (map[string][]entity.Fact, error) {
 	*t.hops++
+	for _, id := range ids {
+		t.read[id]++
+	}
 	return t.Tx.FactsAround(ids, a)
 }
 
 // A context is built from one read transaction: the facts of the entities
-// the question names are read once, and the two-hop walk once per hop.
+// the question names are read once, and the two-hop walk once per hop,
+// never again for an entity already read.
 func TestContext_OneSnapshot(t *testing.T) {
 	e := newEnv(t)
 	e.add(t, "u",
 		memory.FactInput{Subject: "Mia", SubjectType: "person", Predicate: "works_at", Object: "Acme Robotics", ObjectType: "organization", SourceKind: entity.UserExplicit},
 		memory.FactInput{Subject: "Acme Robotics", SubjectType: "organization", Predicate: "located_in", Object: "Lyon", ObjectType: "place", SourceKind: entity.UserExplicit})
-	views, hops := 0, 0
-	counted := &recall.Engine{Store: countingStore{e.store, &views, &hops}, Index: e.index, Now: e.engine.Now}
+	views, hops, read := 0, 0, map[string]int{}
+	counted := &recall.Engine{Store: countingStore{e.store, &views, &hops, read}, Index: e.index, Now: e.engine.Now}
 	defer counted.Close()
 	got, err := counted.Context(ctx, "u", recall.ContextRequest{Query: "tell me about Mia"})
 	if err != nil {
@@ -558,6 +564,13 @@ func TestContext_OneSnapshot(t *testing.T) {
 	}
 	if views != 1 || hops < 2 || hops > 3 {
 		t.Errorf("context opened %d read transactions and made %d neighbourhood reads, want 1 and at most 3", views, hops)
+	}
+	// The walk starts from Mia with the facts read for her as a named
+	// entity: no entity is read twice.
+	for id, n := range read {
+		if n > 1 {
+			t.Errorf("the facts around %s were read %d times", id, n)
+		}
 	}
 }
 

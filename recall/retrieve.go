@@ -76,6 +76,10 @@ type candidates struct {
 	linkedFacts *linkedFacts
 	linkedNames []string
 	q           *question
+
+	// around are the facts read around the linked entities, as the store
+	// returned them (graph.WalkQuery.Known).
+	around map[string][]entity.Fact
 }
 
 func (c *candidates) ranked() []*item {
@@ -192,12 +196,12 @@ func (e *Engine) retrieve(ctx context.Context, tx graph.Tx, p params) (*candidat
 	if len(hits) > 0 {
 		scale = max(scale, hits[0].Score)
 	}
-	if err := c.loadFactHits(tx, factHits); err != nil {
+	facts, ents, err := graph.FactsAndEntitiesByID(tx, hitIDs(factHits), hitIDs(entityHits))
+	if err != nil {
 		return nil, err
 	}
-	if err := c.loadEntityHits(tx, entityHits); err != nil {
-		return nil, err
-	}
+	c.loadFactHits(factHits, facts)
+	c.loadEntityHits(entityHits, ents)
 	if p.vec != nil {
 		if err := c.addVectorFacts(tx, e); err != nil {
 			return nil, err
@@ -226,11 +230,9 @@ func (e *Engine) retrieve(ctx context.Context, tx graph.Tx, p params) (*candidat
 	return c, nil
 }
 
-func (c *candidates) loadFactHits(tx graph.Tx, hits []search.Hit) error {
-	found, err := graph.FactsByID(tx, hitIDs(hits))
-	if err != nil {
-		return err
-	}
+// loadFactHits makes candidates of the facts the search found (found: the
+// stored ones, by id).
+func (c *candidates) loadFactHits(hits []search.Hit, found map[string]entity.Fact) {
 	for i, h := range hits {
 		f, ok := found[h.ID]
 		if !ok {
@@ -243,14 +245,10 @@ func (c *candidates) loadFactHits(tx graph.Tx, hits []search.Hit) error {
 		c.facts[f.ID] = &item{typ: search.TypeFact, id: f.ID, fact: &f, hit: h,
 			signals: map[string]float64{"bm25": round(h.Score), "bm25_rank": float64(i + 1)}}
 	}
-	return nil
 }
 
-func (c *candidates) loadEntityHits(tx graph.Tx, hits []search.Hit) error {
-	found, err := graph.EntitiesByID(tx, hitIDs(hits))
-	if err != nil {
-		return err
-	}
+// loadEntityHits makes candidates of the entities the search found.
+func (c *candidates) loadEntityHits(hits []search.Hit, found map[string]entity.Entity) {
 	for i, h := range hits {
 		en, ok := found[h.ID]
 		if !ok || en.ForgottenAt != nil {
@@ -264,7 +262,6 @@ func (c *candidates) loadEntityHits(tx graph.Tx, hits []search.Hit) error {
 		c.entities[en.ID] = &item{typ: search.TypeEntity, id: en.ID, entity: &en, hit: h,
 			signals: map[string]float64{"bm25": round(h.Score), "bm25_rank": float64(i + 1)}}
 	}
-	return nil
 }
 
 // link finds the entities the query (and the focus list) names: exact
@@ -395,7 +392,7 @@ func (c *candidates) walk(tx graph.Tx) error {
 	}
 	a := c.p.around(fanOutScan)
 	q := graph.WalkQuery{Seeds: seeds, Hops: c.p.hops, AsOf: a.AsOf, Now: a.Now, Read: a.Limit, Hub: fanOut,
-		Frontier: maxSeeds, Select: c.selectFacts}
+		Frontier: maxSeeds, Select: c.selectFacts, Known: c.around}
 	steps, err := graph.Walk(tx, q)
 	if err != nil {
 		return err

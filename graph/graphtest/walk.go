@@ -197,6 +197,29 @@ func testWalk(t *testing.T, open Opener) {
 		wantSteps(t, walk(graph.WalkQuery{Seeds: []string{"a"}, Hops: 3, Select: first}), "a/1/f2", "c/2/f7", "d/3/f7")
 		// Frontier 1: only the first seed, and one entity per hop.
 		wantSteps(t, walk(graph.WalkQuery{Seeds: []string{"c", "a"}, Hops: 2, Frontier: 1}), "c/1/f7", "c/1/f2", "d/2/f7", "d/2/f4")
+		// Facts known around an entity are taken instead of a read: the
+		// store's own read gives the same walk, another list is used as is.
+		must(t, s, ScopeA, func(tx graph.Tx) (any, error) {
+			q := graph.WalkQuery{Seeds: []string{"a"}, Hops: 2, AsOf: Day(5), Now: Day(5)}
+			plain, err := graph.Walk(tx, q)
+			if err != nil {
+				return nil, err
+			}
+			if q.Known, err = tx.FactsAround([]string{"a", "b"}, graph.Around{AsOf: Day(5), Now: Day(5), Limit: 1000}); err != nil {
+				return nil, err
+			}
+			known, err := graph.Walk(tx, q)
+			if err != nil {
+				return nil, err
+			}
+			if !reflect.DeepEqual(plain, known) {
+				t.Errorf("walk with the facts known: %v, without: %v", known, plain)
+			}
+			q.Known = map[string][]entity.Fact{"a": {facts[2]}, "c": nil}
+			steps, err := graph.Walk(tx, q)
+			wantSteps(t, steps, "a/1/f3")
+			return nil, err
+		})
 		must(t, s, ScopeA, func(tx graph.Tx) (any, error) {
 			if _, err := graph.Walk(tx, graph.WalkQuery{Seeds: []string{"a"}, Hops: graph.MaxHops + 1}); entity.ErrorCode(err) != entity.EINVALID {
 				t.Errorf("Walk with %d hops: %v, want EINVALID", graph.MaxHops+1, err)
@@ -258,6 +281,23 @@ func checkBatchReads(t *testing.T, tx graph.Tx) {
 	}
 	if len(es) != 60 {
 		t.Errorf("EntitiesByID found %d entities, want 60", len(es))
+	}
+	for _, c := range []struct{ facts, ents []string }{{append(ids, "missing"), append(ents, "missing")}, {ids, nil}, {nil, ents}, {nil, nil}} {
+		fs2, es2, err := graph.FactsAndEntitiesByID(tx, c.facts, c.ents)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantF, wantE := facts, es
+		if c.facts == nil {
+			wantF = map[string]entity.Fact{}
+		}
+		if c.ents == nil {
+			wantE = map[string]entity.Entity{}
+		}
+		if !reflect.DeepEqual(fs2, wantF) || !reflect.DeepEqual(es2, wantE) {
+			t.Errorf("FactsAndEntitiesByID(%d facts, %d entities) differs from FactsByID and EntitiesByID: %d, %d",
+				len(c.facts), len(c.ents), len(fs2), len(es2))
+		}
 	}
 	prefixes := []string{"en", "entity 1", "entity 1", "zz"}
 	byPrefix, err := graph.EntitiesByPrefixes(tx, prefixes, 5)

@@ -55,6 +55,51 @@ func nullTime(t time.Time) any {
 	return t.UTC()
 }
 
+// FactsAndEntitiesByID returns the facts among factIDs and the entities
+// among entityIDs, in one round trip.
+func (t *tx) FactsAndEntitiesByID(factIDs, entityIDs []string) (map[string]entity.Fact, map[string]entity.Entity, error) {
+	const op = "neo4j.FactsAndEntitiesByID"
+	fs, es := make(map[string]entity.Fact, len(factIDs)), make(map[string]entity.Entity, len(entityIDs))
+	if len(factIDs) == 0 && len(entityIDs) == 0 {
+		return fs, es, nil
+	}
+	recs, err := t.query(stmtFactsAndEntitiesByID, map[string]any{"facts": nonNil(factIDs), "entities": nonNil(entityIDs)})
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, r := range recs {
+		for _, n := range asList(r.Values[0]) {
+			f, err := t.decodeFact(props(n))
+			if err != nil {
+				return nil, nil, internal(op, err)
+			}
+			fs[f.ID] = f
+		}
+		for _, n := range asList(r.Values[1]) {
+			e, err := t.decodeEntity(props(n))
+			if err != nil {
+				return nil, nil, internal(op, err)
+			}
+			es[e.ID] = e
+		}
+	}
+	return fs, es, nil
+}
+
+// nonNil is ids, or an empty list for none (a nil slice is sent as null).
+func nonNil(ids []string) []string {
+	if ids == nil {
+		return []string{}
+	}
+	return ids
+}
+
+// asList is a list value of a record, or nil.
+func asList(v any) []any {
+	l, _ := v.([]any)
+	return l
+}
+
 // FactsByID returns the facts among ids, in one round trip.
 func (t *tx) FactsByID(ids []string) (map[string]entity.Fact, error) {
 	return byID(t, "neo4j.FactsByID", stmtFactsByID, ids, t.decodeFact, func(f entity.Fact) string { return f.ID })

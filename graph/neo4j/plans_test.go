@@ -92,9 +92,10 @@ func TestStatementsSeekIndexes(t *testing.T) {
 		"props": map[string]any{"id": "new", "fingerprint": "new", "status": entity.EpisodeQueued, "idempotency_key": "k"},
 	}
 	override := map[string]map[string]any{
-		"fact_chains.cypher":     {"keys": []map[string]any{{"subject": "e001", "predicate": "likes"}}},
-		"facts_by_value.cypher":  {"value": "1", "byValue": true},
-		"facts_by_object.cypher": {"object": "e002"},
+		"fact_chains.cypher":              {"keys": []map[string]any{{"subject": "e001", "predicate": "likes"}}},
+		"facts_by_value.cypher":           {"value": "1", "byValue": true},
+		"facts_by_object.cypher":          {"object": "e002"},
+		"facts_and_entities_by_id.cypher": {"facts": []string{"f001", "g002"}, "entities": []string{"e001"}},
 	}
 	for name, stmt := range stmts {
 		params := map[string]any{}

@@ -58,6 +58,8 @@ var (
 	stmtFactsByID    = cypher.MustRead("facts_by_id.cypher")
 	stmtEntitiesByID = cypher.MustRead("entities_by_id.cypher")
 
+	stmtFactsAndEntitiesByID = cypher.MustRead("facts_and_entities_by_id.cypher")
+
 	stmtCounterInit = cypher.MustRead("counter_init.cypher")
 )
 

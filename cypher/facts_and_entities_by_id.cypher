@@ -1,0 +1,13 @@
+// Facts and entities by id together, in one round trip
+// (graph.BatchReader): what a search found of each.
+CALL {
+  UNWIND $facts AS id
+  MATCH (f:Fact {scope: $scope, id: id})
+  RETURN collect(f) AS facts
+}
+CALL {
+  UNWIND $entities AS id
+  MATCH (e:Entity {scope: $scope, id: id})
+  RETURN collect(e) AS entities
+}
+RETURN facts, entities
