@@ -38,6 +38,40 @@ func init() {
 			}
 		}
 	}
+	phrasesAt = map[uint16][]string{}
+	for _, p := range permissionPhrases {
+		k := pairOf(p, 0)
+		phraseStart[k] = true
+		phrasesAt[k] = append(phrasesAt[k], p)
+	}
+}
+
+// phraseStart marks the first two bytes of every phrase and phrasesAt lists
+// the phrases by them, so a text is read once and phrases are tried only
+// where one could start: every statement of every write path goes through
+// this check.
+var (
+	phraseStart [1 << 16]bool
+	phrasesAt   map[uint16][]string
+)
+
+func pairOf(s string, i int) uint16 { return uint16(s[i])<<8 | uint16(s[i+1]) }
+
+// containsPhrase reports whether normalised text s contains a permission
+// phrase.
+func containsPhrase(s string) bool {
+	for i := 0; i+1 < len(s); i++ {
+		k := pairOf(s, i)
+		if !phraseStart[k] {
+			continue
+		}
+		for _, p := range phrasesAt[k] {
+			if strings.HasPrefix(s[i:], p) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 var permissionReplacer = strings.NewReplacer("_", " ", "-", " ", "’", "'")
@@ -55,16 +89,7 @@ var permissionWords = map[string]bool{
 // §5): they would quietly relax the agent's safeguards in later sessions.
 // The check is deterministic, so it holds whatever the model returns.
 func PermissionLike(text string) bool {
-	s := permissionNorm(text)
-	if s == "" {
-		return false
-	}
-	for _, p := range permissionPhrases {
-		if strings.Contains(s, p) {
-			return true
-		}
-	}
-	return false
+	return containsPhrase(permissionNorm(text))
 }
 
 // PermissionStatement reports whether a statement — its predicate, text or
@@ -85,6 +110,9 @@ func permissionPredicate(p string) bool {
 }
 
 func permissionNorm(s string) string {
+	if n, ok := asciiPermissionNorm(s); ok {
+		return n
+	}
 	s = strings.ToLower(s)
 	s = permissionReplacer.Replace(s)
 	s = strings.Join(strings.Fields(s), " ")
@@ -93,4 +121,33 @@ func permissionNorm(s string) string {
 	}
 	// Padding lets phrases with a trailing space match at the end.
 	return " " + s + " "
+}
+
+// asciiPermissionNorm is permissionNorm for ASCII text in one pass; ok is
+// false for any other text.
+func asciiPermissionNorm(s string) (string, bool) {
+	b := make([]byte, 1, len(s)+2)
+	b[0] = ' '
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 0x80:
+			return "", false
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		case c == '_' || c == '-' || c == ' ' || ('\t' <= c && c <= '\r'):
+			c = ' '
+		}
+		if c == ' ' && b[len(b)-1] == ' ' {
+			continue
+		}
+		b = append(b, c)
+	}
+	if len(b) == 1 {
+		return "", true
+	}
+	if b[len(b)-1] != ' ' {
+		b = append(b, ' ')
+	}
+	return string(b), true
 }

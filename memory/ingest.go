@@ -212,7 +212,8 @@ func (s *Service) applyFacts(tx graph.Tx, scope entity.Scope, in []FactInput, no
 	if len(ps) == 0 {
 		return results, nil
 	}
-	chains, err := tx.Chains(mapKeys(keys))
+	cache := chainCache{}
+	chains, err := cache.read(tx, mapKeys(keys))
 	if err != nil {
 		return nil, err
 	}
@@ -253,10 +254,10 @@ func (s *Service) applyFacts(tx graph.Tx, scope entity.Scope, in []FactInput, no
 		}
 		writes = append(writes, res.Writes...)
 	}
-	if err := tx.PutFacts(writes); err != nil {
+	if err := cache.put(tx, writes); err != nil {
 		return nil, err
 	}
-	if err := s.reverse(tx, ps, results, now); err != nil {
+	if err := s.reverse(tx, cache, ps, results, now); err != nil {
 		return nil, err
 	}
 	for ep, ids := range episodeFacts {
@@ -265,6 +266,56 @@ func (s *Service) applyFacts(tx graph.Tx, scope entity.Scope, in []FactInput, no
 		}
 	}
 	return results, nil
+}
+
+// chainCache holds the chains a write transaction has read, kept equal to
+// the store as the transaction writes through it, so the steps of one batch
+// (statements, then reversals) read each chain from the store once.
+type chainCache map[graph.ChainKey][]entity.Fact
+
+// read returns the chains of keys, reading from tx those not yet held.
+func (c chainCache) read(tx graph.Tx, keys []graph.ChainKey) (map[graph.ChainKey][]entity.Fact, error) {
+	var missing []graph.ChainKey
+	for _, k := range keys {
+		if _, ok := c[k]; !ok {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		got, err := tx.Chains(missing)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range missing {
+			c[k] = got[k]
+		}
+	}
+	return c, nil
+}
+
+// put writes facts and updates the chains held, which stay in id order as
+// the store lists them.
+func (c chainCache) put(tx graph.Tx, writes []entity.Fact) error {
+	if err := tx.PutFacts(writes); err != nil {
+		return err
+	}
+	touched := map[graph.ChainKey]bool{}
+	for _, w := range writes {
+		k := graph.ChainKey{SubjectID: w.SubjectID, Predicate: w.Predicate}
+		chain, ok := c[k]
+		if !ok {
+			continue
+		}
+		if i := slices.IndexFunc(chain, func(f entity.Fact) bool { return f.ID == w.ID }); i >= 0 {
+			chain[i] = w
+		} else {
+			c[k], touched[k] = append(chain, w), true
+		}
+	}
+	for k := range touched {
+		slices.SortFunc(c[k], func(a, b entity.Fact) int { return strings.Compare(a.ID, b.ID) })
+	}
+	return nil
 }
 
 func mapKeys[K comparable](m map[K]bool) []K {

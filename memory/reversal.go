@@ -19,11 +19,11 @@ import (
 // the decisions arrive ("adopted MongoDB" sent after "dropped MongoDB" is
 // ended all the same). The ids of ended facts are added to the results of
 // the batch's reversing statements.
-func (s *Service) reverse(tx graph.Tx, ps []pending, results []FactResult, now time.Time) error {
+func (s *Service) reverse(tx graph.Tx, cache chainCache, ps []pending, results []FactResult, now time.Time) error {
 	// Ending a fact can split a chain (adopted, dropped, adopted again in
 	// one batch), which may end another: repeat until nothing changes.
 	for range maxReversalRounds {
-		changed, err := s.reverseOnce(tx, ps, results, now)
+		changed, err := s.reverseOnce(tx, cache, ps, results, now)
 		if err != nil || !changed {
 			return err
 		}
@@ -35,7 +35,7 @@ func (s *Service) reverse(tx graph.Tx, ps []pending, results []FactResult, now t
 // least one more change of decision.
 const maxReversalRounds = 8
 
-func (s *Service) reverseOnce(tx graph.Tx, ps []pending, results []FactResult, now time.Time) (bool, error) {
+func (s *Service) reverseOnce(tx graph.Tx, cache chainCache, ps []pending, results []FactResult, now time.Time) (bool, error) {
 	// pairs: chain keys of the two sides, for each subject and object.
 	type pair struct {
 		subject, object string
@@ -60,7 +60,7 @@ func (s *Service) reverseOnce(tx graph.Tx, ps []pending, results []FactResult, n
 	if len(keys) == 0 {
 		return false, nil
 	}
-	chains, err := tx.Chains(mapKeys(keys))
+	chains, err := cache.read(tx, mapKeys(keys))
 	if err != nil {
 		return false, err
 	}
@@ -109,5 +109,5 @@ func (s *Service) reverseOnce(tx graph.Tx, ps []pending, results []FactResult, n
 			}
 		}
 	}
-	return true, tx.PutFacts(writes)
+	return true, cache.put(tx, writes)
 }

@@ -96,10 +96,24 @@ func collect(chain []entity.Fact, in []Statement, retract string, r Rules, now t
 		key = [3]string{string(chain[0].Scope), chain[0].SubjectID, chain[0].Predicate}
 	}
 	w.foreign = make([]bool, len(chain))
+	w.oldFrom, w.oldTo = make([]time.Time, len(chain)), make([]*time.Time, len(chain))
+	claims := len(in)
 	for i := range chain {
-		w.facts[i] = chain[i].Clone()
-		f := &w.facts[i]
-		w.oldFrom, w.oldTo = append(w.oldFrom, f.ValidFrom), append(w.oldTo, f.ValidTo)
+		claims += len(chain[i].Claims)
+	}
+	w.refs = make([]ref, 0, claims)
+	for i := range chain {
+		f := &chain[i]
+		w.oldFrom[i], w.oldTo[i] = f.ValidFrom, f.ValidTo
+		// Facts no longer believed are never changed (only written back
+		// when dirty), so they need no copy of their own.
+		if f.ExpiredAt != nil && !f.Waiting {
+			w.facts[i] = *f
+			w.foreign[i] = [3]string{string(f.Scope), f.SubjectID, f.Predicate} != key
+			continue
+		}
+		w.facts[i] = f.Clone()
+		f = &w.facts[i]
 		if [3]string{string(f.Scope), f.SubjectID, f.Predicate} != key {
 			w.foreign[i] = true
 			continue
@@ -112,15 +126,17 @@ func collect(chain []entity.Fact, in []Statement, retract string, r Rules, now t
 		if f.ExpiredAt != nil && !f.Waiting {
 			continue
 		}
+		obj, text := objectOf(f)
 		for _, c := range f.Claims {
-			w.refs = append(w.refs, newRef(c, f, i, -1))
+			w.refs = append(w.refs, newRef(c, obj, text, i, -1))
 		}
 	}
 	w.dup = make([]int, len(in))
 	for j := range in {
 		w.dup[j] = -1
 		c := claimOf(&in[j], now)
-		probe := newRef(c, &in[j].Fact, -1, j)
+		obj, text := objectOf(&in[j].Fact)
+		probe := newRef(c, obj, text, -1, j)
 		for k := range w.refs {
 			if w.refs[k].obj != probe.obj || !sameClaim(w.refs[k].c, c) {
 				continue
@@ -140,8 +156,14 @@ func collect(chain []entity.Fact, in []Statement, retract string, r Rules, now t
 	return w
 }
 
-func newRef(c entity.Claim, f *entity.Fact, owner, in int) ref {
-	r := ref{c: c, obj: f.ObjectKey(), text: entity.Normalize(f.ObjectText()), owner: owner, in: in, from: c.From}
+// objectOf is a fact's object key and normalised object text, which every
+// ref of its claims carries.
+func objectOf(f *entity.Fact) (string, string) {
+	return f.ObjectKey(), entity.Normalize(f.ObjectText())
+}
+
+func newRef(c entity.Claim, obj, text string, owner, in int) ref {
+	r := ref{c: c, obj: obj, text: text, owner: owner, in: in, from: c.From}
 	if c.To != nil {
 		t := *c.To
 		r.to = &t
@@ -735,7 +757,7 @@ func payload(f *entity.Fact, claims []entity.Claim) bool {
 	if len(attrs) == 0 {
 		attrs = nil
 	}
-	changed := text != f.Text || imp != f.Importance || fmt.Sprint(attrs) != fmt.Sprint(f.Attributes)
+	changed := text != f.Text || imp != f.Importance || !sameAttributes(attrs, f.Attributes)
 	f.Text, f.Importance, f.Attributes = text, imp, attrs
 	return changed
 }

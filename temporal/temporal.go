@@ -162,7 +162,17 @@ const defaultConfidence = 0.8
 func sameClaim(a, b entity.Claim) bool {
 	return a.From.Equal(b.From) && a.End == b.End && a.EpisodeID == b.EpisodeID &&
 		a.SourceKind == b.SourceKind && eqTime(a.To, b.To) && a.Dated == b.Dated &&
-		a.Text == b.Text && a.Importance == b.Importance && fmt.Sprint(a.Attributes) == fmt.Sprint(b.Attributes)
+		a.Text == b.Text && a.Importance == b.Importance && sameAttributes(a.Attributes, b.Attributes)
+}
+
+// sameAttributes compares attribute maps as their printed form (values
+// are JSON-like: maps, slices, numbers of any type), without printing
+// when either is empty.
+func sameAttributes(a, b map[string]any) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return len(a) == len(b)
+	}
+	return fmt.Sprint(a) == fmt.Sprint(b)
 }
 
 func eqTime(a, b *time.Time) bool {
