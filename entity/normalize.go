@@ -12,6 +12,9 @@ import (
 // symbols turned into spaces, whitespace collapsed. Letters of every script
 // are kept as they are, so CJK names survive intact.
 func Normalize(s string) string {
+	if n, ok := normalizeASCII(s); ok {
+		return n
+	}
 	s = norm.NFKC.String(s)
 	var b strings.Builder
 	b.Grow(len(s))
@@ -31,6 +34,50 @@ func Normalize(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// normalizeASCII is Normalize for ASCII text (NFKC leaves it as it is),
+// byte by byte, returning s itself when it is already a key; ok is false
+// for any other text. Every statement's names and values go through
+// Normalize several times on the write path.
+func normalizeASCII(s string) (string, bool) {
+	var b []byte // nil while the output is s[:n]
+	n := 0
+	emit := func(c byte) {
+		if b == nil {
+			if s[n] == c {
+				n++
+				return
+			}
+			b = append(make([]byte, 0, len(s)), s[:n]...)
+		}
+		b = append(b, c)
+		n++
+	}
+	space := false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 0x80:
+			return "", false
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9', 'A' <= c && c <= 'Z':
+			if space && n > 0 {
+				emit(' ')
+			}
+			space = false
+			if c <= 'Z' && c >= 'A' {
+				c += 'a' - 'A'
+			}
+			emit(c)
+		case c == '\'':
+			// "O'Brien" and "OBrien" are the same name.
+		default:
+			space = true
+		}
+	}
+	if b != nil {
+		return string(b), true
+	}
+	return s[:n], true
 }
 
 // CanonicalPredicate turns a free-form predicate ("Works At", "works-at",

@@ -198,8 +198,8 @@ func (s *Service) applyFacts(tx graph.Tx, scope entity.Scope, in []FactInput, no
 		return nil, err
 	}
 
-	var ps []pending
-	keys := map[graph.ChainKey]bool{}
+	ps := make([]pending, 0, len(in))
+	keys := make(map[graph.ChainKey]bool, len(in))
 	for i := range in {
 		if blocked[i] {
 			results[i].Action = temporal.BlockedByTombstone
@@ -217,25 +217,30 @@ func (s *Service) applyFacts(tx graph.Tx, scope entity.Scope, in []FactInput, no
 	if err != nil {
 		return nil, err
 	}
-	byChain := map[graph.ChainKey][]pending{}
-	var order []graph.ChainKey
-	for _, p := range ps {
-		if _, ok := byChain[p.key]; !ok {
-			order = append(order, p.key)
+	// The statements of each chain, by index into ps, chains in the order
+	// of their first statement.
+	byChain := make(map[graph.ChainKey][]int, len(keys))
+	order := make([]graph.ChainKey, 0, len(keys))
+	for i := range ps {
+		k := ps[i].key
+		if _, ok := byChain[k]; !ok {
+			order = append(order, k)
 		}
-		byChain[p.key] = append(byChain[p.key], p)
+		byChain[k] = append(byChain[k], i)
 	}
-	var writes []entity.Fact
+	writes := make([]entity.Fact, 0, len(ps)+len(ps)/2)
 	episodeFacts := map[string][]string{}
+	sts := make([]temporal.Statement, 0, len(ps))
 	for _, k := range order {
 		group := byChain[k]
-		sts := make([]temporal.Statement, len(group))
-		for j := range group {
-			sts[j] = group[j].st
+		sts = sts[:0]
+		for _, i := range group {
+			sts = append(sts, ps[i].st)
 		}
-		res := temporal.Apply(chains[k], sts, temporal.Rules{Cardinality: group[0].card, TTL: group[0].ttl}, now, s.NewID)
+		first := &ps[group[0]]
+		res := temporal.Apply(chains[k], sts, temporal.Rules{Cardinality: first.card, TTL: first.ttl}, now, s.NewID)
 		for j, o := range res.Outcomes {
-			p := group[j]
+			p := &ps[group[j]]
 			results[p.idx].FactID, results[p.idx].Action, results[p.idx].Superseded = o.FactID, o.Action, o.Superseded
 			if o.Warning != "" {
 				results[p.idx].Warning = joinWarnings(results[p.idx].Warning, o.Warning)
@@ -247,7 +252,7 @@ func (s *Service) applyFacts(tx graph.Tx, scope entity.Scope, in []FactInput, no
 		// A forgotten fact comes back only through a later explicit
 		// statement of the user (tombstones stopped every other kind).
 		for j, o := range res.Outcomes {
-			if o.Action != temporal.Corroborated || group[j].input.SourceKind != entity.UserExplicit {
+			if o.Action != temporal.Corroborated || ps[group[j]].input.SourceKind != entity.UserExplicit {
 				continue
 			}
 			res.Writes = unforget(res.Writes, chains[k], o.FactID)
