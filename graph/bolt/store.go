@@ -27,7 +27,8 @@ const schemaVersion = "1"
 // Store is the embedded graph.Store. It is safe for concurrent use: reads
 // run in parallel, writes are serialised by bbolt.
 type Store struct {
-	db *bbolt.DB
+	db    *bbolt.DB
+	group group
 }
 
 // Option configures Open.
@@ -142,7 +143,16 @@ func (s *Store) View(ctx context.Context, scope entity.Scope, fn func(graph.Tx) 
 
 // Update runs fn in a read-write transaction over scope and commits when fn
 // returns nil. An error or a panic in fn rolls back (the panic goes on).
+// Concurrent Updates share commits (see group.go).
 func (s *Store) Update(ctx context.Context, scope entity.Scope, fn func(graph.Tx) error) error {
+	if err := begin(ctx, "bolt.Update", scope); err != nil {
+		return err
+	}
+	return s.update(ctx, scope, fn)
+}
+
+// updateAlone is Update in a transaction of its own.
+func (s *Store) updateAlone(ctx context.Context, scope entity.Scope, fn func(graph.Tx) error) error {
 	const op = "bolt.Update"
 	if err := begin(ctx, op, scope); err != nil {
 		return err
