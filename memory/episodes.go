@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -162,19 +163,63 @@ func (s *Service) RetryEpisode(ctx context.Context, scope entity.Scope, id strin
 }
 
 // WaitEpisode waits until the episode is done or failed, or ctx ends, and
-// returns it as it then is.
+// returns it as it then is. The workers of this service wake it as soon as
+// they store the episode; it also looks every 20 ms, for episodes another
+// process works on.
 func (s *Service) WaitEpisode(ctx context.Context, scope entity.Scope, id string) (entity.Episode, error) {
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
+		settled, stop := s.awaitEpisode(id)
 		ep, err := s.Episode(ctx, scope, id)
 		if err != nil || ep.Status == entity.EpisodeDone || ep.Status == entity.EpisodeFailed {
+			stop()
 			return ep, err
 		}
 		select {
 		case <-ctx.Done():
+			stop()
 			return ep, nil
+		case <-settled:
 		case <-tick.C:
+			stop()
 		}
+	}
+}
+
+// awaitEpisode returns a channel closed when this service's workers next
+// store episode id, and a function that stops waiting.
+func (s *Service) awaitEpisode(id string) (<-chan struct{}, func()) {
+	ch := make(chan struct{})
+	s.waitMu.Lock()
+	defer s.waitMu.Unlock()
+	if s.waiters == nil {
+		s.waiters = map[string][]chan struct{}{}
+	}
+	s.waiters[id] = append(s.waiters[id], ch)
+	return ch, func() {
+		s.waitMu.Lock()
+		defer s.waitMu.Unlock()
+		ws := s.waiters[id]
+		if i := slices.Index(ws, ch); i >= 0 {
+			ws = slices.Delete(ws, i, i+1)
+		}
+		if len(ws) == 0 {
+			delete(s.waiters, id)
+		} else {
+			s.waiters[id] = ws
+		}
+	}
+}
+
+// episodesSettled wakes the waiters of the episodes just stored.
+func (s *Service) episodesSettled(xs []extraction) {
+	s.waitMu.Lock()
+	defer s.waitMu.Unlock()
+	for _, x := range xs {
+		for _, ch := range s.waiters[x.ep.ID] {
+			close(ch)
+		}
+		delete(s.waiters, x.ep.ID)
 	}
 }

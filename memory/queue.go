@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"errors"
 	"log/slog"
 	"math"
 	"strings"
@@ -34,12 +33,26 @@ const (
 	pollInterval  = 500 * time.Millisecond
 	maxKnown      = 50
 	maxMentionKey = 2000
+	// maxRuns bounds the scopes processed at once; the model calls among
+	// them are bounded by the number of workers.
+	maxRuns = 64
+	// runChunk bounds the episodes of one scope taken up and stored in one
+	// transaction when the model answers quickly.
+	runChunk = 32
+	// flushAfter bounds how long extracted facts wait for the next
+	// episodes' to be stored with them: with a slow model each episode is
+	// stored on its own.
+	flushAfter = 50 * time.Millisecond
 )
 
-// RunWorkers processes queued episodes with n workers until ctx ends. The
-// queue lives in the store: episodes are stored before they are
-// acknowledged, a restart resumes every unfinished one, and within a scope
-// episodes are processed one at a time in reference-time order.
+// RunWorkers processes queued episodes until ctx ends, with at most n
+// model calls at a time. The queue lives in the store: episodes are stored
+// before they are acknowledged, a restart resumes every unfinished one, and
+// within a scope episodes are extracted one at a time in reference-time
+// order. Episodes of many scopes are processed at once, so their writes
+// share commits (group commit); and when the model answers quickly, the
+// episodes waiting in a scope are taken up together and their facts stored
+// in one transaction, still in order.
 func (s *Service) RunWorkers(ctx context.Context, n int, log *slog.Logger) {
 	if s.Extract == nil {
 		return
@@ -55,7 +68,8 @@ func (s *Service) RunWorkers(ctx context.Context, n int, log *slog.Logger) {
 		busy     = map[entity.Scope]bool{}
 		inflight = map[string]bool{}
 		wg       sync.WaitGroup
-		slots    = make(chan struct{}, n)
+		runs     = make(chan struct{}, maxRuns)
+		calls    = make(chan struct{}, n)
 	)
 	timer := time.NewTimer(0)
 	defer timer.Stop()
@@ -92,7 +106,7 @@ func (s *Service) RunWorkers(ctx context.Context, n int, log *slog.Logger) {
 		mu.Unlock()
 		for _, sc := range scopes {
 			select {
-			case slots <- struct{}{}:
+			case runs <- struct{}{}:
 			case <-ctx.Done():
 				wg.Wait()
 				return
@@ -100,15 +114,8 @@ func (s *Service) RunWorkers(ctx context.Context, n int, log *slog.Logger) {
 			wg.Add(1)
 			go func(sc entity.Scope, ids []string) {
 				defer wg.Done()
-				defer func() { <-slots }()
-				for _, id := range ids {
-					if ctx.Err() != nil {
-						break
-					}
-					if err := s.processEpisode(ctx, sc, id); err != nil && ctx.Err() == nil {
-						log.Warn("episode extraction failed", "scope", sc, "episode", id, "err", err)
-					}
-				}
+				defer func() { <-runs }()
+				s.processRun(ctx, sc, ids, calls, log)
 				mu.Lock()
 				delete(busy, sc)
 				for _, id := range ids {
@@ -122,97 +129,203 @@ func (s *Service) RunWorkers(ctx context.Context, n int, log *slog.Logger) {
 	}
 }
 
-// processEpisode extracts one episode and stores its facts, or records the
-// failure with a backoff. It returns the extraction error, if any.
-func (s *Service) processEpisode(ctx context.Context, scope entity.Scope, id string) error {
-	var ep entity.Episode
-	var known []entity.Entity
+// extraction is what the model made of one episode, on its way to the
+// store.
+type extraction struct {
+	ep    entity.Episode
+	facts []FactInput
+	usage Usage
+	err   error
+}
+
+// processRun processes the due episodes ids of one scope in order: it
+// takes up a chunk (status processing, one more attempt each) in one
+// transaction, extracts the episodes one by one (a model slot from calls
+// at a time), and stores their results together, in one transaction, once
+// the first of them has waited flushAfter or the chunk is done.
+func (s *Service) processRun(ctx context.Context, scope entity.Scope, ids []string, calls chan struct{}, log *slog.Logger) {
+	for len(ids) > 0 && ctx.Err() == nil {
+		n := min(runChunk, len(ids))
+		eps, err := s.takeUp(ctx, scope, ids[:n])
+		ids = ids[n:]
+		if err != nil {
+			if ctx.Err() == nil {
+				log.Warn("episode queue: taking up episodes failed", "scope", scope, "err", err)
+			}
+			return
+		}
+		var done []extraction
+		var first time.Time
+		store := func() {
+			for _, x := range s.storeExtractions(ctx, scope, done) {
+				if x.err != nil && ctx.Err() == nil {
+					log.Warn("episode extraction failed", "scope", scope, "episode", x.ep.ID, "err", x.err)
+				}
+			}
+			done = nil
+		}
+		for _, ep := range eps {
+			x, err := s.extractOne(ctx, scope, ep, done, calls)
+			if ctx.Err() != nil {
+				return // shutting down: the episodes stay due and resume later
+			}
+			if err != nil {
+				log.Warn("episode queue: reading known entities failed", "scope", scope, "episode", ep.ID, "err", err)
+				break
+			}
+			if len(done) == 0 {
+				first = time.Now()
+			}
+			done = append(done, x)
+			if time.Since(first) >= flushAfter {
+				store()
+			}
+		}
+		store()
+	}
+}
+
+// takeUp marks the episodes ids that are still due as processing, one
+// more attempt each, in one transaction, and returns them in order.
+func (s *Service) takeUp(ctx context.Context, scope entity.Scope, ids []string) ([]entity.Episode, error) {
+	var eps []entity.Episode
 	err := s.Store.Update(ctx, scope, func(tx graph.Tx) error {
-		var err error
-		if ep, err = tx.Episode(id); err != nil {
-			return err
+		eps = eps[:0]
+		for _, id := range ids {
+			ep, err := tx.Episode(id)
+			if entity.ErrorCode(err) == entity.ENOTFOUND {
+				continue
+			} else if err != nil {
+				return err
+			}
+			if ep.Status != entity.EpisodeQueued && ep.Status != entity.EpisodeProcessing {
+				continue
+			}
+			ep.Status = entity.EpisodeProcessing
+			ep.Attempts++
+			if err := tx.PutEpisode(ep); err != nil {
+				return err
+			}
+			eps = append(eps, ep)
 		}
-		if ep.Status != entity.EpisodeQueued && ep.Status != entity.EpisodeProcessing {
-			return errSkip
-		}
-		ep.Status = entity.EpisodeProcessing
-		ep.Attempts++
-		if known, err = knownEntities(tx, &ep); err != nil {
-			return err
-		}
-		return tx.PutEpisode(ep)
+		return nil
 	})
-	if errors.Is(err, errSkip) || entity.ErrorCode(err) == entity.ENOTFOUND {
+	return eps, err
+}
+
+// extractOne calls the model on one episode, with the entities it may
+// refer to: those stored, and those named by the extractions before it
+// that are not stored yet.
+func (s *Service) extractOne(ctx context.Context, scope entity.Scope, ep entity.Episode, before []extraction, calls chan struct{}) (extraction, error) {
+	var known []entity.Entity
+	err := s.Store.View(ctx, scope, func(tx graph.Tx) error {
+		var err error
+		known, err = knownEntities(tx, &ep, before)
+		return err
+	})
+	if err != nil {
+		return extraction{}, err
+	}
+	select {
+	case calls <- struct{}{}:
+	case <-ctx.Done():
+		return extraction{}, nil
+	}
+	defer func() { <-calls }()
+	x := extraction{ep: ep}
+	x.facts, x.usage, x.err = s.Extract.Extract(ctx, ep, known)
+	return x, nil
+}
+
+// storeExtractions stores the results of a chunk in one transaction, in
+// order; if that fails, each on its own, so one episode's failure does
+// not hold back the others. It returns the extractions with their errors.
+func (s *Service) storeExtractions(ctx context.Context, scope entity.Scope, xs []extraction) []extraction {
+	if len(xs) == 0 {
 		return nil
 	}
-	if err != nil {
+	err := s.update(ctx, scope, func(tx graph.Tx) error {
+		for i := range xs {
+			if err := s.storeExtraction(tx, scope, &xs[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil && len(xs) > 1 {
+		for i := range xs {
+			x := &xs[i]
+			if err := s.update(ctx, scope, func(tx graph.Tx) error { return s.storeExtraction(tx, scope, x) }); err != nil {
+				x.err = err
+			}
+		}
+	} else if err != nil {
+		xs[0].err = err
+	}
+	s.episodesSettled(xs)
+	return xs
+}
+
+// storeExtraction records one extraction: its facts and status done, or
+// the model's failure with a backoff (failed after MaxAttempts).
+func (s *Service) storeExtraction(tx graph.Tx, scope entity.Scope, x *extraction) error {
+	id := x.ep.ID
+	cur, err := tx.Episode(id)
+	if entity.ErrorCode(err) == entity.ENOTFOUND {
+		return nil // forgotten or purged meanwhile
+	} else if err != nil {
 		return err
 	}
-	facts, usage, xerr := s.Extract.Extract(ctx, ep, known)
-	if ctx.Err() != nil {
-		return nil // shutting down: the episode stays due and resumes later
+	if x.err != nil {
+		cur.PromptTokens += x.usage.PromptTokens
+		cur.CompletionTokens += x.usage.CompletionTokens
+		cur.Error = x.err.Error()
+		if cur.Attempts >= MaxAttempts {
+			cur.Status, cur.NextAttemptAt = entity.EpisodeFailed, nil
+		} else {
+			t := s.now().Add(backoff(cur.Attempts))
+			cur.Status, cur.NextAttemptAt = entity.EpisodeQueued, &t
+		}
+		return tx.PutEpisode(cur)
 	}
-	err = s.update(ctx, scope, func(tx graph.Tx) error {
-		cur, err := tx.Episode(id)
+	facts := x.facts
+	for i := range facts {
+		facts[i].EpisodeID = id
+		if facts[i].SourceKind == "" {
+			facts[i].SourceKind = cur.SourceKind
+		}
+	}
+	var ok []FactInput
+	for i := range facts {
+		if ValidateFacts(facts[i:i+1]) == nil {
+			ok = append(ok, facts[i])
+		}
+	}
+	blocked := false
+	if len(ok) > 0 {
+		ref := cur.ReferenceTime
+		res, err := s.addFacts(tx, scope, ok, s.now(), &ref)
 		if err != nil {
 			return err
 		}
-		if xerr != nil {
-			cur.PromptTokens += usage.PromptTokens
-			cur.CompletionTokens += usage.CompletionTokens
-			cur.Error = xerr.Error()
-			if cur.Attempts >= MaxAttempts {
-				cur.Status, cur.NextAttemptAt = entity.EpisodeFailed, nil
-			} else {
-				t := s.now().Add(backoff(cur.Attempts))
-				cur.Status, cur.NextAttemptAt = entity.EpisodeQueued, &t
-			}
-			return tx.PutEpisode(cur)
+		if cur, err = tx.Episode(id); err != nil {
+			return err
 		}
-		for i := range facts {
-			facts[i].EpisodeID = id
-			if facts[i].SourceKind == "" {
-				facts[i].SourceKind = cur.SourceKind
-			}
+		for _, r := range res {
+			blocked = blocked || r.Action == temporal.BlockedByTombstone
 		}
-		var ok []FactInput
-		for i := range facts {
-			if ValidateFacts(facts[i:i+1]) == nil {
-				ok = append(ok, facts[i])
-			}
-		}
-		blocked := false
-		if len(ok) > 0 {
-			ref := cur.ReferenceTime
-			res, err := s.addFacts(tx, scope, ok, s.now(), &ref)
-			if err != nil {
-				return err
-			}
-			if cur, err = tx.Episode(id); err != nil {
-				return err
-			}
-			for _, r := range res {
-				blocked = blocked || r.Action == temporal.BlockedByTombstone
-			}
-		}
-		cur.Status, cur.Error, cur.NextAttemptAt = entity.EpisodeDone, "", nil
-		cur.PromptTokens += usage.PromptTokens
-		cur.CompletionTokens += usage.CompletionTokens
-		if blocked && cur.ForgottenAt == nil {
-			// The episode re-tells something the user had forgotten: its
-			// text stays out of recall like the fact itself.
-			now := s.now()
-			cur.ForgottenAt = &now
-		}
-		return tx.PutEpisode(cur)
-	})
-	if err != nil {
-		return err
 	}
-	return xerr
+	cur.Status, cur.Error, cur.NextAttemptAt = entity.EpisodeDone, "", nil
+	cur.PromptTokens += x.usage.PromptTokens
+	cur.CompletionTokens += x.usage.CompletionTokens
+	if blocked && cur.ForgottenAt == nil {
+		// The episode re-tells something the user had forgotten: its
+		// text stays out of recall like the fact itself.
+		now := s.now()
+		cur.ForgottenAt = &now
+	}
+	return tx.PutEpisode(cur)
 }
-
-var errSkip = errors.New("skip")
 
 func backoff(attempt int) time.Duration {
 	d := time.Duration(float64(baseBackoff) * math.Pow(2, float64(attempt-1)))
@@ -221,8 +334,9 @@ func backoff(attempt int) time.Duration {
 
 // knownEntities finds entities the episode may refer to: those whose name
 // or alias equals a run of one to three words of the content, or the
-// speaker. Bounded to maxKnown.
-func knownEntities(tx graph.Tx, ep *entity.Episode) ([]entity.Entity, error) {
+// speaker; then names the extractions before it (not stored yet) gave to
+// subjects and objects, matched the same way. Bounded to maxKnown.
+func knownEntities(tx graph.Tx, ep *entity.Episode, before []extraction) ([]entity.Entity, error) {
 	words := strings.Fields(entity.Normalize(ep.Content))
 	keys := []string{}
 	seen := map[string]bool{}
@@ -249,6 +363,19 @@ func knownEntities(tx graph.Tx, ep *entity.Episode) ([]entity.Entity, error) {
 			if !ids[e.ID] && len(out) < maxKnown {
 				ids[e.ID] = true
 				out = append(out, e)
+			}
+		}
+	}
+	named := map[string]bool{}
+	for _, x := range before {
+		for _, f := range x.facts {
+			for _, n := range [][2]string{{f.Subject, f.SubjectType}, {f.Object, f.ObjectType}} {
+				k := entity.Normalize(n[0])
+				if !seen[k] || len(m[k]) > 0 || named[k] || len(out) >= maxKnown {
+					continue
+				}
+				named[k] = true
+				out = append(out, entity.Entity{Name: strings.TrimSpace(n[0]), Type: n[1]})
 			}
 		}
 	}

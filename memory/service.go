@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -31,6 +32,9 @@ type Service struct {
 	FindFacts FactFinder
 
 	wakeup chan struct{}
+	// waiters are WaitEpisode calls by episode id (see awaitEpisode).
+	waitMu  sync.Mutex
+	waiters map[string][]chan struct{}
 }
 
 // New returns a service over store with the default clock and ids.

@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -175,32 +178,37 @@ func TestE2E_ExtractionResumesAfterRestart(t *testing.T) {
 	}
 }
 
-// BenchmarkEpisodePipeline measures episodes/s through the whole pipeline —
-// accept over HTTP, durable queue, one call to a model that answers at once,
-// resolution, temporal rules, storage — next to the same number of bare
-// calls to that model in the same run.
+// BenchmarkEpisodePipeline measures episodes/s end to end — each client
+// sends an episode with POST /v1/episodes?wait=true and sends the next when
+// the answer (the episode done, its facts) comes back: accept over HTTP,
+// durable queue, one call to a model that answers at once, resolution,
+// temporal rules, storage — for one client, then 32 concurrent clients each
+// in a scope of its own, then 32 in one scope, on one server with the
+// default settings, next to the same number of bare calls to that model.
+//
+//	go test -run XXX -bench EpisodePipeline -benchtime 1x ./cmd/graphmem
 func BenchmarkEpisodePipeline(b *testing.B) {
-	const n = 200
-	answer := extracttest.Answer(portAnswer("5432", "2025-01-10T09:00:00Z"))
-	fake := extracttest.NewServer(b, extracttest.Always(answer))
+	const perClient = 25
+	// Episode j of client i says service i moved to port 10000+j: each
+	// client's episodes supersede one another's facts.
+	note := regexp.MustCompile(`port note (\d+) of client (\d+)`)
+	fake := extracttest.NewServer(b, func(_ int, req extracttest.Request) extracttest.Reply {
+		m := note.FindStringSubmatch(req.Prompt())
+		if m == nil {
+			return extracttest.Answer(`{"entities":[],"facts":[]}`)
+		}
+		j, _ := strconv.Atoi(m[1])
+		a := strings.ReplaceAll(portAnswer(strconv.Itoa(10000+j), time.Date(2025, 1, 1, 0, 0, j, 0, time.UTC).Format(time.RFC3339)),
+			"production database", "service "+m[2])
+		return extracttest.Answer(a)
+	})
 	for b.Loop() {
-		m := MustRunMain(b, func(m *Main) { withModel(fake)(m); m.Config.Workers = 2 })
-		c := newClient(b, m)
+		m := MustRunMain(b, withModel(fake))
+		one := episodeRate(b, m, 1, 4*perClient, func(int) string { return "solo" })
+		own := episodeRate(b, m, 32, perClient, func(i int) string { return fmt.Sprintf("client-%d", i) })
+		shared := episodeRate(b, m, 32, perClient, func(int) string { return "shared" })
 		start := time.Now()
-		var ids []string
-		for i := range n {
-			var ep api.EpisodeAccepted
-			c.as("", fmt.Sprintf("s%d", i%8)).do("POST", "/v1/episodes", map[string]any{"content": fmt.Sprintf("port note %d", i)}).ok(b, 202, &ep)
-			ids = append(ids, ep.EpisodeID)
-		}
-		for i, id := range ids {
-			if ep := waitEpisode(c.as("", fmt.Sprintf("s%d", i%8)), id); ep.Status != entity.EpisodeDone {
-				b.Fatalf("episode %+v", ep)
-			}
-		}
-		pipeline := float64(n) / time.Since(start).Seconds()
-		start = time.Now()
-		for range n {
+		for range 32 * perClient {
 			resp, err := fake.Client().Post(fake.BaseURL()+"/chat/completions", "application/json",
 				strings.NewReader(`{"model":"m","messages":[{"role":"user","content":"port note"}]}`))
 			if err != nil {
@@ -208,11 +216,53 @@ func BenchmarkEpisodePipeline(b *testing.B) {
 			}
 			resp.Body.Close()
 		}
-		bare := float64(n) / time.Since(start).Seconds()
-		b.ReportMetric(pipeline, "episodes/s")
+		bare := float64(32*perClient) / time.Since(start).Seconds()
+		b.ReportMetric(one, "1-client-episodes/s")
+		b.ReportMetric(own, "32-clients-own-scopes-episodes/s")
+		b.ReportMetric(shared, "32-clients-one-scope-episodes/s")
 		b.ReportMetric(bare, "bare-model-calls/s")
 		m.Close()
 	}
+}
+
+// episodeRate runs clients concurrent clients, each sending n episodes one
+// after the other in scope(i) and waiting for each to be done, and returns
+// episodes done per second.
+func episodeRate(b *testing.B, m *Main, clients, n int, scope func(i int) string) float64 {
+	b.Helper()
+	hc := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
+	errs := make(chan error, clients)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for i := range clients {
+		wg.Go(func() {
+			for j := range n {
+				body := fmt.Sprintf(`{"content":"port note %d of client %d","role":"user"}`, j, i)
+				req, _ := http.NewRequest("POST", "http://"+m.Addr()+"/v1/episodes?wait=true", strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set(api.ScopeHeader, scope(i))
+				resp, err := hc.Do(req)
+				if err != nil {
+					errs <- err
+					return
+				}
+				var ep api.EpisodeAccepted
+				err = json.NewDecoder(resp.Body).Decode(&ep)
+				resp.Body.Close()
+				if err != nil || resp.StatusCode != 200 || ep.Status != entity.EpisodeDone || len(ep.FactIDs) != 1 {
+					errs <- fmt.Errorf("episode answer %d: %+v (%v)", resp.StatusCode, ep, err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	rate := float64(clients*n) / time.Since(start).Seconds()
+	close(errs)
+	for err := range errs {
+		b.Fatal(err)
+	}
+	return rate
 }
 
 // TestE2E_ExtractionLlamaCppPython runs an episode against a server that,
