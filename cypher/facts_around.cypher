@@ -1,7 +1,8 @@
 // For each entity id in $ids, up to $limit facts whose subject or object it
 // is, newest (highest id) first, that are valid at $asOf and recallable at
 // $now (entity.Fact.ValidAt and Recallable: not retracted, forgotten,
-// expired by TTL or archived); a null $asOf or $now skips that filter. The
+// expired by TTL or archived); a null $asOf or $now skips that filter; with
+// $bare, without the claims and revisions (graph.Around.Bare). The
 // graph walk's read of one hop (graph.Around), in one round trip. Found
 // through the subject and object indexes scanned backwards, so a fact about
 // an entity not stored is found too, as on the embedded store.
@@ -33,4 +34,4 @@ CALL {
   }
   RETURN f ORDER BY f.id DESC LIMIT $limit
 }
-RETURN id, f
+RETURN id, CASE WHEN $bare THEN f {.*, claims: null, revisions: null} ELSE f END AS f

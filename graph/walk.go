@@ -20,6 +20,10 @@ type Around struct {
 	Now time.Time
 	// Limit is how many facts are read per entity; ≤ 0 reads them all.
 	Limit int
+	// Bare says the caller needs no claims and revisions (Fact.Claims,
+	// Fact.Revisions): an adapter that transfers each fact may leave them
+	// out. Every other field is as stored.
+	Bare bool
 }
 
 // Admits reports whether f passes a's filters: the definition every
@@ -41,6 +45,9 @@ type WalkQuery struct {
 	Hops  int      // 1 = the seeds' own facts; at most MaxHops
 	AsOf  time.Time
 	Now   time.Time
+	// Bare: the facts the walk yields may lack claims and revisions
+	// (Around.Bare).
+	Bare bool
 	// Read is how many facts are read per entity (Around.Limit); ≤ 0:
 	// DefaultRead.
 	Read int
@@ -101,7 +108,7 @@ func Walk(tx Tx, q WalkQuery) ([]Step, error) {
 	}
 	var out []Step
 	for hop := 1; hop <= q.Hops && len(frontier) > 0; hop++ {
-		a := Around{AsOf: q.AsOf, Now: q.Now, Limit: q.Read}
+		a := Around{AsOf: q.AsOf, Now: q.Now, Limit: q.Read, Bare: q.Bare}
 		hubs := hop > 1 && q.Hub > 0
 		if hubs {
 			a.Limit = min(q.Read, q.Hub+1)

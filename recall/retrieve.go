@@ -138,6 +138,8 @@ func (p *params) withHistory() *params {
 func (p *params) around(limit int) graph.Around {
 	a := graph.Around{Limit: limit}
 	if p.knownAt.IsZero() {
+		// Only known_at reads the claims and revisions of a fact.
+		a.Bare = true
 		a.Now = p.now
 		if !p.history {
 			a.AsOf = p.asOf
@@ -391,7 +393,7 @@ func (c *candidates) walk(tx graph.Tx) error {
 		return nil
 	}
 	a := c.p.around(fanOutScan)
-	q := graph.WalkQuery{Seeds: seeds, Hops: c.p.hops, AsOf: a.AsOf, Now: a.Now, Read: a.Limit, Hub: fanOut,
+	q := graph.WalkQuery{Seeds: seeds, Hops: c.p.hops, AsOf: a.AsOf, Now: a.Now, Bare: a.Bare, Read: a.Limit, Hub: fanOut,
 		Frontier: maxSeeds, Select: c.selectFacts, Known: c.around}
 	steps, err := graph.Walk(tx, q)
 	if err != nil {

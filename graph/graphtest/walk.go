@@ -99,6 +99,25 @@ func testWalk(t *testing.T, open Opener) {
 				if err != nil {
 					return err
 				}
+				// Bare: the same facts, claims and revisions perhaps left out.
+				b := a
+				b.Bare = true
+				bare, err := tx.FactsAround(ids, b)
+				if err != nil {
+					return err
+				}
+				for _, id := range ids {
+					strip := func(fs []entity.Fact) []entity.Fact {
+						out := slices.Clone(fs)
+						for i := range out {
+							out[i].Claims, out[i].Revisions = nil, nil
+						}
+						return out
+					}
+					if !reflect.DeepEqual(strip(bare[id]), strip(got[id])) {
+						t.Errorf("FactsAround(%s, %+v) bare differs beyond claims and revisions", id, a)
+					}
+				}
 				for _, id := range ids {
 					all, err := tx.FactsOf(id, 0)
 					if err != nil {
