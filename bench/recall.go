@@ -3,10 +3,12 @@ package bench
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -150,7 +152,12 @@ func Recall(ctx context.Context, store graph.Store, o RecallOptions) (map[string
 // records in the same run: Bleve indexing the very documents Sync writes
 // (search.IndexRaw: what the follower adds to Bleve's own cost) and bare
 // documents of the same text (BareBleve: what graphmem's documents cost).
+//
+// It also reports what the index costs a replica: its size on disk and the
+// Go heap it holds once synced (index_disk_mb, index_heap_mb; Bleve maps
+// its segment files, so they live in the page cache, not in the heap).
 func indexFigures(ctx context.Context, store graph.Store, idx *search.Index, scope entity.Scope, dir string) (map[string]float64, error) {
+	heap0 := liveHeapMB()
 	start := time.Now()
 	n, err := idx.Sync(ctx, store)
 	if err != nil {
@@ -163,6 +170,10 @@ func indexFigures(ctx context.Context, store graph.Store, idx *search.Index, sco
 	}
 	out := map[string]float64{"index_sync_s": round(sync), "index_changes": float64(n),
 		"index_compact_s": round(time.Since(start).Seconds())}
+	out["index_heap_mb"] = round(max(0, liveHeapMB()-heap0))
+	if mb, err := dirMB(dir); err == nil {
+		out["index_disk_mb"] = round(mb)
+	}
 	if sync <= 0 {
 		return out, nil
 	}
@@ -195,3 +206,27 @@ func pct(v []float64, p float64) float64 {
 }
 
 func round(v float64) float64 { return math.Round(v*1e4) / 1e4 }
+
+// liveHeapMB is the Go heap in use after a collection, in MB.
+func liveHeapMB() float64 {
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return float64(ms.HeapAlloc) / (1 << 20)
+}
+
+// dirMB is the size of the files under dir, in MB.
+func dirMB(dir string) (float64, error) {
+	var n int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err == nil {
+			n += info.Size()
+		}
+		return err
+	})
+	return float64(n) / (1 << 20), err
+}
