@@ -18,6 +18,7 @@ import (
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/recall"
 	"github.com/graphmem/graphmem/search"
+	"github.com/graphmem/graphmem/vector"
 )
 
 // RecallOptions configure Recall.
@@ -33,6 +34,11 @@ type RecallOptions struct {
 	Queries int
 	// Seed picks the queries (default 1).
 	Seed uint64
+	// Embedder, when set, also builds the vector index (as the follower
+	// does) and times search and context with the vector list, every
+	// question embedded (no cache); Identity names the model.
+	Embedder vector.Embedder
+	Identity string
 }
 
 // Queries draws n queries from a workload: questions about a
@@ -143,6 +149,55 @@ func Recall(ctx context.Context, store graph.Store, o RecallOptions) (map[string
 	out["index_bm25_hits_per_query"] = round(float64(bm25Hits) / float64(len(qs)+warm))
 	if out["index_bm25_p95_ms"] > 0 {
 		out["context_p95_ratio_to_index_bm25"] = round(out["context_p95_ms"] / out["index_bm25_p95_ms"])
+	}
+	if o.Embedder == nil {
+		return out, nil
+	}
+	// With vectors: the follower's catch-up (every fact, entity embedded),
+	// then the same requests with the vector list.
+	vec, err := vector.Open(dir+"-vectors", o.Embedder, o.Identity)
+	if err != nil {
+		return nil, err
+	}
+	defer vec.Close()
+	vec.SetQueryCache(0)
+	start := time.Now()
+	if _, err := vec.Sync(ctx, store); err != nil {
+		return nil, err
+	}
+	if err := vec.Save(); err != nil {
+		return nil, err
+	}
+	took := time.Since(start).Seconds()
+	out["vector_sync_s"], out["vectors"] = round(took), float64(vec.Len())
+	out["embeddings_per_sec"] = round(float64(vec.Embedded()) / took)
+	if fi, err := os.Stat(filepath.Join(vec.Dir(), vector.FileName)); err == nil {
+		out["vector_index_mb"] = round(float64(fi.Size()) / 1e6)
+		out["vector_index_mb_per_100k_facts"] = round(float64(fi.Size()) / 1e6 * 1e5 / float64(len(o.Work)))
+	}
+	ev := &recall.Engine{Store: store, Index: idx, Vectors: vec}
+	defer ev.Close()
+	embedFn := func(q string) error {
+		_, err := vec.QueryVector(ctx, q)
+		return err
+	}
+	searchV := func(q string) error {
+		_, err := ev.Search(ctx, o.Scope, recall.SearchRequest{Query: q})
+		return err
+	}
+	contextV := func(q string) error {
+		_, err := ev.Context(ctx, o.Scope, recall.ContextRequest{Query: q})
+		return err
+	}
+	for _, m := range []struct {
+		name string
+		fn   func(string) error
+	}{{"query_embed", embedFn}, {"search_vectors", searchV}, {"context_vectors", contextV}} {
+		lat, err := timeIt(m.fn)
+		if err != nil {
+			return nil, err
+		}
+		out[m.name+"_p50_ms"], out[m.name+"_p95_ms"] = pct(lat, 50), pct(lat, 95)
 	}
 	return out, nil
 }

@@ -33,8 +33,13 @@ type CatalogOptions struct {
 	// Progress, when set, is called after each question.
 	Progress func(done, total int)
 	// Misses, when set, receives each question whose fact graphmem's
-	// search did not rank first, with the fact hits it returned.
-	Misses io.Writer
+	// search did not rank first, with the fact hits it returned;
+	// MissesVectors the same for graphmem with embeddings.
+	Misses        io.Writer
+	MissesVectors io.Writer
+	// Embeddings, when set, adds graphmem with the vector list to the
+	// report (the same questions, the same store and search index).
+	Embeddings *Embeddings
 }
 
 // CatalogScores are the figures of one system on the catalog questions.
@@ -75,6 +80,11 @@ type CatalogReport struct {
 	// name or alias, for English and Chinese questions, and for those
 	// asked in a held-out wording (never tuned on).
 	ByGroup map[string]float64 `json:"hit_at_1_by_group"`
+	// Vectors is graphmem with embeddings (the vector list fused in), with
+	// its hit@1 by group and what embedding the catalog cost.
+	Vectors        *CatalogScores     `json:"graphmem_vectors,omitempty"`
+	ByGroupVectors map[string]float64 `json:"hit_at_1_by_group_vectors,omitempty"`
+	Embedding      *EmbedCost         `json:"embedding,omitempty"`
 }
 
 // Catalog generates a service catalog from the seed, loads it through the
@@ -122,8 +132,27 @@ func Catalog(ctx context.Context, o CatalogOptions) (CatalogReport, error) {
 		return CatalogReport{}, err
 	}
 
-	var ours, base tallyCatalog
-	groups := map[string][2]int{}
+	var engV *recall.Engine
+	if o.Embeddings != nil {
+		vec, err := newVectors(*o.Embeddings, ws.dir)
+		if err != nil {
+			return CatalogReport{}, err
+		}
+		defer vec.Close()
+		if err := vec.catchUp(ctx, store); err != nil {
+			return CatalogReport{}, fmt.Errorf("embedding the catalog: %w", err)
+		}
+		cost, err := vec.cost()
+		if err != nil {
+			return CatalogReport{}, err
+		}
+		rep.Embedding = &cost
+		engV = &recall.Engine{Store: store, Index: idx, Vectors: vec.Index, Ontology: onto, Now: clock}
+		defer engV.Close()
+	}
+
+	var ours, withVec, base tallyCatalog
+	groups, groupsV := map[string][2]int{}, map[string][2]int{}
 	for qi, q := range data.questions {
 		cur, _, err := svc.Facts(ctx, scope, memory.FactQuery{Subject: q.Subject, Predicate: q.Predicate, Limit: 10})
 		if err != nil {
@@ -144,67 +173,23 @@ func Catalog(ctx context.Context, o CatalogOptions) (CatalogReport, error) {
 			}
 		}
 
-		// graphmem: search, search with history, context.
-		start := time.Now()
-		res, err := eng.Search(ctx, scope, recall.SearchRequest{Query: q.Text, Limit: 10})
-		if err != nil {
+		if err := ask(ctx, eng, scope, q, want, older, &ours, groups, o.Misses); err != nil {
 			return CatalogReport{}, err
 		}
-		ours.search = append(ours.search, ms(time.Since(start)))
-		var ids []string
-		for _, h := range res.Hits {
-			if h.Type == search.TypeFact {
-				ids = append(ids, h.ID)
+		if engV != nil {
+			if err := ask(ctx, engV, scope, q, want, older, &withVec, groupsV, o.MissesVectors); err != nil {
+				return CatalogReport{}, err
 			}
-		}
-		top := len(res.Hits) > 0 && res.Hits[0].ID == want.ID
-		rank := ours.add(ids, want.ID, top)
-		key := "name"
-		if q.Alias {
-			key = "alias"
-		}
-		gs := []string{key, q.Lang}
-		if q.HeldOut {
-			gs = append(gs, "held-out wording")
-		}
-		for _, g := range gs {
-			n := groups[g]
-			n[0]++
-			if rank == 1 {
-				n[1]++
-			}
-			groups[g] = n
-		}
-		if rank != 1 && o.Misses != nil {
-			missed(o.Misses, q, want, res)
-		}
-		res, err = eng.Search(ctx, scope, recall.SearchRequest{Query: q.Text, Limit: 10, IncludeHistory: true})
-		if err != nil {
-			return CatalogReport{}, err
-		}
-		ids = ids[:0]
-		for _, h := range res.Hits {
-			ids = append(ids, h.ID)
-		}
-		ours.superseded(ids, want.ID, older)
-		start = time.Now()
-		cres, err := eng.Context(ctx, scope, recall.ContextRequest{Query: q.Text})
-		if err != nil {
-			return CatalogReport{}, err
-		}
-		ours.context = append(ours.context, ms(time.Since(start)))
-		if slices.ContainsFunc(cres.Facts, func(f recall.ContextFact) bool { return f.Fact.ID == want.ID }) {
-			ours.holds++
 		}
 
 		// Baseline: BM25 over the same index, facts only.
-		start = time.Now()
+		start := time.Now()
 		hits, err := idx.Search(ctx, search.Query{Scope: scope, Text: q.Text, Types: []string{search.TypeFact}, Limit: 10, Now: catalogNow})
 		if err != nil {
 			return CatalogReport{}, err
 		}
 		base.search = append(base.search, ms(time.Since(start)))
-		ids = ids[:0]
+		var ids []string
 		for _, h := range hits {
 			ids = append(ids, h.ID)
 		}
@@ -230,6 +215,16 @@ func Catalog(ctx context.Context, o CatalogOptions) (CatalogReport, error) {
 	rep.Graphmem.ContextP50Ms, rep.Graphmem.ContextP95Ms = percentile(ours.context, 50), percentile(ours.context, 95)
 	for g, c := range groups {
 		rep.ByGroup[g] = roundTo(float64(c[1])/float64(c[0]), 3)
+	}
+	if engV != nil {
+		v := withVec.scores(n)
+		v.ContextHolds = roundTo(float64(withVec.holds)/float64(n), 3)
+		v.ContextP50Ms, v.ContextP95Ms = percentile(withVec.context, 50), percentile(withVec.context, 95)
+		rep.Vectors = &v
+		rep.ByGroupVectors = map[string]float64{}
+		for g, c := range groupsV {
+			rep.ByGroupVectors[g] = roundTo(float64(c[1])/float64(c[0]), 3)
+		}
 	}
 	return rep, nil
 }
@@ -335,6 +330,9 @@ func (r CatalogReport) WriteTable(w io.Writer) error {
 	}
 	g := r.Graphmem
 	row("graphmem", g, fmt.Sprintf("%.3f", g.ContextHolds), fmt.Sprintf("%.2f", g.ContextP50Ms), fmt.Sprintf("%.2f", g.ContextP95Ms))
+	if v := r.Vectors; v != nil {
+		row("graphmem + vectors", *v, fmt.Sprintf("%.3f", v.ContextHolds), fmt.Sprintf("%.2f", v.ContextP50Ms), fmt.Sprintf("%.2f", v.ContextP95Ms))
+	}
 	row("BM25 only", r.Baseline, "-", "-", "-")
 	if err := tw.Flush(); err != nil {
 		return err
@@ -347,6 +345,73 @@ func (r CatalogReport) WriteTable(w io.Writer) error {
 	for _, g := range groups {
 		fmt.Fprintf(w, "hit@1 %s: %.3f  ", g, r.ByGroup[g])
 	}
-	_, err := fmt.Fprintln(w)
-	return err
+	fmt.Fprintln(w)
+	if r.Vectors != nil {
+		fmt.Fprint(w, "with vectors: ")
+		for _, g := range groups {
+			fmt.Fprintf(w, "hit@1 %s: %.3f  ", g, r.ByGroupVectors[g])
+		}
+		c := r.Embedding
+		fmt.Fprintf(w, "\nembedding: %d vectors, %d texts embedded in %.1f s (%.1f per second), index file %.1f MB, follower catch-up %.1f s\n",
+			c.Texts, c.Embedded, c.Seconds, c.PerSecond, float64(c.IndexBytes)/1e6, c.SyncSeconds)
+	}
+	return nil
+}
+
+// ask puts one question to graphmem (eng): search, search with history,
+// context; tallied in t and groups, a miss written to misses when set.
+func ask(ctx context.Context, eng *recall.Engine, scope entity.Scope, q catalogQuestion, want entity.Fact, older map[string]bool,
+	t *tallyCatalog, groups map[string][2]int, misses io.Writer) error {
+	start := time.Now()
+	res, err := eng.Search(ctx, scope, recall.SearchRequest{Query: q.Text, Limit: 10})
+	if err != nil {
+		return err
+	}
+	t.search = append(t.search, ms(time.Since(start)))
+	var ids []string
+	for _, h := range res.Hits {
+		if h.Type == search.TypeFact {
+			ids = append(ids, h.ID)
+		}
+	}
+	top := len(res.Hits) > 0 && res.Hits[0].ID == want.ID
+	rank := t.add(ids, want.ID, top)
+	key := "name"
+	if q.Alias {
+		key = "alias"
+	}
+	gs := []string{key, q.Lang}
+	if q.HeldOut {
+		gs = append(gs, "held-out wording")
+	}
+	for _, g := range gs {
+		n := groups[g]
+		n[0]++
+		if rank == 1 {
+			n[1]++
+		}
+		groups[g] = n
+	}
+	if rank != 1 && misses != nil {
+		missed(misses, q, want, res)
+	}
+	res, err = eng.Search(ctx, scope, recall.SearchRequest{Query: q.Text, Limit: 10, IncludeHistory: true})
+	if err != nil {
+		return err
+	}
+	ids = ids[:0]
+	for _, h := range res.Hits {
+		ids = append(ids, h.ID)
+	}
+	t.superseded(ids, want.ID, older)
+	start = time.Now()
+	cres, err := eng.Context(ctx, scope, recall.ContextRequest{Query: q.Text})
+	if err != nil {
+		return err
+	}
+	t.context = append(t.context, ms(time.Since(start)))
+	if slices.ContainsFunc(cres.Facts, func(f recall.ContextFact) bool { return f.Fact.ID == want.ID }) {
+		t.holds++
+	}
+	return nil
 }

@@ -42,6 +42,9 @@ type Options struct {
 	Weights *recall.EpisodeWeights
 	// NoAblation measures only the reported configuration.
 	NoAblation bool
+	// Embeddings, when set, adds the reported configuration with the
+	// vector list (episodes embedded as the follower would).
+	Embeddings *Embeddings
 }
 
 // Parts of the LoCoMo conversations: weights are tuned on the dev part
@@ -92,6 +95,12 @@ type Report struct {
 	// SearchP50Ms and SearchP95Ms are the latencies of recall.Engine.Search.
 	SearchP50Ms float64 `json:"search_p50_ms"`
 	SearchP95Ms float64 `json:"search_p95_ms"`
+	// Vectors is the reported configuration with embeddings (the vector
+	// list fused in), its search latency and what embedding cost.
+	Vectors            *Result    `json:"vectors,omitempty"`
+	VectorsSearchP50Ms float64    `json:"vectors_search_p50_ms,omitempty"`
+	VectorsSearchP95Ms float64    `json:"vectors_search_p95_ms,omitempty"`
+	Embedding          *EmbedCost `json:"embedding,omitempty"`
 }
 
 // AblationRow is recall@k of one configuration.
@@ -251,6 +260,21 @@ func LoCoMo(ctx context.Context, o Options) (Report, error) {
 		engines[i] = &recall.Engine{Store: w.store, Index: w.index, EpisodeWeights: &configs[i].weights}
 		defer engines[i].Close()
 	}
+	// With embeddings: the reported configuration once more, with the
+	// vector list.
+	var vec *vectors
+	var engV *recall.Engine
+	var tallyV *tally
+	var latV []float64
+	if o.Embeddings != nil {
+		if vec, err = newVectors(*o.Embeddings, w.dir); err != nil {
+			return Report{}, err
+		}
+		defer vec.Close()
+		engV = &recall.Engine{Store: w.store, Index: w.index, EpisodeWeights: &weights, Vectors: vec.Index}
+		defer engV.Close()
+		tallyV = newTally(ks)
+	}
 
 	var convs []conversation
 	total := 0
@@ -286,6 +310,11 @@ func LoCoMo(ctx context.Context, o Options) (Report, error) {
 		if _, err := w.index.Sync(ctx, w.store); err != nil {
 			return Report{}, err
 		}
+		if vec != nil {
+			if err := vec.catchUp(ctx, w.store); err != nil {
+				return Report{}, err
+			}
+		}
 		rep.Turns += len(c.turns)
 		docs := make([]string, len(c.turns))
 		for i, t := range c.turns {
@@ -308,6 +337,15 @@ func LoCoMo(ctx context.Context, o Options) (Report, error) {
 				}
 				tallies[i].add(q.Category, ev, retrievedTurns(res, turnOf))
 			}
+			if engV != nil {
+				start := time.Now()
+				res, err := engV.Search(ctx, scope, recall.SearchRequest{Query: q.Question, Limit: maxK})
+				if err != nil {
+					return Report{}, err
+				}
+				latV = append(latV, float64(time.Since(start).Microseconds())/1000)
+				tallyV.add(q.Category, ev, retrievedTurns(res, turnOf))
+			}
 			var bl []string
 			for _, i := range baseline.rank(q.Question)[:min(maxK, len(c.turns))] {
 				bl = append(bl, c.turns[i].DiaID)
@@ -326,6 +364,16 @@ func LoCoMo(ctx context.Context, o Options) (Report, error) {
 		rep.Ablation = append(rep.Ablation, AblationRow{Name: cfg.name, Result: tallies[i].result()})
 	}
 	rep.SearchP50Ms, rep.SearchP95Ms = percentile(lat, 50), percentile(lat, 95)
+	if vec != nil {
+		r := tallyV.result()
+		rep.Vectors = &r
+		rep.VectorsSearchP50Ms, rep.VectorsSearchP95Ms = percentile(latV, 50), percentile(latV, 95)
+		cost, err := vec.cost()
+		if err != nil {
+			return Report{}, err
+		}
+		rep.Embedding = &cost
+	}
 	return rep, nil
 }
 
@@ -527,6 +575,15 @@ func (r Report) WriteTable(w io.Writer) error {
 			row(fmt.Sprintf("%d %s", c, Categories[c]), r.PerCategory[key], r.ByCategory[key], r.Baseline.ByCategory[key])
 		}
 	}
+	if v := r.Vectors; v != nil {
+		row("all, with vectors", r.Questions, v.Overall, r.Baseline.Overall)
+		for _, c := range cats {
+			key := strconv.Itoa(c)
+			if _, ok := v.ByCategory[key]; ok {
+				row(fmt.Sprintf("%d %s, with vectors", c, Categories[c]), r.PerCategory[key], v.ByCategory[key], r.Baseline.ByCategory[key])
+			}
+		}
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -557,5 +614,9 @@ func (r Report) WriteTable(w io.Writer) error {
 		}
 	}
 	_, err := fmt.Fprintf(w, "search latency p50 %.2f ms, p95 %.2f ms\n", r.SearchP50Ms, r.SearchP95Ms)
+	if c := r.Embedding; c != nil && err == nil {
+		_, err = fmt.Fprintf(w, "with vectors: search p50 %.2f ms, p95 %.2f ms (the question embedded each time); %d vectors, %d texts embedded in %.1f s (%.1f per second), index file %.1f MB\n",
+			r.VectorsSearchP50Ms, r.VectorsSearchP95Ms, c.Texts, c.Embedded, c.Seconds, c.PerSecond, float64(c.IndexBytes)/1e6)
+	}
 	return err
 }

@@ -12,6 +12,7 @@ import (
 type workspace struct {
 	store *bolt.Store
 	index *search.Index
+	dir   string
 	tmp   string // removed by close when the folder was made here
 }
 
@@ -26,6 +27,7 @@ func openWorkspace(dir, prefix string) (*workspace, error) {
 		}
 		w.tmp = dir
 	}
+	w.dir = dir
 	var err error
 	if w.store, err = bolt.Open(filepath.Join(dir, "graph.db")); err != nil {
 		w.close()

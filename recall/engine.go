@@ -24,9 +24,12 @@ type Engine struct {
 	Index *search.Index
 	// Vectors, when set, adds the records nearest to the question in
 	// meaning as one more ranked list (embeddings; nil: off).
-	Vectors  *vector.Index
-	Ontology *ontology.Ontology // ontology.Default() when nil
-	Now      func() time.Time   // time.Now when nil
+	Vectors *vector.Index
+	// VectorTimeout bounds the embedding of a question (2 s when zero):
+	// past it the answer is built without the vector list.
+	VectorTimeout time.Duration
+	Ontology      *ontology.Ontology // ontology.Default() when nil
+	Now           func() time.Time   // time.Now when nil
 	// EpisodeWeights weigh episode ranking; DefaultEpisodeWeights when
 	// nil.
 	EpisodeWeights *EpisodeWeights

@@ -26,8 +26,7 @@ const (
 	vectorEntity  = 0.3
 	vectorEpisode = 0.5
 
-	// queryVectorTimeout bounds the embedding of the question: past it the
-	// answer is built without the vector list.
+	// queryVectorTimeout is Engine.VectorTimeout's default.
 	queryVectorTimeout = 2 * time.Second
 )
 
@@ -41,7 +40,11 @@ func (e *Engine) queryVector(ctx context.Context, text string) []float32 {
 	if e.Vectors == nil {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, queryVectorTimeout)
+	timeout := e.VectorTimeout
+	if timeout <= 0 {
+		timeout = queryVectorTimeout
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	v, err := e.Vectors.QueryVector(ctx, text)
 	if err != nil {

@@ -3,6 +3,7 @@ package recall_test
 import (
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/graphmem/graphmem/embed/embedtest"
 	"github.com/graphmem/graphmem/entity"
@@ -21,6 +22,9 @@ func withVectors(tb testing.TB, e *env) *env {
 		tb.Fatal(err)
 	}
 	e.vec, e.engine.Vectors = vec, vec
+	// A shared test server may be busy embedding for another test: wait
+	// for it rather than answer without the list.
+	e.engine.VectorTimeout = time.Minute
 	return e
 }
 

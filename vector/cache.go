@@ -36,6 +36,9 @@ func (c *queryCache) get(k string) ([]float32, bool) {
 func (c *queryCache) put(k string, v []float32) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.max <= 0 {
+		return
+	}
 	if e, ok := c.byKey[k]; ok {
 		c.order.MoveToFront(e)
 		return

@@ -21,6 +21,3 @@ func (x *Index) StoredVector(scope entity.Scope, typ, id string) []byte {
 	}
 	return b
 }
-
-// FileName is the index file inside its folder.
-const FileName = fileName

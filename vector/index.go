@@ -57,8 +57,10 @@ type gkey struct {
 	typ   string
 }
 
-// fileName is the file of the index inside its folder.
-const fileName = "vectors.gmv"
+// FileName is the file of the index inside its folder.
+const FileName = "vectors.gmv"
+
+const fileName = FileName
 
 // searchEf is the candidate list of a search: recall@10 ≈ 0.96 on hard
 // synthetic data (TestHNSW_RecallAddRemove).
@@ -178,6 +180,10 @@ func (x *Index) Search(scope entity.Scope, typ string, v []float32, k int) []Hit
 	}
 	return out
 }
+
+// SetQueryCache sets how many questions' vectors QueryVector remembers
+// (512 by default; 0: none, every question is embedded).
+func (x *Index) SetQueryCache(n int) { x.queries = newQueryCache(n) }
 
 // QueryVector embeds a question (kind query), remembering the last few
 // hundred so a repeated question costs no call.

@@ -65,7 +65,9 @@ func runBench(ctx context.Context, args []string) error {
 
 Generates a synthetic workload in a temporary store, ingests it and times search
 and context, next to raw baselines measured in the same run. With --store neo4j
-(and --neo4j-uri) it measures Neo4j with the embedded store beside it. Then it sends
+(and --neo4j-uri) it measures Neo4j with the embedded store beside it. With an
+embedding model configured (GRAPHMEM_EMBED_BASE_URL, GRAPHMEM_EMBED_MODEL) it
+also embeds the workload and times search and context with the vector list. Then it sends
 --episodes episodes of the extraction gold set through the episode queue and extraction:
 against the configured model (GRAPHMEM_LLM_*), else a built-in fake endpoint answering
 scripted answers, next to bare calls to the same endpoint; tokens per episode are read
@@ -108,7 +110,7 @@ from the episode records.`, storeSettings, modelSettings)
 		if kind == "embedded" {
 			c.Data = fmt.Sprintf("%s/data-%d", tmp, i)
 		}
-		run, err := benchStore(ctx, c, work, *batch, *queries, fmt.Sprintf("%s/index-%d", tmp, i))
+		run, err := benchStore(ctx, c, work, *batch, *queries, fmt.Sprintf("%s/index-%d", tmp, i), i == 0)
 		if err != nil {
 			return fmt.Errorf("%s: %w", kind, err)
 		}
@@ -139,8 +141,18 @@ from the episode records.`, storeSettings, modelSettings)
 // benchStore ingests the workload into a fresh scope of one store, then
 // times search and context over it (bench.Recall, with the index's own BM25
 // query as the in-run baseline).
-func benchStore(ctx context.Context, cfg Config, work []memory.FactInput, batch, queries int, indexDir string) (storeRun, error) {
+func benchStore(ctx context.Context, cfg Config, work []memory.FactInput, batch, queries int, indexDir string, vectors bool) (storeRun, error) {
 	run := storeRun{Store: cfg.Store}
+	o := bench.RecallOptions{Work: work, IndexDir: indexDir, Queries: queries}
+	if vectors {
+		emb, identity, err := newEmbedder(cfg)
+		if err != nil {
+			return run, err
+		}
+		if emb != nil {
+			o.Embedder, o.Identity = emb, identity
+		}
+	}
 	store, err := openStore(ctx, cfg)
 	if err != nil {
 		return run, err
@@ -155,7 +167,8 @@ func benchStore(ctx context.Context, cfg Config, work []memory.FactInput, batch,
 	if run.IngestFactsPerSec, err = bench.Ingest(ctx, memory.New(store, onto), scope, work, batch); err != nil {
 		return run, err
 	}
-	run.Recall, err = bench.Recall(ctx, store, bench.RecallOptions{Scope: scope, Work: work, IndexDir: indexDir, Queries: queries})
+	o.Scope = scope
+	run.Recall, err = bench.Recall(ctx, store, o)
 	return run, err
 }
 

@@ -39,7 +39,22 @@ func runEval(ctx context.Context, args []string) error {
 	part := fs.String("part", eval.PartTest, "conversations: test (42, 43, 44, 47: reported), dev (26, 30, 41: tuned on) or all")
 	asJSON := fs.Bool("json", false, "print only the JSON object")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	cache := fs.String("embed-cache", "", "file keeping the vectors of texts embedded by earlier runs (with an embedding model)")
+	resolve := configFlags(fs, `eval locomo [--data DIR] [--part test|dev|all] [--k 5,10,20] [--json]
+
+Evidence recall@k on LoCoMo through search, next to plain BM25 over turns, with
+an ablation of the episode signals. With an embedding model configured
+(GRAPHMEM_EMBED_BASE_URL, GRAPHMEM_EMBED_MODEL) the reported configuration is
+measured with the vector list too.`, modelSettings)
 	if err := fs.Parse(args[1:]); err != nil {
+		return err
+	}
+	cfg, err := resolve()
+	if err != nil {
+		return err
+	}
+	emb, identity, err := newEmbedder(cfg)
+	if err != nil {
 		return err
 	}
 	var cut []int
@@ -51,6 +66,9 @@ func runEval(ctx context.Context, args []string) error {
 		cut = append(cut, k)
 	}
 	o := eval.Options{DataDir: *data, Ks: cut, Part: *part}
+	if emb != nil {
+		o.Embeddings = &eval.Embeddings{Embedder: emb, Identity: identity, Cache: *cache}
+	}
 	var done func()
 	if !*quiet && !*asJSON {
 		o.Progress, done = progress("evaluating")
@@ -113,15 +131,36 @@ func runEvalCatalog(ctx context.Context, args []string) error {
 	misses := fs.Bool("misses", false, "print the questions whose fact did not rank first, with the hits")
 	asJSON := fs.Bool("json", false, "print only the JSON object")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	cache := fs.String("embed-cache", "", "file keeping the vectors of texts embedded by earlier runs (with an embedding model)")
+	resolve := configFlags(fs, `eval catalog [--seed N] [--questions N] [--misses] [--json]
+
+Asks a generated service catalog's questions through search and context, next
+to plain BM25. With an embedding model configured (GRAPHMEM_EMBED_BASE_URL,
+GRAPHMEM_EMBED_MODEL) it reports graphmem with the vector list too, and what
+embedding the catalog cost.`, modelSettings)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *n < 1 {
 		return fmt.Errorf("--questions: must be at least 1")
 	}
+	cfg, err := resolve()
+	if err != nil {
+		return err
+	}
 	o := eval.CatalogOptions{Seed: *seed, Questions: *n}
 	if *misses {
 		o.Misses = os.Stdout
+	}
+	emb, identity, err := newEmbedder(cfg)
+	if err != nil {
+		return err
+	}
+	if emb != nil {
+		o.Embeddings = &eval.Embeddings{Embedder: emb, Identity: identity, Cache: *cache}
+		if *misses {
+			o.Misses, o.MissesVectors = nil, os.Stdout
+		}
 	}
 	var done func()
 	if !*quiet && !*asJSON && !*misses {
