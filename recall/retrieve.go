@@ -44,7 +44,7 @@ const (
 	linkedEntity  = 0.8  // an entity the query names
 
 	fanOut     = 15 // facts kept per entity and hop
-	fanOutScan = 40 // facts read per entity (current and newest first), before the policy
+	fanOutScan = 20 // facts read per entity (current and newest first), before the policy
 	maxSeeds   = 8  // entities a hop expands
 )
 
