@@ -45,8 +45,9 @@
 //     linked entities and the endpoints of the best fact hits, one store
 //     read per hop (Tx.FactsAround) that returns each entity's facts valid
 //     at as_of and recallable, newest first, filtered in the store; of the
-//     first 40 the walk takes the 15 most important and recent (its
-//     selection policy). One hop for Search, two for Context; at most 8
+//     first 20 the walk takes the 15 most important and recent (its
+//     selection policy). The entities the question names are not read
+//     again: the walk takes the facts read for them in step 3. One hop for Search, two for Context; at most 8
 //     entities per hop; beyond the first hop, hubs (entities with more
 //     facts than the cap) are not expanded. A request reads one snapshot:
 //     Search and Context each run in one read transaction.
