@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -94,6 +95,7 @@ func TestE2E_Neo4jOutage(t *testing.T) {
 		n503     atomic.Int64
 		retryHdr atomic.Int64
 		other    atomic.Int64
+		whyOther []string
 		okAfter  atomic.Int64
 		restart  atomic.Bool
 		stop     atomic.Bool
@@ -107,11 +109,15 @@ func TestE2E_Neo4jOutage(t *testing.T) {
 				resp, err := hc.Post(base+"/v1/facts", "application/json", bytes.NewReader(body))
 				if err != nil {
 					other.Add(1)
+					mu.Lock()
+					whyOther = append(whyOther, err.Error())
+					mu.Unlock()
 					continue
 				}
-				var out api.FactsResponse
-				err = json.NewDecoder(resp.Body).Decode(&out)
+				raw, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
+				var out api.FactsResponse
+				err = json.Unmarshal(raw, &out)
 				switch {
 				case resp.StatusCode == 200 && err == nil && len(out.Results) == 1:
 					mu.Lock()
@@ -128,6 +134,9 @@ func TestE2E_Neo4jOutage(t *testing.T) {
 					time.Sleep(100 * time.Millisecond)
 				default:
 					other.Add(1)
+					mu.Lock()
+					whyOther = append(whyOther, fmt.Sprintf("status %d: %s", resp.StatusCode, raw))
+					mu.Unlock()
 				}
 			}
 		})
@@ -164,7 +173,7 @@ func TestE2E_Neo4jOutage(t *testing.T) {
 		t.Fatalf("the outage must answer 503 with Retry-After: %d 503s, %d with the header", n503.Load(), retryHdr.Load())
 	}
 	if other.Load() != 0 {
-		t.Fatalf("%d requests failed otherwise than 503", other.Load())
+		t.Fatalf("%d requests failed otherwise than 503: %s", other.Load(), strings.Join(whyOther, "; "))
 	}
 	c := newClient(t, m)
 	for _, id := range acked {
