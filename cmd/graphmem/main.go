@@ -30,7 +30,7 @@ var commands = map[string]command{
 	"forget":   {"forget or purge facts (by id, entity, query or episode) on the server", runForget},
 	"reindex":  {"rebuild the search index of a data folder from the store (server stopped)", runReindex},
 	"mcp":      {"MCP server on stdio: memory tools for agents (on --data, or the server at GRAPHMEM_URL)", runMCP},
-	"bench":    {"generate a synthetic workload and measure ingestion and recall", runBench},
+	"bench":    {"generate a synthetic workload and measure ingestion, recall and episodes through extraction", runBench},
 	"eval":     {"eval locomo|catalog|scenarios|extract: recall, context and extraction quality, each next to a baseline", runEval},
 	"version":  {"module version, commit and Go version of this binary", runVersion},
 }
