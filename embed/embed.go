@@ -38,8 +38,8 @@ func (k Kind) String() string {
 const (
 	DefaultQueryPrefix   = "query: "
 	DefaultPassagePrefix = "passage: "
-	DefaultBatch         = 32
-	DefaultTimeout       = 60 * time.Second
+	DefaultBatch         = 16
+	DefaultTimeout       = 5 * time.Minute
 )
 
 // NoPrefix is the prefix setting that means none: for a server that adds
@@ -63,9 +63,10 @@ type Config struct {
 	// InputType sends "input_type": "query" or "passage" with each
 	// request, for servers that choose the prefix themselves.
 	InputType bool
-	// Batch is how many texts go in one request (default 32).
+	// Batch is how many texts go in one request (default 16).
 	Batch int
-	// Timeout bounds each request (default 60s).
+	// Timeout bounds each request (default 5 minutes: a small model on a
+	// busy CPU; a question has its own, shorter bound in recall).
 	Timeout time.Duration
 }
 

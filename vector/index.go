@@ -274,8 +274,9 @@ func (x *Index) Follow(ctx context.Context, store graph.Store, interval time.Dur
 	}
 }
 
-// syncPage is how many changes one step of Sync reads.
-const syncPage = 500
+// syncPage is how many changes one step of Sync reads (and embeds at
+// most: a few seconds of a small model on one core).
+const syncPage = 100
 
 // Sync applies the store's changes after the last sequence the index
 // applied and returns how many it applied: a new or changed text is
@@ -310,52 +311,57 @@ type item struct {
 }
 
 func (x *Index) sync(ctx context.Context, store graph.Store, pruneOnly bool) (int, error) {
-	x.syncMu.Lock()
-	defer x.syncMu.Unlock()
 	n := 0
 	after := x.Seq()
 	for {
 		if err := ctx.Err(); err != nil {
 			return n, entity.Wrap(entity.EUNAVAILABLE, "vector.Sync", err)
 		}
-		changes, err := store.Changes(ctx, after, syncPage)
-		if err != nil {
+		k, next, err := x.page(ctx, store, after, pruneOnly)
+		n += k
+		if err != nil || k < syncPage {
 			return n, err
 		}
-		if len(changes) == 0 {
-			return n, nil
-		}
-		todo, gone, err := x.read(ctx, store, changes)
-		if err != nil {
-			return n, err
-		}
-		x.mu.Lock()
-		for _, it := range gone {
-			if g := x.graphs[it.key]; g != nil && g.remove(it.id) {
-				x.gen++
-			}
-		}
-		x.mu.Unlock()
-		after = changes[len(changes)-1].Seq
-		if pruneOnly {
-			n += len(changes)
-			if len(changes) < syncPage {
-				return n, nil
-			}
-			continue
-		}
-		if err := x.embedAll(ctx, todo); err != nil {
-			return n, err
-		}
-		x.mu.Lock()
-		x.seq = after
-		x.gen++
-		x.mu.Unlock()
-		n += len(changes)
-		if len(changes) < syncPage {
-			return n, nil
+		after = next
+	}
+}
+
+// page applies the changes after a sequence, one page of them. Pages are
+// serialised, not whole catch-ups, so a purge's Prune waits for one page
+// at most.
+func (x *Index) page(ctx context.Context, store graph.Store, after uint64, pruneOnly bool) (int, uint64, error) {
+	x.syncMu.Lock()
+	defer x.syncMu.Unlock()
+	if !pruneOnly {
+		after = x.Seq() // another Sync may have applied pages meanwhile
+	}
+	changes, err := store.Changes(ctx, after, syncPage)
+	if err != nil || len(changes) == 0 {
+		return 0, after, err
+	}
+	todo, gone, err := x.read(ctx, store, changes)
+	if err != nil {
+		return 0, after, err
+	}
+	x.mu.Lock()
+	for _, it := range gone {
+		if g := x.graphs[it.key]; g != nil && g.remove(it.id) {
+			x.gen++
 		}
 	}
+	x.mu.Unlock()
+	last := changes[len(changes)-1].Seq
+	if pruneOnly {
+		return len(changes), last, nil
+	}
+	if err := x.embedAll(ctx, todo); err != nil {
+		return 0, after, err
+	}
+	x.mu.Lock()
+	x.seq = last
+	x.gen++
+	x.mu.Unlock()
+	return len(changes), last, nil
 }
 
 // read sorts one page of changes into texts to embed and vectors to drop.
