@@ -154,10 +154,18 @@ func newVectors(e Embeddings, dir string) (*vectors, error) {
 
 // catchUp embeds what the store holds and the index does not, as the
 // server's follower would.
+// An embedder that is down or overloaded is retried a few times (what is
+// embedded is kept page by page), as the server's follower retries at its
+// next tick.
 func (v *vectors) catchUp(ctx context.Context, store graph.Store) error {
 	start := time.Now()
-	_, err := v.Sync(ctx, store)
-	v.sync += time.Since(start)
+	defer func() { v.sync += time.Since(start) }()
+	var err error
+	for try := 0; try < 5; try++ {
+		if _, err = v.Sync(ctx, store); entity.ErrorCode(err) != entity.EUNAVAILABLE || ctx.Err() != nil {
+			return err
+		}
+	}
 	return err
 }
 
