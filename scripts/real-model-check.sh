@@ -103,6 +103,7 @@ times[-1]="episode test (go test, build included): $(took "$t")"
 # 5. The gold set.
 if [ "${GRAPHMEM_REAL_MODEL_EVAL:-1}" != "0" ]; then
 	t=$(now)
-	GRAPHMEM_LLM_BASE_URL="$base" GRAPHMEM_LLM_MODEL="$alias" go run ./cmd/graphmem eval extract --quiet "$@"
+	GRAPHMEM_LLM_BASE_URL="$base" GRAPHMEM_LLM_MODEL="$alias" GRAPHMEM_LLM_TIMEOUT="${GRAPHMEM_LLM_TIMEOUT:-5m}" \
+		go run ./cmd/graphmem eval extract --quiet "$@"
 	times+=("eval extract: $(took "$t")")
 fi

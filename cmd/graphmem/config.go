@@ -28,6 +28,7 @@ type Config struct {
 	LLMModel      string        `yaml:"llm_model"`
 	LLMAPIKey     string        `yaml:"llm_api_key"`
 	LLMMode       string        `yaml:"llm_mode"`
+	LLMTimeout    string        `yaml:"llm_timeout"`
 	EmbedBaseURL  string        `yaml:"embed_base_url"`
 	EmbedModel    string        `yaml:"embed_model"`
 	EmbedAPIKey   string        `yaml:"embed_api_key"`
@@ -75,6 +76,7 @@ var settings = []setting{
 	{flag: "llm-model", env: "GRAPHMEM_LLM_MODEL", group: modelSettings, help: "extraction model", str: func(c *Config) *string { return &c.LLMModel }},
 	{flag: "llm-api-key", env: "GRAPHMEM_LLM_API_KEY", group: modelSettings, help: "extraction API key", str: func(c *Config) *string { return &c.LLMAPIKey }},
 	{flag: "llm-mode", env: "GRAPHMEM_LLM_MODE", def: "auto", group: modelSettings, help: "response format asked of the model: auto (find the one the server accepts), json_schema, json_object_schema, json_object or text", str: func(c *Config) *string { return &c.LLMMode }},
+	{flag: "llm-timeout", env: "GRAPHMEM_LLM_TIMEOUT", def: "60s", group: modelSettings, help: "time limit of one extraction call (a Go duration: 90s, 5m); local models on a CPU may need more", str: func(c *Config) *string { return &c.LLMTimeout }},
 	{flag: "embed-base-url", env: "GRAPHMEM_EMBED_BASE_URL", group: modelSettings, help: "embeddings base URL (optional)", str: func(c *Config) *string { return &c.EmbedBaseURL }},
 	{flag: "embed-model", env: "GRAPHMEM_EMBED_MODEL", group: modelSettings, help: "embeddings model", str: func(c *Config) *string { return &c.EmbedModel }},
 	{flag: "embed-api-key", env: "GRAPHMEM_EMBED_API_KEY", group: modelSettings, help: "embeddings API key", str: func(c *Config) *string { return &c.EmbedAPIKey }},

@@ -63,6 +63,13 @@ func TestEvalExtractAndBenchCommands(t *testing.T) {
 		t.Errorf("without a model: %v\n%s", err, out)
 	}
 
+	// A call time limit that is not a duration is refused by name.
+	cmd = exec.Command(bin, "eval", "extract")
+	cmd.Env = append(os.Environ(), "GRAPHMEM_LLM_BASE_URL="+srv.BaseURL(), "GRAPHMEM_LLM_MODEL=scripted", "GRAPHMEM_LLM_TIMEOUT=soon")
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "llm-timeout") {
+		t.Errorf("bad timeout: %v\n%s", err, out)
+	}
+
 	t.Run("BenchEpisodes", func(t *testing.T) { benchEpisodesCheck(t, bin) })
 }
 

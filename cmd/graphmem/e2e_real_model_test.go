@@ -31,6 +31,7 @@ func TestRealModel(t *testing.T) {
 	var logs syncBuffer
 	m := MustRunMain(t, func(m *Main) {
 		m.Config.LLMBaseURL, m.Config.LLMModel = base, model
+		m.Config.LLMTimeout = "5m" // a CPU shared with other work
 		m.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
 	})
 	c := newClient(t, m)

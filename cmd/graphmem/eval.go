@@ -8,12 +8,10 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/schollz/progressbar/v3"
 
 	"github.com/graphmem/graphmem/eval"
-	"github.com/graphmem/graphmem/extract"
 	"github.com/graphmem/graphmem/fixtures"
 	"github.com/graphmem/graphmem/ontology"
 )
@@ -210,7 +208,6 @@ a time, and reports fact precision and recall after normalisation, per category 
 language, dates, JSON validity, calls, tokens and latency per episode, next to bare
 calls to the same endpoint.`, modelSettings)
 	gold := fs.String("gold", "", "gold set in the format of fixtures/extract/gold.jsonl (default: built-in)")
-	timeout := fs.Duration("call-timeout", 2*time.Minute, "time limit of one model call")
 	misses := fs.Bool("misses", false, "print each episode with a missed or wrong fact, a wrong date or a failure")
 	asJSON := fs.Bool("json", false, "print only the JSON object")
 	quiet := fs.Bool("quiet", false, "no progress bar")
@@ -228,10 +225,11 @@ calls to the same endpoint.`, modelSettings)
 	if err != nil {
 		return err
 	}
-	o := eval.ExtractOptions{
-		Model:    extract.Config{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey, Mode: cfg.LLMMode, Timeout: *timeout},
-		Ontology: onto,
+	mc, err := modelConfig(cfg)
+	if err != nil {
+		return err
 	}
+	o := eval.ExtractOptions{Model: mc, Ontology: onto}
 	if *gold != "" {
 		b, err := os.ReadFile(*gold)
 		if err != nil {

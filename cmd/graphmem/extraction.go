@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -29,8 +31,11 @@ func newEpisodeExtractor(cfg Config, onto *ontology.Ontology, log *slog.Logger, 
 	if cfg.LLMBaseURL == "" || cfg.LLMModel == "" {
 		return nil, nil
 	}
-	x, err := extract.New(extract.Config{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey, Mode: cfg.LLMMode},
-		extract.WithOntology(onto), extract.WithLogger(log))
+	mc, err := modelConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	x, err := extract.New(mc, extract.WithOntology(onto), extract.WithLogger(log))
 	if err != nil {
 		return nil, err
 	}
@@ -54,6 +59,19 @@ func (e *episodeExtractor) Extract(ctx context.Context, ep entity.Episode, known
 		return nil, mu, err
 	}
 	return factInputs(out), mu, nil
+}
+
+// modelConfig is the extraction endpoint of cfg.
+func modelConfig(cfg Config) (extract.Config, error) {
+	mc := extract.Config{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey, Mode: cfg.LLMMode}
+	if cfg.LLMTimeout != "" {
+		d, err := time.ParseDuration(cfg.LLMTimeout)
+		if err != nil || d <= 0 {
+			return mc, fmt.Errorf("llm-timeout: %q is not a positive duration (90s, 5m)", cfg.LLMTimeout)
+		}
+		mc.Timeout = d
+	}
+	return mc, nil
 }
 
 // factInputs turns an extraction answer into statements, typing subjects
