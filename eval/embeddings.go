@@ -187,3 +187,34 @@ func (v *vectors) cost() (EmbedCost, error) {
 	}
 	return c, nil
 }
+
+// Pool spreads each call over several servers of the same model (their
+// answers are the same vectors), to embed a data set faster.
+type Pool []vector.Embedder
+
+// Model names the model of the first server.
+func (p Pool) Model() string { return p[0].Model() }
+
+// Embed sends an equal share of texts to each server at once.
+func (p Pool) Embed(ctx context.Context, kind embed.Kind, texts []string) ([][]float32, error) {
+	if len(p) == 1 || len(texts) < 2 {
+		return p[0].Embed(ctx, kind, texts)
+	}
+	out := make([][]float32, len(texts))
+	errs := make([]error, len(p))
+	per := (len(texts) + len(p) - 1) / len(p)
+	var wg sync.WaitGroup
+	for i, e := range p {
+		lo, hi := i*per, min(len(texts), (i+1)*per)
+		if lo >= hi {
+			break
+		}
+		wg.Go(func() {
+			vs, err := e.Embed(ctx, kind, texts[lo:hi])
+			errs[i] = err
+			copy(out[lo:hi], vs)
+		})
+	}
+	wg.Wait()
+	return out, errors.Join(errs...)
+}

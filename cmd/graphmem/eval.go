@@ -11,6 +11,7 @@ import (
 
 	"github.com/schollz/progressbar/v3"
 
+	"github.com/graphmem/graphmem/embed"
 	"github.com/graphmem/graphmem/eval"
 	"github.com/graphmem/graphmem/fixtures"
 	"github.com/graphmem/graphmem/ontology"
@@ -38,6 +39,7 @@ func runEval(ctx context.Context, args []string) error {
 	asJSON := fs.Bool("json", false, "print only the JSON object")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	cache := fs.String("embed-cache", "", "file keeping the vectors of texts embedded by earlier runs (with an embedding model)")
+	also := fs.String("embed-also", "", "more base URLs serving the same embedding model, comma-separated: the turns are embedded by all at once")
 	resolve := configFlags(fs, `eval locomo [--data DIR] [--part test|dev|all] [--k 5,10,20] [--json]
 
 Evidence recall@k on LoCoMo through search, next to plain BM25 over turns, with
@@ -65,7 +67,11 @@ measured with the vector list too.`, modelSettings)
 	}
 	o := eval.Options{DataDir: *data, Ks: cut, Part: *part}
 	if emb != nil {
-		o.Embeddings = &eval.Embeddings{Embedder: emb, Identity: identity, Cache: *cache}
+		pool, err := embedPool(cfg, emb, *also)
+		if err != nil {
+			return err
+		}
+		o.Embeddings = &eval.Embeddings{Embedder: pool, Identity: identity, Cache: *cache}
 	}
 	var done func()
 	if !*quiet && !*asJSON {
@@ -130,6 +136,7 @@ func runEvalCatalog(ctx context.Context, args []string) error {
 	asJSON := fs.Bool("json", false, "print only the JSON object")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	cache := fs.String("embed-cache", "", "file keeping the vectors of texts embedded by earlier runs (with an embedding model)")
+	also := fs.String("embed-also", "", "more base URLs serving the same embedding model, comma-separated: the catalog is embedded by all at once")
 	resolve := configFlags(fs, `eval catalog [--seed N] [--questions N] [--misses] [--json]
 
 Asks a generated service catalog's questions through search and context, next
@@ -155,7 +162,11 @@ embedding the catalog cost.`, modelSettings)
 		return err
 	}
 	if emb != nil {
-		o.Embeddings = &eval.Embeddings{Embedder: emb, Identity: identity, Cache: *cache}
+		pool, err := embedPool(cfg, emb, *also)
+		if err != nil {
+			return err
+		}
+		o.Embeddings = &eval.Embeddings{Embedder: pool, Identity: identity, Cache: *cache}
 		if *misses {
 			o.Misses, o.MissesVectors = nil, os.Stdout
 		}
@@ -254,4 +265,23 @@ calls to the same endpoint.`, modelSettings)
 		return err
 	}
 	return printReport(rep, *asJSON)
+}
+
+// embedPool is the configured embedder and one more per URL of also (the
+// same model and settings on other servers).
+func embedPool(cfg Config, emb *embed.Client, also string) (eval.Pool, error) {
+	pool := eval.Pool{emb}
+	for _, u := range strings.Split(also, ",") {
+		if u = strings.TrimSpace(u); u == "" {
+			continue
+		}
+		c := cfg
+		c.EmbedBaseURL = u
+		e, _, err := newEmbedder(c)
+		if err != nil {
+			return nil, fmt.Errorf("--embed-also: %w", err)
+		}
+		pool = append(pool, e)
+	}
+	return pool, nil
 }
