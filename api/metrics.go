@@ -113,6 +113,20 @@ func (s *instrumentedStore) Changes(ctx context.Context, after uint64, limit int
 	return cs, err
 }
 
+func (s *instrumentedStore) ScopeChanges(ctx context.Context, scope entity.Scope, after uint64, limit int) ([]graph.Change, error) {
+	start := time.Now()
+	cs, err := s.Store.ScopeChanges(ctx, scope, after, limit)
+	s.observe("scope_changes", start, err)
+	return cs, err
+}
+
+func (s *instrumentedStore) Heads(ctx context.Context) (map[entity.Scope]uint64, error) {
+	start := time.Now()
+	hs, err := s.Store.Heads(ctx)
+	s.observe("heads", start, err)
+	return hs, err
+}
+
 func (s *instrumentedStore) DueEpisodes(ctx context.Context, now time.Time, limit int) ([]graph.EpisodeRef, error) {
 	start := time.Now()
 	eps, err := s.Store.DueEpisodes(ctx, now, limit)

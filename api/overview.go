@@ -66,7 +66,7 @@ func (s *Server) overview(idx *search.Index) gin.HandlerFunc {
 		ctx, scope := c.Request.Context(), Scope(c)
 		// Read your writes: the counts and the feed's end include this
 		// process's latest writes.
-		if err := idx.CatchUp(ctx, s.svc.Store); err != nil {
+		if err := idx.CatchUp(ctx, s.svc.Store, scope); err != nil {
 			Error(c, err)
 			return
 		}
@@ -75,7 +75,7 @@ func (s *Server) overview(idx *search.Index) gin.HandlerFunc {
 			Error(c, err)
 			return
 		}
-		last := idx.Seq()
+		last := idx.Seq(scope)
 		cs, err := s.svc.RecentChanges(ctx, scope, last-min(last, memory.RecentWindow), limit)
 		if err != nil {
 			Error(c, err)

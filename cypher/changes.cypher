@@ -3,14 +3,10 @@
 // bounded by the page, not by the store. A rewritten record carries only its
 // latest seq, so it is listed once; deletions come from Deleted markers.
 //
-// First the counter's lock: every writer holds it from its first write
-// until its commit has been applied, so holding it here means no commit is
-// half-visible while the feed is read — a reader can never see seq n+1 of a
-// commit whose seq n is not visible yet, and skip n for ever. The SET
-// changes nothing; the statement runs in a write transaction for the lock.
-MERGE (lock:Counter {name: 'changes'}) ON CREATE SET lock.value = 0
-SET lock.locked = true
-WITH count(lock) AS locked
+// It takes no lock: writers of different scopes commit side by side, so a
+// commit may become visible after a higher number of another scope was
+// listed. Readers that must miss nothing tail each scope
+// (scope_changes.cypher).
 CALL {
   MATCH (n:Entity) WHERE n.seq > $after
   RETURN n.seq AS seq, n.scope AS scope, 'entity' AS kind, n.id AS id, false AS deleted

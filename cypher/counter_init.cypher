@@ -1,7 +1,13 @@
-// The change counter: created once, at the first start on an empty
-// database (or after a wipe); never reset otherwise. Every statement that
-// draws from it MERGEs it the same way, so writes keep working if the
-// database is replaced under a running store (a test server restarted
-// empty); the schema then comes back at the next Open.
-MERGE (c:Counter {name: 'changes'})
-ON CREATE SET c.value = 0
+// The change counters, applied at every start: the store-wide one, from
+// which each Store reserves blocks of change numbers (seq_reserve.cypher),
+// and one per scope, holding the scope's head and its write lock
+// (write_lock.cypher). A scope written by an older graphmem, whose records
+// drew their numbers from the store-wide counter only, gets its counter
+// with that counter's value as head, no lower than any of its changes.
+MERGE (g:Counter {name: 'changes'})
+ON CREATE SET g.value = 0
+WITH g
+MATCH (s:Scope)
+WHERE NOT EXISTS { MATCH (c:Counter) WHERE c.name = 'changes:' + s.name }
+MERGE (c:Counter {name: 'changes:' + s.name})
+ON CREATE SET c.scope = s.name, c.value = g.value

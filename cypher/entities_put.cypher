@@ -5,21 +5,15 @@
 // $scope: the transaction's scope; $rows: [{props, keys}], props holding
 // every stored property (id included) and keys the entity's name keys.
 //
-// Sequence numbers: the counter is locked first — a SET of a constant takes
-// its write lock without reading it — and only then read and raised; read
-// before the lock, two writers could draw the same numbers. The lock is held
-// until commit, so writers are serialised on it and the sequence order of
-// committed writes is their commit order: a reader of Changes can never see
-// seq n+1 committed while n is still to come.
-MERGE (c:Counter {name: 'changes'}) ON CREATE SET c.value = 0
-SET c.locked = true
-WITH c
-SET c.value = c.value + size($rows)
-WITH c.value - size($rows) AS base
+// Sequence numbers: the rows take $seq, $seq+1 …, drawn by the Store above
+// the scope's head while the transaction holds the scope counter's lock
+// (write_lock.cypher); the counter keeps the last as the new head.
+MERGE (c:Counter {name: $counter}) ON CREATE SET c.scope = $scope
+SET c.value = $seq + size($rows) - 1
 MERGE (:Scope {name: $scope})
-WITH base
+WITH c
 UNWIND range(0, size($rows) - 1) AS i
-WITH base + i + 1 AS seq, $rows[i] AS r
+WITH $seq + i AS seq, $rows[i] AS r
 MERGE (e:Entity {scope: $scope, id: r.props.id})
 WITH e, r, seq, e.seq IS NULL AS created, coalesce(e.keys, []) AS oldKeys
 SET e = r.props, e.scope = $scope, e.seq = seq, e.keys = r.keys

@@ -1,12 +1,11 @@
 // Delete one entity with its links, drop the Name nodes no other entity
 // uses, and leave a Deleted marker so Changes reports the deletion. Returns
-// no row when the entity does not exist (and takes no sequence number).
+// no row when the entity does not exist (the number drawn for it stays
+// unused).
 MATCH (e:Entity {scope: $scope, id: $id})
-MERGE (c:Counter {name: 'changes'}) ON CREATE SET c.value = 0
-SET c.locked = true
-WITH *
-SET c.value = c.value + 1
-WITH e, c.value AS seq
+MERGE (c:Counter {name: $counter}) ON CREATE SET c.scope = $scope
+SET c.value = $seq
+WITH e, $seq AS seq
 OPTIONAL MATCH (e)-[:NAMED]->(n:Name)
 WITH e, seq, collect(n) AS names
 DETACH DELETE e

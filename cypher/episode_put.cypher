@@ -8,11 +8,9 @@ WITH collect(o.id) AS conflicts
 CALL {
   WITH conflicts
   WITH conflicts WHERE size(conflicts) = 0
-  MERGE (c:Counter {name: 'changes'}) ON CREATE SET c.value = 0
-  SET c.locked = true
-  WITH *
-  SET c.value = c.value + 1
-  WITH c.value AS seq
+  MERGE (c:Counter {name: $counter}) ON CREATE SET c.scope = $scope
+  SET c.value = $seq
+  WITH $seq AS seq
   MERGE (:Scope {name: $scope})
   MERGE (e:Episode {scope: $scope, id: $props.id})
   SET e = $props, e.scope = $scope, e.seq = seq

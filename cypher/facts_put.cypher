@@ -5,18 +5,15 @@
 // stored property of the fact (id, subject_id, predicate, object_id or
 // value_key, validity, the JSON of claims, revisions and attributes…).
 //
-// Sequence numbers come from the counter as in entities_put.cypher. Links
-// are made only for a new fact or one whose subject or object changed, so
-// rewriting a chain (the common case) touches properties only.
-MERGE (c:Counter {name: 'changes'}) ON CREATE SET c.value = 0
-SET c.locked = true
-WITH c
-SET c.value = c.value + size($rows)
-WITH c.value - size($rows) AS base
+// Sequence numbers are given as in entities_put.cypher. Links are made
+// only for a new fact or one whose subject or object changed, so rewriting
+// a chain (the common case) touches properties only.
+MERGE (c:Counter {name: $counter}) ON CREATE SET c.scope = $scope
+SET c.value = $seq + size($rows) - 1
 MERGE (:Scope {name: $scope})
-WITH base
+WITH c
 UNWIND range(0, size($rows) - 1) AS i
-WITH base + i + 1 AS seq, $rows[i] AS r
+WITH $seq + i AS seq, $rows[i] AS r
 MERGE (f:Fact {scope: $scope, id: r.props.id})
 WITH f, r, seq, f.seq IS NULL AS created, f.subject_id AS oldSubject, f.object_id AS oldObject
 SET f = r.props, f.scope = $scope, f.seq = seq

@@ -8,6 +8,8 @@
 // is an index seek that stops at the limit, never a sort.
 
 CREATE CONSTRAINT counter_name IF NOT EXISTS FOR (c:Counter) REQUIRE c.name IS UNIQUE;
+// The scopes' change counters (the store-wide one has no scope), read by Heads.
+CREATE RANGE INDEX counter_scope IF NOT EXISTS FOR (c:Counter) ON (c.scope);
 CREATE CONSTRAINT scope_name IF NOT EXISTS FOR (s:Scope) REQUIRE s.name IS UNIQUE;
 
 CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (e:Entity) REQUIRE (e.scope, e.id) IS UNIQUE;
@@ -25,6 +27,12 @@ CREATE RANGE INDEX fact_seq IF NOT EXISTS FOR (f:Fact) ON (f.seq);
 CREATE RANGE INDEX episode_seq IF NOT EXISTS FOR (e:Episode) ON (e.seq);
 CREATE RANGE INDEX tombstone_seq IF NOT EXISTS FOR (t:Tombstone) ON (t.seq);
 CREATE RANGE INDEX deleted_seq IF NOT EXISTS FOR (d:Deleted) ON (d.seq);
+// Each scope's changes in order, read by the index followers.
+CREATE RANGE INDEX entity_scope_seq IF NOT EXISTS FOR (e:Entity) ON (e.scope, e.seq);
+CREATE RANGE INDEX fact_scope_seq IF NOT EXISTS FOR (f:Fact) ON (f.scope, f.seq);
+CREATE RANGE INDEX episode_scope_seq IF NOT EXISTS FOR (e:Episode) ON (e.scope, e.seq);
+CREATE RANGE INDEX tombstone_scope_seq IF NOT EXISTS FOR (t:Tombstone) ON (t.scope, t.seq);
+CREATE RANGE INDEX deleted_scope_seq IF NOT EXISTS FOR (d:Deleted) ON (d.scope, d.seq);
 
 // Facts: a chain (subject, predicate), everything about a subject, an
 // object, a predicate or a literal value, each paged by id.

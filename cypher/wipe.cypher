@@ -1,5 +1,5 @@
 // Tests only: remove every node in batches, keeping the schema. The change
-// counter goes too and is re-created by counter_init.cypher.
+// counters go too; counter_init.cypher re-creates the store-wide one.
 MATCH (n)
 CALL {
   WITH n

@@ -10,10 +10,12 @@ import (
 // Store persists entities, facts, episodes and tombstones, each in exactly
 // one scope. Implementations must be safe for concurrent use.
 //
-// Every write gives the record a new change sequence number, monotonically
-// increasing across the whole store; Changes lists them so derived data (the
-// search index, replicas) can catch up. A committed Update is durable: it
-// survives a crash of the process.
+// Every write gives the record a new change sequence number, unique in the
+// store and increasing within its scope in commit order; a write that
+// starts after another has committed gets a higher number, in any scope.
+// ScopeChanges lists a scope's changes so derived data (the search index,
+// replicas) can catch up. A committed Update is durable: it survives a
+// crash of the process.
 type Store interface {
 	// View runs fn in a read-only transaction over one scope.
 	View(ctx context.Context, scope entity.Scope, fn func(Tx) error) error
@@ -27,8 +29,24 @@ type Store interface {
 
 	// Changes returns up to limit changes with a sequence number above
 	// after, in sequence order, across all scopes. A record changed several
-	// times may be listed once, at its latest sequence.
+	// times may be listed once, at its latest sequence. Writers of different
+	// scopes may commit in another order than their numbers (Neo4j), so a
+	// reader tailing the whole store this way can miss a change: tail each
+	// scope with ScopeChanges instead.
 	Changes(ctx context.Context, after uint64, limit int) ([]Change, error)
+
+	// ScopeChanges is Changes within one scope (limit <= 0: all of them).
+	// It lists no part of a commit without the whole and, within a scope,
+	// numbers are given in commit order, so a reader that tails a scope
+	// from the last number it read never misses a change.
+	ScopeChanges(ctx context.Context, scope entity.Scope, after uint64, limit int) ([]Change, error)
+
+	// Heads returns the head of every scope that has had a change: a
+	// number at least as high as that of the scope's latest committed
+	// change, and no higher than the number of any change it has yet to
+	// commit. A reader that has read a scope's changes up to its head has
+	// read all it committed before Heads was called.
+	Heads(ctx context.Context) (map[entity.Scope]uint64, error)
 
 	// DueEpisodes returns up to limit episodes, across all scopes, that are
 	// queued or processing and due (NextAttemptAt unset or not after now),

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph"
 	"github.com/graphmem/graphmem/ontology"
 )
@@ -20,9 +21,10 @@ type Service struct {
 	Now func() time.Time
 	// NewID names new records; ids sort by creation time.
 	NewID func() string
-	// Changed, when set, is called after every committed write so derived
-	// data (the search index) can catch up. It must not block.
-	Changed func()
+	// Changed, when set, is called with the scope after every committed
+	// write so derived data (the search index) can catch up. It must not
+	// block.
+	Changed func(entity.Scope)
 	// Extract, when set, turns episodes into facts (see queue.go); without
 	// it episodes are stored as done, searchable but with no facts.
 	Extract Extractor
@@ -51,9 +53,9 @@ func NewID() string { return uuid.Must(uuid.NewV7()).String() }
 
 func (s *Service) now() time.Time { return s.Now().UTC().Truncate(time.Microsecond) }
 
-func (s *Service) changed() {
+func (s *Service) changed(scope entity.Scope) {
 	if s.Changed != nil {
-		s.Changed()
+		s.Changed(scope)
 	}
 }
 
@@ -72,6 +74,6 @@ func (s *Service) update(ctx context.Context, scope string, fn func(graph.Tx) er
 	if err := s.Store.Update(ctx, scope, fn); err != nil {
 		return err
 	}
-	s.changed()
+	s.changed(scope)
 	return nil
 }

@@ -108,7 +108,7 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 	if err := validateScope(scope); err != nil {
 		return ContextResult{}, err
 	}
-	if err := e.Index.CatchUp(ctx, e.Store); err != nil {
+	if err := e.Index.CatchUp(ctx, e.Store, scope); err != nil {
 		return ContextResult{}, err
 	}
 	if err := req.Validate(); err != nil {

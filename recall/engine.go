@@ -224,7 +224,7 @@ func (e *Engine) Search(ctx context.Context, scope entity.Scope, req SearchReque
 	if err := validateScope(scope); err != nil {
 		return SearchResult{}, err
 	}
-	if err := e.Index.CatchUp(ctx, e.Store); err != nil {
+	if err := e.Index.CatchUp(ctx, e.Store, scope); err != nil {
 		return SearchResult{}, err
 	}
 	if err := req.Validate(); err != nil {
@@ -293,7 +293,7 @@ func (e *Engine) FindFacts(ctx context.Context, scope entity.Scope, query string
 	if err := validateScope(scope); err != nil {
 		return nil, err
 	}
-	if err := e.Index.CatchUp(ctx, e.Store); err != nil {
+	if err := e.Index.CatchUp(ctx, e.Store, scope); err != nil {
 		return nil, err
 	}
 	fe := entity.FieldErrors{}

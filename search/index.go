@@ -2,7 +2,6 @@ package search
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -112,9 +111,6 @@ func fromMillis(v float64) time.Time {
 	return time.UnixMilli(int64(v)).UTC()
 }
 
-// seqKey is the internal key holding the last change sequence applied.
-var seqKey = []byte("graphmem.seq")
-
 // versionKey holds the layout version of the index: the mapping, the
 // analyzer and the document shapes. Bump layoutVersion whenever one of
 // them changes.
@@ -128,16 +124,13 @@ type Index struct {
 	bi  bleve.Index
 	dir string
 
-	syncMu sync.Mutex
-	seqMu  sync.RWMutex
-	seq    uint64
+	syncMu sync.Mutex // one Sync at a time
+	pos    positions
+
+	scopesMu sync.Mutex
+	scopes   map[entity.Scope]*scopeState
 
 	notify chan struct{}
-	// pending is set by Notify and cleared when a Sync starts: a local
-	// write the index has not applied yet.
-	pending atomic.Bool
-	// syncing is set while a Sync runs, whose changes a reader may need.
-	syncing atomic.Bool
 
 	// flagged is the latest clock reading used to flag facts as ended
 	// (flagEnded): every fact flagged ended had ended by then.
@@ -167,15 +160,11 @@ func Open(dir string) (*Index, error) {
 	if err != nil {
 		return nil, entity.Wrap(entity.EUNAVAILABLE, "search.Open", err)
 	}
-	x := &Index{bi: bi, dir: dir, notify: make(chan struct{}, 1)}
+	x := &Index{bi: bi, dir: dir, notify: make(chan struct{}, 1), scopes: map[entity.Scope]*scopeState{}}
 	x.flagged.Store(time.Now().UnixNano())
-	v, err := bi.GetInternal(seqKey)
-	if err != nil {
+	if err := x.pos.load(bi); err != nil {
 		bi.Close()
 		return nil, entity.Wrap(entity.EUNAVAILABLE, "search.Open", err)
-	}
-	if len(v) == 8 {
-		x.seq = binary.BigEndian.Uint64(v)
 	}
 	return x, nil
 }
@@ -226,12 +215,9 @@ func (x *Index) Close() error {
 // Dir is the folder of the index.
 func (x *Index) Dir() string { return x.dir }
 
-// Seq is the last change sequence the index applied.
-func (x *Index) Seq() uint64 {
-	x.seqMu.RLock()
-	defer x.seqMu.RUnlock()
-	return x.seq
-}
+// Seq is the sequence number up to which the index applied the changes
+// of scope.
+func (x *Index) Seq(scope entity.Scope) uint64 { return x.pos.get(scope) }
 
 // DocCount is the number of documents in the index.
 func (x *Index) DocCount() (uint64, error) {

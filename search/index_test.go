@@ -295,7 +295,7 @@ func TestIndex_CatchUpAndRebuild(t *testing.T) {
 	svc := newService(store, &now)
 	first := addFacts(t, svc, "u", memory.FactInput{Subject: "Ann", Predicate: "likes", Value: "marmalade"})
 	mustSync(t, x, store)
-	seq := x.Seq()
+	seq := x.Seq("u")
 	// Written while the index is not following, then the index restarts.
 	second := addFacts(t, svc, "u", memory.FactInput{Subject: "Ann", Predicate: "likes", Value: "quince jelly"})
 	if err := x.Close(); err != nil {
@@ -304,8 +304,8 @@ func TestIndex_CatchUpAndRebuild(t *testing.T) {
 	if x, err = search.Open(dir); err != nil {
 		t.Fatal(err)
 	}
-	if x.Seq() != seq {
-		t.Fatalf("sequence after reopen: %d, want %d", x.Seq(), seq)
+	if x.Seq("u") != seq {
+		t.Fatalf("sequence after reopen: %d, want %d", x.Seq("u"), seq)
 	}
 	if hits := mustSearch(t, x, search.Query{Scope: "u", Text: "quince", Now: now}); len(hits) != 0 {
 		t.Fatal("unsynced fact found")
@@ -453,8 +453,8 @@ func TestIndex_OtherLayoutIsRebuilt(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer x.Close()
-	if x.Seq() != 0 {
-		t.Fatalf("an index of another layout was kept (seq %d)", x.Seq())
+	if x.Seq("u") != 0 {
+		t.Fatalf("an index of another layout was kept (seq %d)", x.Seq("u"))
 	}
 	mustSync(t, x, store)
 	if hits := mustSearch(t, x, search.Query{Scope: "u", Text: "tangerines", Now: now}); !has(hits, res[0].FactID) {

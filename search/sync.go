@@ -2,11 +2,13 @@ package search
 
 import (
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"hash/fnv"
 	"os"
+	"slices"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/blevesearch/bleve/v2/index/scorch"
@@ -17,44 +19,178 @@ import (
 	"github.com/graphmem/graphmem/graph"
 )
 
-// syncPage is how many changes one Sync batch applies.
+// syncPage is how many changes one batch applies.
 const syncPage = 1000
 
-// Sync applies the store's changes after the last sequence the index
-// applied and returns how many it applied. The documents and the new
-// sequence go into one Bleve batch, so a crash leaves the index at a
-// consistent earlier sequence and the next Sync catches up. Records that
-// were deleted, or are gone by the time Sync reads them, leave the index.
+// scopeState is what the index knows of one scope's changes in flight.
+type scopeState struct {
+	// mu is held while the scope's changes are read and applied.
+	mu sync.Mutex
+	// pending is set by Notify: a local write of the scope the index may
+	// not have applied yet.
+	pending atomic.Bool
+	// busy is set while mu is held.
+	busy atomic.Bool
+}
+
+func (st *scopeState) lock() {
+	st.mu.Lock()
+	st.busy.Store(true)
+}
+
+func (st *scopeState) unlock() {
+	st.busy.Store(false)
+	st.mu.Unlock()
+}
+
+func (x *Index) state(scope entity.Scope) *scopeState {
+	x.scopesMu.Lock()
+	defer x.scopesMu.Unlock()
+	st := x.scopes[scope]
+	if st == nil {
+		st = &scopeState{}
+		x.scopes[scope] = st
+	}
+	return st
+}
+
+// page is changes of one scope and the position they take it to.
+type page struct {
+	scope   entity.Scope
+	changes []graph.Change
+	to      uint64
+}
+
+// Sync applies the changes of every scope after the position the index
+// reached in it (graph.Store.Heads tells which scopes moved) and returns
+// how many it applied. Each batch takes a page of every scope behind in
+// turn, so a scope with a long backlog does not hold the others back. The
+// documents and the new positions go into one Bleve batch, so a crash
+// leaves the index at a consistent earlier point and the next Sync catches
+// up. Records that were deleted, or are gone by the time Sync reads them,
+// leave the index.
 func (x *Index) Sync(ctx context.Context, store graph.Store) (int, error) {
 	x.syncMu.Lock()
 	defer x.syncMu.Unlock()
-	x.syncing.Store(true)
-	defer x.syncing.Store(false)
-	x.pending.Store(false)
+	heads, err := store.Heads(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var behind []entity.Scope
+	for scope, head := range heads {
+		if head > x.Seq(scope) {
+			behind = append(behind, scope)
+		}
+	}
+	slices.Sort(behind)
 	n := 0
-	for {
+	for len(behind) > 0 {
 		if err := ctxErr(ctx, "search.Sync"); err != nil {
 			return n, err
 		}
-		changes, err := store.Changes(ctx, x.Seq(), syncPage)
+		var pages []page
+		var held []*scopeState
+		var next []entity.Scope
+		room := syncPage
+		for i, scope := range behind {
+			if room == 0 {
+				next = append(next, behind[i:]...)
+				break
+			}
+			st := x.state(scope)
+			st.lock()
+			held = append(held, st)
+			p, done, err := x.read(ctx, store, st, scope, room)
+			if err != nil {
+				unlockAll(held)
+				return n, err
+			}
+			if done {
+				p.to = max(p.to, heads[scope])
+			} else {
+				next = append(next, scope)
+			}
+			pages = append(pages, p)
+			room -= len(p.changes)
+		}
+		err := x.apply(ctx, store, pages)
+		unlockAll(held)
 		if err != nil {
 			return n, err
 		}
-		if len(changes) == 0 {
-			return n, nil
+		n += syncPage - room
+		behind = next
+	}
+	return n, nil
+}
+
+func unlockAll(held []*scopeState) {
+	for _, st := range held {
+		st.unlock()
+	}
+}
+
+// read reads up to limit changes of scope after the index's position, with
+// st locked, and says whether they reach the end of what the scope has
+// committed. A local write notified before the read is in it, unless the
+// page is cut short: then the scope stays pending.
+func (x *Index) read(ctx context.Context, store graph.Store, st *scopeState, scope entity.Scope, limit int) (page, bool, error) {
+	from := x.Seq(scope)
+	wasPending := st.pending.Swap(false)
+	cs, err := store.ScopeChanges(ctx, scope, from, limit)
+	if err != nil {
+		if wasPending {
+			st.pending.Store(true)
 		}
-		if err := x.apply(ctx, store, changes); err != nil {
-			return n, err
+		return page{}, false, err
+	}
+	p := page{scope: scope, changes: cs, to: from}
+	if len(cs) > 0 {
+		p.to = cs[len(cs)-1].Seq
+	}
+	done := len(cs) < limit
+	if !done && wasPending {
+		st.pending.Store(true)
+	}
+	return p, done, nil
+}
+
+// catchUp applies every change of scope the index has not applied.
+func (x *Index) catchUp(ctx context.Context, store graph.Store, scope entity.Scope) error {
+	st := x.state(scope)
+	st.lock()
+	defer st.unlock()
+	for {
+		if err := ctxErr(ctx, "search.CatchUp"); err != nil {
+			return err
 		}
-		n += len(changes)
-		if len(changes) < syncPage {
-			return n, nil
+		p, done, err := x.read(ctx, store, st, scope, syncPage)
+		if err != nil {
+			return err
+		}
+		if len(p.changes) > 0 {
+			if err := x.apply(ctx, store, []page{p}); err != nil {
+				return err
+			}
+		}
+		if done {
+			return nil
 		}
 	}
 }
 
-// apply indexes one page of changes in one batch with its last sequence.
-func (x *Index) apply(ctx context.Context, store graph.Store, changes []graph.Change) error {
+// apply indexes pages of changes in one batch with the positions they
+// reach.
+func (x *Index) apply(ctx context.Context, store graph.Store, pages []page) error {
+	to := map[entity.Scope]uint64{}
+	for _, p := range pages {
+		if p.to > x.Seq(p.scope) {
+			to[p.scope] = p.to
+		}
+	}
+	if len(to) == 0 {
+		return nil
+	}
 	// Raised before the documents are visible, so a query never trusts a
 	// flag set later than it thinks (see Query and flagEnded).
 	now := time.Now()
@@ -62,32 +198,28 @@ func (x *Index) apply(ctx context.Context, store graph.Store, changes []graph.Ch
 		x.flagged.Store(n)
 	}
 	b := x.bi.NewBatch()
-	byScope := map[entity.Scope][]graph.Change{}
-	var scopes []entity.Scope
-	for _, c := range changes {
-		if _, ok := byScope[c.Scope]; !ok {
-			scopes = append(scopes, c.Scope)
+	for _, p := range pages {
+		if len(p.changes) == 0 {
+			continue
 		}
-		byScope[c.Scope] = append(byScope[c.Scope], c)
-	}
-	for _, scope := range scopes {
-		err := store.View(ctx, scope, func(tx graph.Tx) error {
-			return x.indexChanges(b, tx, byScope[scope], now)
+		err := store.View(ctx, p.scope, func(tx graph.Tx) error {
+			return x.indexChanges(b, tx, p.changes, now)
 		})
 		if err != nil {
 			return err
 		}
 	}
-	last := changes[len(changes)-1].Seq
-	var v [8]byte
-	binary.BigEndian.PutUint64(v[:], last)
-	b.SetInternal(seqKey, v[:])
+	shards, err := x.pos.encode(to)
+	if err != nil {
+		return entity.Wrap(entity.EINTERNAL, "search.Sync", err)
+	}
+	for i, v := range shards {
+		b.SetInternal(posKey(i), v)
+	}
 	if err := x.bi.Batch(b); err != nil {
 		return entity.Wrap(entity.EINTERNAL, "search.Sync", err)
 	}
-	x.seqMu.Lock()
-	x.seq = last
-	x.seqMu.Unlock()
+	x.pos.set(to)
 	return nil
 }
 
@@ -196,26 +328,28 @@ func (x *Index) storedDigest(id string) string {
 	return h
 }
 
-// Notify wakes Follow to sync now; it never blocks. Hook it to the memory
-// service's Changed callback for read-your-writes within milliseconds.
-func (x *Index) Notify() {
-	x.pending.Store(true)
+// Notify says that scope was just written: the next query in it catches
+// up first (read your writes), and Follow syncs now. It never blocks; hook
+// it to the memory service's Changed callback.
+func (x *Index) Notify(scope entity.Scope) {
+	x.state(scope).pending.Store(true)
 	select {
 	case x.notify <- struct{}{}:
 	default:
 	}
 }
 
-// CatchUp syncs when a local write was notified and not applied yet, or
-// a sync that may be applying it is running, so a search right after a
-// write finds it (read your writes); otherwise it costs nothing. Writes of
-// other processes are Follow's.
-func (x *Index) CatchUp(ctx context.Context, store graph.Store) error {
-	if !x.pending.Load() && !x.syncing.Load() {
+// CatchUp makes a query in scope see the writes made there through this
+// process (Notify) that the index has not applied yet: it applies the
+// scope's changes when such a write is pending or a sync that may be
+// applying it is running, and waits for nothing otherwise — not for other
+// scopes' changes, however many. Writes of other processes are Follow's.
+func (x *Index) CatchUp(ctx context.Context, store graph.Store, scope entity.Scope) error {
+	st := x.state(scope)
+	if !st.pending.Load() && !st.busy.Load() {
 		return nil
 	}
-	_, err := x.Sync(ctx, store)
-	return err
+	return x.catchUp(ctx, store, scope)
 }
 
 // Follow keeps the index in sync with store until ctx ends: it syncs at

@@ -209,7 +209,7 @@ that holds the folder first.`, storeSettings, modelSettings)
 	if err != nil {
 		return err
 	}
-	fmt.Printf("reindexed: %d documents up to change %d\n", n, idx.Seq())
+	fmt.Printf("reindexed: %d documents\n", n)
 	emb, identity, err := newEmbedder(cfg)
 	if err != nil || emb == nil {
 		return err

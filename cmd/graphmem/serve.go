@@ -219,8 +219,8 @@ func openRecall(ctx context.Context, cfg Config, svc *memory.Service, log *slog.
 	}
 	svc.Changed = idx.Notify
 	if vec != nil {
-		svc.Changed = func() {
-			idx.Notify()
+		svc.Changed = func(scope entity.Scope) {
+			idx.Notify(scope)
 			vec.Notify()
 		}
 	}

@@ -39,6 +39,7 @@ type call struct {
 	wake  chan bool // true: lead the next group; false: done
 	err   error     // the group's commit error, when done
 	alone bool      // failed in the group: run it alone
+	last  uint64    // the highest change number fn's writes took
 }
 
 // maxGroup bounds the functions of one group transaction.
@@ -109,6 +110,9 @@ func (s *Store) commitGroup(batch []*call, self *call) {
 		})
 		if failed < 0 {
 			for _, c := range batch {
+				if err == nil {
+					s.raiseHead(c.scope, c.last)
+				}
 				c.err = translate("bolt.Update", err)
 				if c != self {
 					c.wake <- false
@@ -141,5 +145,6 @@ func runInGroup(btx *bbolt.Tx, c *call) (err error) {
 	if err := c.fn(t); err != nil {
 		return err
 	}
+	c.last = t.last
 	return c.ctx.Err()
 }

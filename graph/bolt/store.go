@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"sync"
 	"time"
 
 	bolterr "go.etcd.io/bbolt/errors"
@@ -29,6 +31,11 @@ const schemaVersion = "1"
 type Store struct {
 	db    *bbolt.DB
 	group group
+
+	// heads holds each scope's latest change number (see graph.Store
+	// Heads): read from the change log at Open, raised after each commit.
+	headsMu sync.Mutex
+	heads   map[entity.Scope]uint64
 }
 
 // Option configures Open.
@@ -83,7 +90,22 @@ func Open(path string, opts ...Option) (*Store, error) {
 		db.Close()
 		return nil, translate(op, err)
 	}
-	return &Store{db: db}, nil
+	s := &Store{db: db, heads: map[entity.Scope]uint64{}}
+	err = db.View(func(btx *bbolt.Tx) error {
+		return btx.Bucket(bucketNames[bSeq]).ForEach(func(k, v []byte) error {
+			scope, _, ok := splitScope(v[min(2, len(v)):])
+			if len(k) != 8 || len(v) < 2 || !ok {
+				return entity.Errorf(entity.EINTERNAL, "corrupt change entry %x", k)
+			}
+			s.heads[scope] = seqOf(k)
+			return nil
+		})
+	})
+	if err != nil {
+		db.Close()
+		return nil, translate(op, err)
+	}
+	return s, nil
 }
 
 // Path returns the store file's path.
@@ -158,6 +180,7 @@ func (s *Store) updateAlone(ctx context.Context, scope entity.Scope, fn func(gra
 		return err
 	}
 	var fnErr error
+	var last uint64
 	err := s.db.Update(func(btx *bbolt.Tx) error {
 		t := newTx(btx, scope)
 		defer t.end()
@@ -167,20 +190,51 @@ func (s *Store) updateAlone(ctx context.Context, scope entity.Scope, fn func(gra
 			// caller has stopped waiting and must not assume a commit.
 			fnErr = translate(op, ctx.Err())
 		}
+		last = t.last
 		return fnErr
 	})
 	if fnErr != nil {
 		return fnErr
 	}
+	if err == nil {
+		s.raiseHead(scope, last)
+	}
 	return translate(op, err)
 }
 
+// raiseHead records a commit that gave scope's changes numbers up to last
+// (0: none).
+func (s *Store) raiseHead(scope entity.Scope, last uint64) {
+	if last == 0 {
+		return
+	}
+	s.headsMu.Lock()
+	s.heads[scope] = max(s.heads[scope], last)
+	s.headsMu.Unlock()
+}
+
 // Changes lists up to limit changes after sequence number after, across
-// scopes, oldest first; limit <= 0 lists all of them.
+// scopes, oldest first; limit <= 0 lists all of them. Writes are
+// serialised, so numbers are in commit order across scopes too.
 func (s *Store) Changes(ctx context.Context, after uint64, limit int) ([]graph.Change, error) {
-	const op = "bolt.Changes"
+	return s.changes(ctx, "bolt.Changes", nil, after, limit)
+}
+
+// ScopeChanges lists up to limit changes of scope after sequence number
+// after, oldest first; limit <= 0 lists all of them. The log is kept in
+// sequence order across scopes: the other scopes' changes after after are
+// read and passed over.
+func (s *Store) ScopeChanges(ctx context.Context, scope entity.Scope, after uint64, limit int) ([]graph.Change, error) {
+	return s.changes(ctx, "bolt.ScopeChanges", &scope, after, limit)
+}
+
+func (s *Store) changes(ctx context.Context, op string, scope *entity.Scope, after uint64, limit int) ([]graph.Change, error) {
 	if err := translate(op, ctx.Err()); err != nil {
 		return nil, err
+	}
+	var want []byte
+	if scope != nil {
+		want = append([]byte(*scope), sep)
 	}
 	var out []graph.Change
 	err := s.db.View(func(btx *bbolt.Tx) error {
@@ -193,6 +247,9 @@ func (s *Store) Changes(ctx context.Context, after uint64, limit int) ([]graph.C
 			if len(k) != 8 || len(v) < 2 {
 				return entity.Errorf(entity.EINTERNAL, "corrupt change entry %x", k)
 			}
+			if want != nil && !bytes.HasPrefix(v[2:], want) {
+				continue
+			}
 			scope, id, ok := splitScope(v[2:])
 			if !ok {
 				return entity.Errorf(entity.EINTERNAL, "corrupt change entry %x", k)
@@ -204,6 +261,16 @@ func (s *Store) Changes(ctx context.Context, after uint64, limit int) ([]graph.C
 		return nil
 	})
 	return out, translate(op, err)
+}
+
+// Heads returns each scope's latest change number; see graph.Store.
+func (s *Store) Heads(ctx context.Context) (map[entity.Scope]uint64, error) {
+	if err := translate("bolt.Heads", ctx.Err()); err != nil {
+		return nil, err
+	}
+	s.headsMu.Lock()
+	defer s.headsMu.Unlock()
+	return maps.Clone(s.heads), nil
 }
 
 // DueEpisodes lists queued or processing episodes due at now across scopes,

@@ -18,6 +18,8 @@ type tx struct {
 	scope   string
 	buckets [numBuckets]*bbolt.Bucket
 	done    bool
+	// last is the highest sequence number the transaction gave.
+	last uint64
 }
 
 var _ graph.Tx = (*tx)(nil)
@@ -156,6 +158,7 @@ func (t *tx) writeSeq(kind byte, dataKey, old []byte, deleted bool) (uint64, err
 	if err != nil {
 		return 0, err
 	}
+	t.last = seq
 	if err := seqB.Put(be64(seq), changeValue(kind, deleted, dataKey)); err != nil {
 		return 0, err
 	}

@@ -33,6 +33,7 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Tombstones", func(t *testing.T) { testTombstones(t, open) })
 	t.Run("Meta", func(t *testing.T) { testMeta(t, open) })
 	t.Run("Changes", func(t *testing.T) { testChanges(t, open) })
+	t.Run("ScopeFeed", func(t *testing.T) { testScopeFeed(t, open) })
 	t.Run("Rollback", func(t *testing.T) { testRollback(t, open) })
 	t.Run("Isolation", func(t *testing.T) { testIsolation(t, open) })
 	t.Run("Concurrency", func(t *testing.T) { testConcurrency(t, open) })

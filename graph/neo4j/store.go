@@ -49,6 +49,69 @@ type Store struct {
 	// schema is applied again, idempotently, before the next operation.
 	schemaOK atomic.Bool
 	schemaMu sync.Mutex
+
+	// Change numbers reserved for this Store: next … end-1 (see draw).
+	seqMu     sync.Mutex
+	seqNext   uint64
+	seqEnd    uint64
+	seqBlocks atomic.Int64 // blocks reserved so far
+}
+
+// seqBlock is how many change numbers a Store reserves at a time.
+const seqBlock = 4096
+
+// reserve reserves size change numbers above after for this Store in a
+// transaction of its own and returns base: the numbers are base+1 … base+size.
+// It runs inside a caller's operation, so it neither waits for Close nor
+// checks the schema again.
+func (s *Store) reserve(ctx context.Context, size, after uint64) (uint64, error) {
+	sess := s.session(ctx, neo.AccessModeWrite)
+	defer sess.Close(ctx)
+	base, err := sess.ExecuteWrite(ctx, func(mtx neo.ManagedTransaction) (any, error) {
+		res, err := mtx.Run(ctx, stmtSeqReserve, map[string]any{"n": int64(size), "above": int64(after)})
+		if err != nil {
+			return nil, err
+		}
+		rec, err := res.Single(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return asInt(rec.Values[0]), nil
+	})
+	if err != nil {
+		return 0, translate("neo4j.reserve", s.observe(err))
+	}
+	return uint64(base.(int64)), nil
+}
+
+// counterName names the change counter of a scope.
+func counterName(scope entity.Scope) string { return "changes:" + scope }
+
+// draw returns the first of n change numbers, all above after (the
+// scope's head), for a write transaction holding its scope's lock. The
+// numbers come from a block reserved for this Store in a short transaction
+// of its own (seq_reserve.cypher), so writers of different scopes never
+// wait for each other: within a scope, each writer takes numbers above the
+// head the last one left under the scope's lock, which keeps them in commit
+// order even when several Stores (replicas) write to one scope.
+func (s *Store) draw(ctx context.Context, n, after uint64) (uint64, error) {
+	s.seqMu.Lock()
+	defer s.seqMu.Unlock()
+	if s.seqNext <= after {
+		s.seqNext = after + 1
+	}
+	if s.seqNext+n > s.seqEnd {
+		size := max(n, seqBlock)
+		base, err := s.reserve(ctx, size, after)
+		if err != nil {
+			return 0, err
+		}
+		s.seqNext, s.seqEnd = base+1, base+1+size
+		s.seqBlocks.Add(1)
+	}
+	first := s.seqNext
+	s.seqNext += n
+	return first, nil
 }
 
 var _ graph.Store = (*Store)(nil)
@@ -221,7 +284,7 @@ func (s *Store) run(ctx context.Context, op string, scope entity.Scope, write bo
 		fnErr    error // what fn returned on the last attempt
 	)
 	work := func(mtx neo.ManagedTransaction) (result any, err error) {
-		t := &tx{ctx: ctx, run: mtx, scope: scope, writable: write}
+		t := &tx{ctx: ctx, run: mtx, scope: scope, writable: write, store: s}
 		defer func() {
 			if r := recover(); r != nil {
 				panicked = &txPanic{value: r}
@@ -229,9 +292,13 @@ func (s *Store) run(ctx context.Context, op string, scope entity.Scope, write bo
 			}
 		}()
 		if write {
-			if _, err := mtx.Run(ctx, stmtLock, nil); err != nil {
+			recs, err := t.query(stmtLock, map[string]any{"counter": counterName(scope)})
+			if err != nil {
 				fnErr = err
-				return nil, err
+				return nil, t.forDriver(err)
+			}
+			if len(recs) == 1 {
+				t.head = uint64(asInt(recs[0].Values[0]))
 			}
 		}
 		fnErr = fn(t)
@@ -260,28 +327,65 @@ func (s *Store) run(ctx context.Context, op string, scope entity.Scope, write bo
 }
 
 // Changes lists changes after the sequence number after; see graph.Store.
-// A limit ≤ 0 lists all of them. It runs as a write transaction that holds
-// the counter's lock while it reads (see changes.cypher), so the feed never
-// shows part of a commit.
+// A limit ≤ 0 lists all of them. It takes no lock (see changes.cypher).
 func (s *Store) Changes(ctx context.Context, after uint64, limit int) ([]graph.Change, error) {
-	const op = "neo4j.Changes"
+	var out []graph.Change
+	err := s.transact(ctx, "neo4j.Changes", false, func(t *tx) error {
+		recs, err := t.query(stmtChanges, map[string]any{"after": int64(after), "limit": cypherLimit(limit)})
+		out = changesOf(recs, "")
+		return err
+	})
+	return out, err
+}
+
+// ScopeChanges lists the changes of scope after the sequence number after;
+// see graph.Store. A limit ≤ 0 lists all of them. It runs as a write
+// transaction that holds the scope counter's lock while it reads (see
+// scope_changes.cypher), so the feed never shows part of a commit; writers
+// of other scopes are not held up.
+func (s *Store) ScopeChanges(ctx context.Context, scope entity.Scope, after uint64, limit int) ([]graph.Change, error) {
+	const op = "neo4j.ScopeChanges"
+	if !entity.ValidScope(scope) {
+		return nil, &entity.Error{Code: entity.EINVALID, Op: op, Message: fmt.Sprintf("invalid scope %q", scope)}
+	}
 	var out []graph.Change
 	err := s.transact(ctx, op, true, func(t *tx) error {
-		out = out[:0]
-		recs, err := t.query(stmtChanges, map[string]any{"after": int64(after), "limit": cypherLimit(limit)})
-		if err != nil {
-			return err
+		recs, err := t.query(stmtScopeChanges, map[string]any{"scope": scope, "counter": counterName(scope),
+			"after": int64(after), "limit": cypherLimit(limit)})
+		out = changesOf(recs, scope)
+		return err
+	})
+	return out, err
+}
+
+// changesOf reads the rows of changes.cypher (seq, scope, kind, id,
+// deleted), or of scope_changes.cypher (seq, kind, id, deleted) when scope
+// is set.
+func changesOf(recs []*neo.Record, scope entity.Scope) []graph.Change {
+	out := make([]graph.Change, 0, len(recs))
+	for _, r := range recs {
+		v := r.Values
+		c := graph.Change{Seq: uint64(asInt(v[0])), Scope: scope}
+		if scope == "" {
+			c.Scope, v = asString(v[1]), v[1:]
 		}
+		c.Kind, c.ID, c.Deleted = asString(v[1]), asString(v[2]), v[3] == true
+		out = append(out, c)
+	}
+	return out
+}
+
+// Heads returns each scope's latest change number; see graph.Store. It
+// reads the scopes' counters without locking them.
+func (s *Store) Heads(ctx context.Context) (map[entity.Scope]uint64, error) {
+	out := map[entity.Scope]uint64{}
+	err := s.transact(ctx, "neo4j.Heads", false, func(t *tx) error {
+		recs, err := t.query(stmtHeads, nil)
+		clear(out)
 		for _, r := range recs {
-			out = append(out, graph.Change{
-				Seq:     uint64(asInt(r.Values[0])),
-				Scope:   asString(r.Values[1]),
-				Kind:    asString(r.Values[2]),
-				ID:      asString(r.Values[3]),
-				Deleted: r.Values[4] == true,
-			})
+			out[asString(r.Values[0])] = uint64(asInt(r.Values[1]))
 		}
-		return nil
+		return err
 	})
 	return out, err
 }

@@ -236,12 +236,14 @@ func TestChanges(t *testing.T) {
 	}
 }
 
-// Concurrent writers while a reader tails the change feed: the counter's
-// lock makes sequence order commit order, so the tailer, which only ever
-// asks for changes after the last seq it saw, still sees every record.
-func TestChangesTailUnderConcurrentWrites(t *testing.T) {
+// Concurrent writers in two scopes while a reader tails each scope's feed:
+// a scope's lock makes its sequence order its commit order, so the tailer,
+// which only ever asks a scope for changes after the last seq it saw there,
+// still sees every record.
+func TestScopeChangesTailUnderConcurrentWrites(t *testing.T) {
 	s := mustOpenClosing(t)
 	const writers, rounds, batch = 4, 15, 20
+	scopes := []entity.Scope{"scope-0", "scope-1"}
 	var wg sync.WaitGroup
 	errs := make(chan error, writers)
 	for w := range writers {
@@ -254,7 +256,7 @@ func TestChangesTailUnderConcurrentWrites(t *testing.T) {
 					id := fmt.Sprintf("w%d-r%02d-%02d", w, r, i)
 					fs[i] = entity.Fact{ID: id, SubjectID: fmt.Sprintf("e%d", i%5), Predicate: "likes", Value: id, ValidFrom: t0}
 				}
-				if err := s.Update(ctx, fmt.Sprintf("scope-%d", w%2), func(tx graph.Tx) error { return tx.PutFacts(fs) }); err != nil {
+				if err := s.Update(ctx, scopes[w%2], func(tx graph.Tx) error { return tx.PutFacts(fs) }); err != nil {
 					errs <- err
 					return
 				}
@@ -265,28 +267,28 @@ func TestChangesTailUnderConcurrentWrites(t *testing.T) {
 	go func() { wg.Wait(); close(done) }()
 
 	seen := map[string]uint64{}
-	var after uint64
-	tail := func() {
+	after := map[entity.Scope]uint64{}
+	tail := func(scope entity.Scope) {
 		for {
-			page, err := s.Changes(ctx, after, 50)
+			page, err := s.ScopeChanges(ctx, scope, after[scope], 50)
 			if err != nil {
-				t.Fatalf("Changes: %v", err)
+				t.Fatalf("ScopeChanges: %v", err)
 			}
 			if len(page) == 0 {
 				return
 			}
 			if testing.Verbose() {
-				t.Logf("after %d: %d changes %d..%d", after, len(page), page[0].Seq, page[len(page)-1].Seq)
+				t.Logf("%s after %d: %d changes %d..%d", scope, after[scope], len(page), page[0].Seq, page[len(page)-1].Seq)
 			}
 			for _, c := range page {
-				if c.Seq <= after {
-					t.Fatalf("change %+v at or before %d", c, after)
+				if c.Seq <= after[scope] || c.Scope != scope {
+					t.Fatalf("change %+v in a page of %s after %d", c, scope, after[scope])
 				}
 				if _, dup := seen[c.ID]; dup {
 					t.Errorf("record %s listed twice", c.ID)
 				}
 				seen[c.ID] = c.Seq
-				after = c.Seq
+				after[scope] = c.Seq
 			}
 		}
 	}
@@ -295,10 +297,12 @@ func TestChangesTailUnderConcurrentWrites(t *testing.T) {
 		case <-done:
 			running = false
 		default:
-			tail()
+			tail(scopes[0])
+			tail(scopes[1])
 		}
 	}
-	tail()
+	tail(scopes[0])
+	tail(scopes[1])
 	close(errs)
 	for err := range errs {
 		t.Fatalf("writer: %v", err)
@@ -306,6 +310,73 @@ func TestChangesTailUnderConcurrentWrites(t *testing.T) {
 	if len(seen) != writers*rounds*batch {
 		all, err := s.Changes(ctx, 0, 0)
 		t.Errorf("tailer saw %d records, want %d (the whole feed has %d, %v)", len(seen), writers*rounds*batch, len(all), err)
+	}
+	heads, err := s.Heads(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, scope := range scopes {
+		if heads[scope] != after[scope] {
+			t.Errorf("head of %s is %d, its last change %d", scope, heads[scope], after[scope])
+		}
+	}
+}
+
+// A write transaction holds only its own scope's lock: while one is open in
+// scope a, a writer of scope b commits, and another writer of scope a waits
+// for it. (With one lock for the whole store, b would wait too.)
+func TestWritersOfTwoScopesDoNotWait(t *testing.T) {
+	s := mustOpenClosing(t)
+	put := func(id string) func(graph.Tx) error {
+		return func(tx graph.Tx) error {
+			return tx.PutFacts([]entity.Fact{{ID: id, SubjectID: "e1", Predicate: "likes", Value: id, ValidFrom: t0}})
+		}
+	}
+	inA, release := make(chan struct{}), make(chan struct{})
+	heldA := make(chan error, 1)
+	go func() {
+		heldA <- s.Update(ctx, "a", func(tx graph.Tx) error {
+			if err := put("a1")(tx); err != nil {
+				return err
+			}
+			select {
+			case inA <- struct{}{}:
+			default: // a retried attempt
+			}
+			<-release
+			return nil
+		})
+	}()
+	<-inA
+	bDone := make(chan error, 1)
+	go func() { bDone <- s.Update(ctx, "b", put("b1")) }()
+	secondA := make(chan error, 1)
+	go func() { secondA <- s.Update(ctx, "a", put("a2")) }()
+	select {
+	case err := <-bDone:
+		if err != nil {
+			t.Fatalf("writer of b: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		close(release)
+		t.Fatal("a writer of scope b waited for an open transaction of scope a")
+	}
+	select {
+	case err := <-secondA:
+		t.Fatalf("a second writer of scope a committed (%v) while the first held the scope", err)
+	default:
+	}
+	close(release)
+	if err := <-heldA; err != nil {
+		t.Fatalf("first writer of a: %v", err)
+	}
+	if err := <-secondA; err != nil {
+		t.Fatalf("second writer of a: %v", err)
+	}
+	// In scope a, numbers follow commit order.
+	cs, err := s.ScopeChanges(ctx, "a", 0, 0)
+	if err != nil || len(cs) != 2 || cs[0].ID != "a1" || cs[1].ID != "a2" {
+		t.Fatalf("ScopeChanges(a): %+v, %v; want a1 then a2", cs, err)
 	}
 }
 

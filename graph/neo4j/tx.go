@@ -49,11 +49,14 @@ var (
 	stmtMetaGet = cypher.MustRead("meta_get.cypher")
 	stmtMetaPut = cypher.MustRead("meta_put.cypher")
 
-	stmtChanges = cypher.MustRead("changes.cypher")
-	stmtScopes  = cypher.MustRead("scopes.cypher")
-	stmtPing    = cypher.MustRead("ping.cypher")
-	stmtWipe    = cypher.MustRead("wipe.cypher")
-	stmtLock    = cypher.MustRead("write_lock.cypher")
+	stmtChanges      = cypher.MustRead("changes.cypher")
+	stmtScopeChanges = cypher.MustRead("scope_changes.cypher")
+	stmtHeads        = cypher.MustRead("heads.cypher")
+	stmtSeqReserve   = cypher.MustRead("seq_reserve.cypher")
+	stmtScopes       = cypher.MustRead("scopes.cypher")
+	stmtPing         = cypher.MustRead("ping.cypher")
+	stmtWipe         = cypher.MustRead("wipe.cypher")
+	stmtLock         = cypher.MustRead("write_lock.cypher")
 
 	stmtFactsByID    = cypher.MustRead("facts_by_id.cypher")
 	stmtEntitiesByID = cypher.MustRead("entities_by_id.cypher")
@@ -75,6 +78,10 @@ type tx struct {
 	run      neo.ManagedTransaction
 	scope    entity.Scope
 	writable bool
+	store    *Store
+	// head is the scope's latest change number: read under the scope's
+	// lock when a write transaction starts, raised by every number drawn.
+	head uint64
 	// driverErr is the last error a statement failed with. When the
 	// caller's function returns it (wrapped), it goes back to the driver
 	// unwrapped, so the driver can see whether a retry may help.
@@ -101,6 +108,20 @@ func (t *tx) query(stmt string, params map[string]any) ([]*neo.Record, error) {
 		return nil, translate("neo4j", err)
 	}
 	return recs, nil
+}
+
+// numbered runs a write statement that gives n records change numbers: it
+// draws them above the scope's head and passes the first as $seq, with the
+// scope's counter as $counter (see write_lock.cypher).
+func (t *tx) numbered(stmt string, n int, params map[string]any) ([]*neo.Record, error) {
+	first, err := t.store.draw(t.ctx, uint64(n), t.head)
+	if err != nil {
+		return nil, err
+	}
+	t.head = first + uint64(n) - 1
+	params["seq"] = int64(first)
+	params["counter"] = counterName(t.scope)
+	return t.query(stmt, params)
 }
 
 // forDriver picks what the driver's transaction function returns for the
@@ -323,7 +344,7 @@ func (t *tx) PutEntities(es []entity.Entity) error {
 func (t *tx) putBatches(stmt string, rows []map[string]any) error {
 	for len(rows) > 0 {
 		n := min(len(rows), maxBatch)
-		if _, err := t.query(stmt, map[string]any{"rows": rows[:n]}); err != nil {
+		if _, err := t.numbered(stmt, n, map[string]any{"rows": rows[:n]}); err != nil {
 			return err
 		}
 		rows = rows[n:]
@@ -337,7 +358,7 @@ func (t *tx) DeleteEntity(id string) error {
 	if err := t.mustWrite(op); err != nil {
 		return err
 	}
-	recs, err := t.query(stmtEntityDelete, map[string]any{"id": id})
+	recs, err := t.numbered(stmtEntityDelete, 1, map[string]any{"id": id})
 	if err != nil {
 		return err
 	}
@@ -498,7 +519,7 @@ func (t *tx) DeleteFact(id string) error {
 	if err := t.mustWrite(op); err != nil {
 		return err
 	}
-	recs, err := t.query(stmtFactDelete, map[string]any{"id": id})
+	recs, err := t.numbered(stmtFactDelete, 1, map[string]any{"id": id})
 	if err != nil {
 		return err
 	}
@@ -567,7 +588,7 @@ func (t *tx) PutEpisode(e entity.Episode) error {
 	if err != nil {
 		return invalid(op, "metadata: %v", err)
 	}
-	recs, err := t.query(stmtEpisodePut, map[string]any{"props": p})
+	recs, err := t.numbered(stmtEpisodePut, 1, map[string]any{"props": p})
 	if err != nil {
 		return err
 	}
@@ -586,7 +607,7 @@ func (t *tx) DeleteEpisode(id string) error {
 	if err := t.mustWrite(op); err != nil {
 		return err
 	}
-	recs, err := t.query(stmtEpisodeDelete, map[string]any{"id": id})
+	recs, err := t.numbered(stmtEpisodeDelete, 1, map[string]any{"id": id})
 	if err != nil {
 		return err
 	}
@@ -632,7 +653,7 @@ func (t *tx) PutTombstone(ts entity.Tombstone) error {
 	if err := t.checkScope(op, ts.Scope); err != nil {
 		return err
 	}
-	_, err := t.query(stmtTombstonePut, map[string]any{"props": tombstoneProps(&ts)})
+	_, err := t.numbered(stmtTombstonePut, 1, map[string]any{"props": tombstoneProps(&ts)})
 	return err
 }
 
