@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -151,7 +152,7 @@ func Recall(ctx context.Context, store graph.Store, o RecallOptions) (map[string
 		out["context_p95_ratio_to_index_bm25"] = round(out["context_p95_ms"] / out["index_bm25_p95_ms"])
 	}
 	if o.Embedder == nil {
-		return out, nil
+		return withDuringSync(ctx, store, o, dir, out)
 	}
 	// With vectors: the follower's catch-up (every fact, entity embedded),
 	// then the same requests with the vector list.
@@ -199,7 +200,104 @@ func Recall(ctx context.Context, store graph.Store, o RecallOptions) (map[string
 		}
 		out[m.name+"_p50_ms"], out[m.name+"_p95_ms"] = pct(lat, 50), pct(lat, 95)
 	}
+	return withDuringSync(ctx, store, o, dir, out)
+}
+
+// withDuringSync adds the figures of searchDuringSync to out. It runs last:
+// it writes a scope of its own into the store.
+func withDuringSync(ctx context.Context, store graph.Store, o RecallOptions, dir string, out map[string]float64) (map[string]float64, error) {
+	during, err := searchDuringSync(ctx, store, o, dir+".during")
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(out, during)
 	return out, nil
+}
+
+// duringSyncFacts is the size of the scope searched while another scope's
+// backlog is indexed.
+const duringSyncFacts = 1000
+
+// searchDuringSync times searches in a small scope of its own while a fresh
+// index in dir catches up with the workload's scope from nothing (its whole
+// backlog): the small scope is indexed first, through a query's own
+// catch-up, and every tenth search follows a write there (not timed), which
+// that search must find (read your writes) — so the figure shows what a
+// tenant waits for while another tenant's bulk import is being indexed. The
+// baseline is search_p95_ms, the same kind of searches on an index at rest.
+func searchDuringSync(ctx context.Context, store graph.Store, o RecallOptions, dir string) (map[string]float64, error) {
+	defer os.RemoveAll(dir)
+	small := o.Scope + "-tenant"
+	work := Workload(duringSyncFacts, o.Seed+1)
+	svc := memory.New(store, nil)
+	if _, err := Ingest(ctx, svc, small, work, duringSyncFacts); err != nil {
+		return nil, err
+	}
+	idx, err := search.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer idx.Close()
+	idx.Notify(small)
+	if err := idx.CatchUp(ctx, store, small); err != nil {
+		return nil, err
+	}
+	svc.Changed = idx.Notify
+	e := &recall.Engine{Store: store, Index: idx}
+	defer e.Close()
+
+	synced := make(chan error, 1)
+	start := time.Now()
+	go func() {
+		_, err := idx.Sync(ctx, store)
+		synced <- err
+	}()
+	qs := Queries(work, 200, o.Seed+1)
+	var lat []float64
+	var syncErr error
+	written := 0
+	for i, done := 0, false; !done; i++ {
+		select {
+		case syncErr = <-synced:
+			done = true
+			continue
+		default:
+		}
+		q := qs[i%len(qs)]
+		if i%10 == 9 {
+			written++
+			value := fmt.Sprintf("written-during-sync-%d", written)
+			if _, err := svc.AddFacts(ctx, small, []memory.FactInput{{Subject: "bench probe", Predicate: "status", Value: value}}); err != nil {
+				return nil, err
+			}
+			q = value
+		}
+		t := time.Now()
+		res, err := e.Search(ctx, small, recall.SearchRequest{Query: q})
+		if err != nil {
+			return nil, err
+		}
+		lat = append(lat, float64(time.Since(t).Nanoseconds())/1e6)
+		if i%10 == 9 && !foundValue(res, fmt.Sprintf("written-during-sync-%d", written)) {
+			return nil, fmt.Errorf("search during sync: the write just made is not found")
+		}
+	}
+	if syncErr != nil {
+		return nil, syncErr
+	}
+	return map[string]float64{
+		"search_p50_ms_during_sync": pct(lat, 50), "search_p95_ms_during_sync": pct(lat, 95),
+		"searches_during_sync": float64(len(lat)), "sync_s_during_searches": round(time.Since(start).Seconds()),
+	}, nil
+}
+
+func foundValue(res recall.SearchResult, value string) bool {
+	for _, h := range res.Hits {
+		if h.Fact != nil && h.Fact.Value == value {
+			return true
+		}
+	}
+	return false
 }
 
 // indexFigures times the index catching up with the store from nothing
