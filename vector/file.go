@@ -13,11 +13,12 @@ import (
 	"github.com/graphmem/graphmem/entity"
 )
 
-// The file: magic, identity, sequence, then each graph with its live
-// nodes renumbered densely (free slots and links to them are not written).
-const magic = "graphmem-vectors-1\n"
+// The file: magic, identity, the position reached in each scope's changes,
+// then each graph with its live nodes renumbered densely (free slots and
+// links to them are not written).
+const magic = "graphmem-vectors-2\n"
 
-func save(path, identity string, seq uint64, graphs map[gkey]*hnsw) error {
+func save(path, identity string, pos map[entity.Scope]uint64, graphs map[gkey]*hnsw) error {
 	tmp := path + ".tmp"
 	f, err := os.Create(tmp)
 	if err != nil {
@@ -26,7 +27,16 @@ func save(path, identity string, seq uint64, graphs map[gkey]*hnsw) error {
 	w := &writer{w: bufio.NewWriterSize(f, 1<<20)}
 	w.bytes([]byte(magic))
 	w.str(identity)
-	w.u64(seq)
+	scopes := make([]entity.Scope, 0, len(pos))
+	for s := range pos {
+		scopes = append(scopes, s)
+	}
+	sort.Strings(scopes)
+	w.u32(uint32(len(scopes)))
+	for _, s := range scopes {
+		w.str(string(s))
+		w.u64(pos[s])
+	}
 	keys := make([]gkey, 0, len(graphs))
 	for k, g := range graphs {
 		if g.len() > 0 {
@@ -105,13 +115,13 @@ func writeGraph(w *writer, g *hnsw) {
 
 // load reads the file at path; graphs is nil when there is none or it was
 // made by another model or layout (it is then removed).
-func load(path, identity string) (uint64, map[gkey]*hnsw, error) {
+func load(path, identity string) (map[entity.Scope]uint64, map[gkey]*hnsw, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return 0, nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return 0, nil, entity.Wrap(entity.EINTERNAL, "vector.Open", err)
+		return nil, nil, entity.Wrap(entity.EINTERNAL, "vector.Open", err)
 	}
 	defer f.Close()
 	r := &reader{r: bufio.NewReaderSize(f, 1<<20)}
@@ -119,18 +129,22 @@ func load(path, identity string) (uint64, map[gkey]*hnsw, error) {
 	if r.err != nil || string(m) != magic || r.str() != identity || r.err != nil {
 		f.Close()
 		os.Remove(path)
-		return 0, nil, nil
+		return nil, nil, nil
 	}
-	seq := r.u64()
+	pos := map[entity.Scope]uint64{}
+	for n := r.u32(); n > 0 && r.err == nil; n-- {
+		s := entity.Scope(r.str())
+		pos[s] = r.u64()
+	}
 	graphs := map[gkey]*hnsw{}
 	for n := r.u32(); n > 0 && r.err == nil; n-- {
 		k := gkey{entity.Scope(r.str()), r.str()}
 		graphs[k] = readGraph(r)
 	}
 	if r.err != nil {
-		return 0, nil, entity.Wrap(entity.EINTERNAL, "vector.Open", fmt.Errorf("%s: %w", path, r.err))
+		return nil, nil, entity.Wrap(entity.EINTERNAL, "vector.Open", fmt.Errorf("%s: %w", path, r.err))
 	}
-	return seq, graphs, nil
+	return pos, graphs, nil
 }
 
 func readGraph(r *reader) *hnsw {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/graphmem/graphmem/embed"
+	"github.com/graphmem/graphmem/entity"
 )
 
 // clustered makes n unit vectors around a few centres, like texts on a
@@ -149,12 +150,12 @@ func TestHNSW_SaveLoad(t *testing.T) {
 	}
 	path := filepath.Join(t.TempDir(), fileName)
 	key := gkey{"s", "fact"}
-	if err := save(path, "model", 42, map[gkey]*hnsw{key: g}); err != nil {
+	if err := save(path, "model", map[entity.Scope]uint64{"s": 42, "t": 7}, map[gkey]*hnsw{key: g}); err != nil {
 		t.Fatal(err)
 	}
-	seq, graphs, err := load(path, "model")
-	if err != nil || seq != 42 || graphs[key] == nil {
-		t.Fatalf("load: seq %d, %v, %v", seq, graphs, err)
+	pos, graphs, err := load(path, "model")
+	if err != nil || pos["s"] != 42 || pos["t"] != 7 || len(pos) != 2 || graphs[key] == nil {
+		t.Fatalf("load: positions %v, %v, %v", pos, graphs, err)
 	}
 	h := graphs[key]
 	if h.len() != g.len() {

@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -34,8 +35,10 @@ type Index struct {
 
 	mu     sync.RWMutex
 	graphs map[gkey]*hnsw
-	seq    uint64
-	gen    uint64 // changes made, under mu
+	// pos is, per scope, the change number up to which the index applied
+	// the scope's changes (graph.Store.ScopeChanges).
+	pos map[entity.Scope]uint64
+	gen uint64 // changes made, under mu
 
 	syncMu sync.Mutex
 	// saveMu serialises writes of the file; saved is the gen written last.
@@ -78,14 +81,14 @@ func Open(dir string, emb Embedder, identity string) (*Index, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, entity.Wrap(entity.EINTERNAL, "vector.Open", err)
 	}
-	x := &Index{dir: dir, emb: emb, id: identity, graphs: map[gkey]*hnsw{}, notify: make(chan struct{}, 1),
-		queries: newQueryCache(512)}
-	seq, graphs, err := load(filepath.Join(dir, fileName), identity)
+	x := &Index{dir: dir, emb: emb, id: identity, graphs: map[gkey]*hnsw{}, pos: map[entity.Scope]uint64{},
+		notify: make(chan struct{}, 1), queries: newQueryCache(512)}
+	pos, graphs, err := load(filepath.Join(dir, fileName), identity)
 	if err != nil {
 		return nil, err
 	}
 	if graphs != nil {
-		x.seq, x.graphs = seq, graphs
+		x.pos, x.graphs = pos, graphs
 	}
 	return x, nil
 }
@@ -93,11 +96,22 @@ func Open(dir string, emb Embedder, identity string) (*Index, error) {
 // Dir is the folder of the index.
 func (x *Index) Dir() string { return x.dir }
 
-// Seq is the last change sequence the index applied.
+// Seq is the highest change number up to which the index applied the
+// changes of a scope.
 func (x *Index) Seq() uint64 {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
-	return x.seq
+	var m uint64
+	for _, p := range x.pos {
+		m = max(m, p)
+	}
+	return m
+}
+
+func (x *Index) position(scope entity.Scope) uint64 {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.pos[scope]
 }
 
 // Len is the number of vectors held.
@@ -141,7 +155,7 @@ func (x *Index) Save() error {
 		x.mu.RUnlock()
 		return nil
 	}
-	err := save(path, x.id, x.seq, x.graphs)
+	err := save(path, x.id, x.pos, x.graphs)
 	x.mu.RUnlock()
 	if err != nil {
 		return err
@@ -311,32 +325,53 @@ type item struct {
 }
 
 func (x *Index) sync(ctx context.Context, store graph.Store, pruneOnly bool) (int, error) {
-	n := 0
-	after := x.Seq()
-	for {
-		if err := ctx.Err(); err != nil {
-			return n, entity.Wrap(entity.EUNAVAILABLE, "vector.Sync", err)
-		}
-		k, next, err := x.page(ctx, store, after, pruneOnly)
-		n += k
-		if err != nil || k < syncPage {
-			return n, err
-		}
-		after = next
+	// Each scope is read on its own (graph.Store.ScopeChanges): only a
+	// scope's numbers follow its commit order, so one position over the
+	// whole store could pass a commit that becomes visible late.
+	heads, err := store.Heads(ctx)
+	if err != nil {
+		return 0, err
 	}
+	var scopes []entity.Scope
+	for scope, head := range heads {
+		if head > x.position(scope) {
+			scopes = append(scopes, scope)
+		}
+	}
+	slices.Sort(scopes)
+	n := 0
+	for _, scope := range scopes {
+		after := x.position(scope)
+		for {
+			if err := ctx.Err(); err != nil {
+				return n, entity.Wrap(entity.EUNAVAILABLE, "vector.Sync", err)
+			}
+			k, next, err := x.page(ctx, store, scope, heads[scope], after, pruneOnly)
+			n += k
+			if err != nil {
+				return n, err
+			}
+			if k < syncPage {
+				break
+			}
+			after = next
+		}
+	}
+	return n, nil
 }
 
-// page applies the changes after a sequence, one page of them. Pages are
-// serialised, not whole catch-ups, so a purge's Prune waits for one page
-// at most.
-func (x *Index) page(ctx context.Context, store graph.Store, after uint64, pruneOnly bool) (int, uint64, error) {
+// page applies the changes of scope after a sequence, one page of them, and
+// returns how many and the position they reach (head, the scope's head, when
+// they are its last). Pages are serialised, not whole catch-ups, so a
+// purge's Prune waits for one page at most.
+func (x *Index) page(ctx context.Context, store graph.Store, scope entity.Scope, head, after uint64, pruneOnly bool) (int, uint64, error) {
 	x.syncMu.Lock()
 	defer x.syncMu.Unlock()
 	if !pruneOnly {
-		after = x.Seq() // another Sync may have applied pages meanwhile
+		after = x.position(scope) // another Sync may have applied pages meanwhile
 	}
-	changes, err := store.Changes(ctx, after, syncPage)
-	if err != nil || len(changes) == 0 {
+	changes, err := store.ScopeChanges(ctx, scope, after, syncPage)
+	if err != nil {
 		return 0, after, err
 	}
 	todo, gone, err := x.read(ctx, store, changes)
@@ -350,7 +385,13 @@ func (x *Index) page(ctx context.Context, store graph.Store, after uint64, prune
 		}
 	}
 	x.mu.Unlock()
-	last := changes[len(changes)-1].Seq
+	last := after
+	if len(changes) > 0 {
+		last = changes[len(changes)-1].Seq
+	}
+	if len(changes) < syncPage {
+		last = max(last, head)
+	}
 	if pruneOnly {
 		return len(changes), last, nil
 	}
@@ -358,7 +399,7 @@ func (x *Index) page(ctx context.Context, store graph.Store, after uint64, prune
 		return 0, after, err
 	}
 	x.mu.Lock()
-	x.seq = last
+	x.pos[scope] = max(x.pos[scope], last)
 	x.gen++
 	x.mu.Unlock()
 	return len(changes), last, nil
