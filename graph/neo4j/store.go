@@ -49,6 +49,11 @@ type Store struct {
 	// schema is applied again, idempotently, before the next operation.
 	schemaOK atomic.Bool
 	schemaMu sync.Mutex
+	// schemaFail is the last failure to apply the schema because Neo4j did
+	// not answer, and when: for a moment after it, callers get it at once
+	// instead of each waiting out the retries again (see ensureSchema).
+	schemaFail   error
+	schemaFailAt time.Time
 
 	// Change numbers reserved for this Store: next … end-1 (see draw).
 	seqMu     sync.Mutex
@@ -169,18 +174,31 @@ func (s *Store) ensureSchema(ctx context.Context) error {
 	if s.schemaOK.Load() {
 		return nil
 	}
+	// During an outage every operation would otherwise queue here and wait
+	// out a full round of retries in turn, long after the first one failed.
+	if s.schemaFail != nil && time.Since(s.schemaFailAt) < schemaFailHold {
+		return s.schemaFail
+	}
 	var err error
 	for range 3 {
 		if err = s.applySchema(ctx); err == nil {
 			s.schemaOK.Store(true)
+			s.schemaFail = nil
 			return nil
 		}
 		if entity.ErrorCode(err) == entity.EUNAVAILABLE || ctx.Err() != nil {
 			break
 		}
 	}
+	if entity.ErrorCode(err) == entity.EUNAVAILABLE {
+		s.schemaFail, s.schemaFailAt = err, time.Now()
+	}
 	return err
 }
+
+// schemaFailHold is how long a failure to reach Neo4j while applying the
+// schema is answered at once to the operations that follow.
+const schemaFailHold = time.Second
 
 // observe notes a failure: a lost connection makes the next operation
 // check the schema first.
