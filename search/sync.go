@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"hash/fnv"
 	"os"
-	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -76,13 +75,7 @@ func (x *Index) Sync(ctx context.Context, store graph.Store) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var behind []entity.Scope
-	for scope, head := range heads {
-		if head > x.Seq(scope) {
-			behind = append(behind, scope)
-		}
-	}
-	slices.Sort(behind)
+	behind := graph.Behind(heads, x.Seq)
 	n := 0
 	for len(behind) > 0 {
 		if err := ctxErr(ctx, "search.Sync"); err != nil {

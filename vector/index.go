@@ -5,7 +5,6 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -332,15 +331,8 @@ func (x *Index) sync(ctx context.Context, store graph.Store, pruneOnly bool) (in
 	if err != nil {
 		return 0, err
 	}
-	var scopes []entity.Scope
-	for scope, head := range heads {
-		if head > x.position(scope) {
-			scopes = append(scopes, scope)
-		}
-	}
-	slices.Sort(scopes)
 	n := 0
-	for _, scope := range scopes {
+	for _, scope := range graph.Behind(heads, x.position) {
 		after := x.position(scope)
 		for {
 			if err := ctx.Err(); err != nil {
