@@ -84,10 +84,17 @@ func (v validator) answer(content string) (Output, error) {
 	}
 
 	out := Output{Entities: v.entities(ents), Facts: make([]Fact, 0, len(facts))}
+	named := map[string]bool{}
+	for _, e := range out.Entities {
+		named[entity.Normalize(e.Name)] = true
+		for _, a := range e.Aliases {
+			named[entity.Normalize(a)] = true
+		}
+	}
 	broken := 0
 	var reasons []string
 	for i, raw := range facts {
-		f, reason, permission := v.fact(raw)
+		f, reason, permission := v.fact(raw, named)
 		if reason == "" {
 			out.Facts = append(out.Facts, f)
 			continue
@@ -205,8 +212,11 @@ func addAlias(name string, aliases []string, a string) []string {
 }
 
 // fact validates one raw fact. It returns the reason it is dropped ("" when
-// it is kept) and whether the reason is that it is permission-like.
-func (v validator) fact(raw any) (Fact, string, bool) {
+// it is kept) and whether the reason is that it is permission-like. named
+// holds the normalised names and aliases of the answer's entities: a fact
+// that sets both object and value (small models often do) keeps the object
+// when it names one of them, else the value.
+func (v validator) fact(raw any, named map[string]bool) (Fact, string, bool) {
 	m, ok := raw.(map[string]any)
 	if !ok {
 		return Fact{}, "not an object", false
@@ -227,8 +237,15 @@ func (v validator) fact(raw any) (Fact, string, bool) {
 	if f.Value, ok2 = scalar(m["value"]); !ok2 {
 		return f, "value must be a literal or null", false
 	}
-	if (f.Object == "") == (f.Value == "") {
-		return f, "exactly one of object and value must be set", false
+	if f.Object != "" && f.Value != "" {
+		if named[entity.Normalize(f.Object)] {
+			f.Value = ""
+		} else {
+			f.Object = ""
+		}
+	}
+	if f.Object == "" && f.Value == "" {
+		return f, "one of object and value must be set", false
 	}
 	f.Text, _ = scalar(m["text"])
 	if f.Text == "" {

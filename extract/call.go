@@ -180,6 +180,9 @@ func (x *Extractor) params(msgs []openai.ChatCompletionMessageParamUnion, mode s
 	if x.cfg.Temperature != nil {
 		p.Temperature = openai.Float(*x.cfg.Temperature)
 	}
+	if x.cfg.MaxTokens > 0 {
+		p.MaxTokens = openai.Int(int64(x.cfg.MaxTokens))
+	}
 	switch mode {
 	case ModeJSONSchema:
 		p.ResponseFormat.OfJSONSchema = &shared.ResponseFormatJSONSchemaParam{

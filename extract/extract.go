@@ -20,6 +20,7 @@ import (
 // Defaults applied by New to zero Config fields.
 const (
 	DefaultTimeout        = 60 * time.Second
+	DefaultMaxTokens      = 4096
 	DefaultMaxRetries     = 4
 	DefaultRetryBaseDelay = 500 * time.Millisecond
 	DefaultRetryMaxDelay  = 30 * time.Second
@@ -68,6 +69,11 @@ type Config struct {
 	// server accepts; any other mode is pinned, for servers that misreport
 	// what they support, and a refusal of it fails the call.
 	Mode string
+	// MaxTokens caps the completion of each call (sent as max_tokens), so a
+	// model that will not stop cannot hold a worker, or a local server, for
+	// minutes; default DefaultMaxTokens. Negative sends no cap, for models
+	// that refuse the field.
+	MaxTokens int
 	// Temperature, when set, is sent as is. Unset by default because some
 	// models reject any value but their own.
 	Temperature *float64
@@ -156,6 +162,9 @@ func New(cfg Config, opts ...Option) (*Extractor, error) {
 	}
 	if cfg.Timeout <= 0 {
 		cfg.Timeout = DefaultTimeout
+	}
+	if cfg.MaxTokens == 0 {
+		cfg.MaxTokens = DefaultMaxTokens
 	}
 	if cfg.MaxRetries == 0 {
 		cfg.MaxRetries = DefaultMaxRetries
@@ -313,7 +322,8 @@ func (u *Usage) Add(o Usage) {
 // retries, the JSON-mode fallback and the repair call.
 //
 // Each fact of the answer is checked: subject and predicate non-empty,
-// exactly one of object and value, times RFC 3339 (a bare date is read as
+// one of object and value (both set: the object when it names one of the
+// answer's entities, else the value), times RFC 3339 (a bare date is read as
 // midnight in the reference time's zone), valid_to after valid_from,
 // source_kind known, importance 1–10 (missing: 5), cardinality one, many or
 // null. The source kind is capped by the episode (see SourceKindCeiling): a

@@ -60,8 +60,7 @@ func TestExtract_DropsInvalidFacts(t *testing.T) {
 	}{
 		{"NoPredicate", with("predicate", ""), "predicate is required"},
 		{"NoSubject", with("subject", "  "), "subject is required"},
-		{"ObjectAndValue", with("object", "db"), "exactly one of object and value"},
-		{"NeitherObjectNorValue", with("value", nil), "exactly one of object and value"},
+		{"NeitherObjectNorValue", with("value", nil), "one of object and value must be set"},
 		{"ValueIsList", with("value", []any{"a"}), "value must be a literal"},
 		{"RelativeTimeLeft", with("valid_from", "last Friday"), "valid_from"},
 		{"BadValidTo", with("valid_to", "2025-13-45"), "valid_to"},
@@ -100,6 +99,18 @@ func TestExtract_DropsInvalidFacts(t *testing.T) {
 }
 
 func TestExtract_Normalises(t *testing.T) {
+	t.Run("ObjectAndValueKeepsTheNamedEntity", func(t *testing.T) {
+		out, _ := extractOne(t, "user", with("predicate", "depends_on", "object", "API-Gateway", "value", "8080"))
+		if f := out.Facts[1]; f.Object != "API-Gateway" || f.Value != "" {
+			t.Errorf("fact = %+v, want the object, which names an entity of the answer", f)
+		}
+	})
+	t.Run("ObjectAndValueKeepsTheLiteral", func(t *testing.T) {
+		out, _ := extractOne(t, "user", with("object", "8081", "value", "8081"))
+		if f := out.Facts[1]; f.Object != "" || f.Value != "8081" {
+			t.Errorf("fact = %+v, want the value: the object names no entity", f)
+		}
+	})
 	t.Run("Defaults", func(t *testing.T) {
 		out, _ := extractOne(t, "user", with("importance", nil, "source_kind", nil, "cardinality", nil,
 			"predicate", "favourite_editor", "value", "vim", "attributes", nil, "text", ""))
@@ -259,5 +270,30 @@ func TestSourceKindCeiling(t *testing.T) {
 		if got := extract.SourceKindCeiling(tc.ep); got != tc.want {
 			t.Errorf("SourceKindCeiling(%+v) = %s, want %s", tc.ep, got, tc.want)
 		}
+	}
+}
+
+func TestExtract_CapsCompletionTokens(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		set  int
+		want int64 // 0: no max_tokens in the request
+	}{
+		{"Default", 0, extract.DefaultMaxTokens},
+		{"Set", 512, 512},
+		{"Off", -1, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := extracttest.NewServer(t, extracttest.Always(extracttest.Answer(answerOf(goodFact()))))
+			x, _ := MustNew(t, srv, func(c *extract.Config) { c.MaxTokens = tc.set })
+			MustExtract(t, x, extract.Input{Episode: userEpisode("user")})
+			got := srv.Requests()[0].Params.MaxTokens
+			switch {
+			case tc.want == 0 && got != nil:
+				t.Errorf("max_tokens = %d, want none sent", *got)
+			case tc.want != 0 && (got == nil || *got != tc.want):
+				t.Errorf("max_tokens = %v, want %d", got, tc.want)
+			}
+		})
 	}
 }

@@ -29,6 +29,7 @@ type Config struct {
 	LLMAPIKey     string        `yaml:"llm_api_key"`
 	LLMMode       string        `yaml:"llm_mode"`
 	LLMTimeout    string        `yaml:"llm_timeout"`
+	LLMMaxTokens  string        `yaml:"llm_max_tokens"`
 	EmbedBaseURL  string        `yaml:"embed_base_url"`
 	EmbedModel    string        `yaml:"embed_model"`
 	EmbedAPIKey   string        `yaml:"embed_api_key"`
@@ -77,6 +78,7 @@ var settings = []setting{
 	{flag: "llm-api-key", env: "GRAPHMEM_LLM_API_KEY", group: modelSettings, help: "extraction API key", str: func(c *Config) *string { return &c.LLMAPIKey }},
 	{flag: "llm-mode", env: "GRAPHMEM_LLM_MODE", def: "auto", group: modelSettings, help: "response format asked of the model: auto (find the one the server accepts), json_schema, json_object_schema, json_object or text", str: func(c *Config) *string { return &c.LLMMode }},
 	{flag: "llm-timeout", env: "GRAPHMEM_LLM_TIMEOUT", def: "60s", group: modelSettings, help: "time limit of one extraction call (a Go duration: 90s, 5m); local models on a CPU may need more", str: func(c *Config) *string { return &c.LLMTimeout }},
+	{flag: "llm-max-tokens", env: "GRAPHMEM_LLM_MAX_TOKENS", def: "4096", group: modelSettings, help: "completion tokens one extraction call may use (off: no cap sent, for models that refuse max_tokens)", str: func(c *Config) *string { return &c.LLMMaxTokens }},
 	{flag: "embed-base-url", env: "GRAPHMEM_EMBED_BASE_URL", group: modelSettings, help: "embeddings base URL (optional)", str: func(c *Config) *string { return &c.EmbedBaseURL }},
 	{flag: "embed-model", env: "GRAPHMEM_EMBED_MODEL", group: modelSettings, help: "embeddings model", str: func(c *Config) *string { return &c.EmbedModel }},
 	{flag: "embed-api-key", env: "GRAPHMEM_EMBED_API_KEY", group: modelSettings, help: "embeddings API key", str: func(c *Config) *string { return &c.EmbedAPIKey }},

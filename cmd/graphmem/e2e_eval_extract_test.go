@@ -73,6 +73,20 @@ func TestEvalExtractAndBenchCommands(t *testing.T) {
 	t.Run("BenchEpisodes", func(t *testing.T) { benchEpisodesCheck(t, bin) })
 }
 
+func TestModelConfig_MaxTokens(t *testing.T) {
+	for set, want := range map[string]int{"": 0, "512": 512, "off": -1} {
+		mc, err := modelConfig(Config{LLMMaxTokens: set})
+		if err != nil || mc.MaxTokens != want {
+			t.Errorf("llm-max-tokens %q: %d, %v; want %d", set, mc.MaxTokens, err, want)
+		}
+	}
+	for _, bad := range []string{"0", "-5", "lots"} {
+		if _, err := modelConfig(Config{LLMMaxTokens: bad}); err == nil || !strings.Contains(err.Error(), "llm-max-tokens") {
+			t.Errorf("llm-max-tokens %q: %v, want an error naming the setting", bad, err)
+		}
+	}
+}
+
 func benchEpisodesCheck(t *testing.T, bin string) {
 	// No model configured: the built-in fake endpoint with the scripted
 	// answers; tokens come from the episode records.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -64,6 +65,17 @@ func (e *episodeExtractor) Extract(ctx context.Context, ep entity.Episode, known
 // modelConfig is the extraction endpoint of cfg.
 func modelConfig(cfg Config) (extract.Config, error) {
 	mc := extract.Config{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey, Mode: cfg.LLMMode}
+	switch cfg.LLMMaxTokens {
+	case "":
+	case "off":
+		mc.MaxTokens = -1
+	default:
+		n, err := strconv.Atoi(cfg.LLMMaxTokens)
+		if err != nil || n <= 0 {
+			return mc, fmt.Errorf("llm-max-tokens: %q is neither a positive number nor off", cfg.LLMMaxTokens)
+		}
+		mc.MaxTokens = n
+	}
 	if cfg.LLMTimeout != "" {
 		d, err := time.ParseDuration(cfg.LLMTimeout)
 		if err != nil || d <= 0 {

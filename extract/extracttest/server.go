@@ -34,6 +34,7 @@ type Params struct {
 	Messages       []Message       `json:"messages"`
 	ResponseFormat *ResponseFormat `json:"response_format"`
 	Temperature    *float64        `json:"temperature"`
+	MaxTokens      *int64          `json:"max_tokens"`
 }
 
 // Message is one chat message; Content is the text whether it was sent as a
