@@ -30,6 +30,7 @@ type Config struct {
 	LLMMode       string        `yaml:"llm_mode"`
 	LLMTimeout    string        `yaml:"llm_timeout"`
 	LLMMaxTokens  string        `yaml:"llm_max_tokens"`
+	EpisodeWait   string        `yaml:"episode_wait"`
 	EmbedBaseURL  string        `yaml:"embed_base_url"`
 	EmbedModel    string        `yaml:"embed_model"`
 	EmbedAPIKey   string        `yaml:"embed_api_key"`
@@ -79,6 +80,7 @@ var settings = []setting{
 	{flag: "llm-mode", env: "GRAPHMEM_LLM_MODE", def: "auto", group: modelSettings, help: "response format asked of the model: auto (find the one the server accepts), json_schema, json_object_schema, json_object or text", str: func(c *Config) *string { return &c.LLMMode }},
 	{flag: "llm-timeout", env: "GRAPHMEM_LLM_TIMEOUT", def: "60s", group: modelSettings, help: "time limit of one extraction call (a Go duration: 90s, 5m); local models on a CPU may need more", str: func(c *Config) *string { return &c.LLMTimeout }},
 	{flag: "llm-max-tokens", env: "GRAPHMEM_LLM_MAX_TOKENS", def: "4096", group: modelSettings, help: "completion tokens one extraction call may use (off: no cap sent, for models that refuse max_tokens)", str: func(c *Config) *string { return &c.LLMMaxTokens }},
+	{flag: "episode-wait", env: "GRAPHMEM_EPISODE_WAIT", def: "60s", group: serverSettings, help: "how long POST /v1/episodes?wait=true waits for extraction before answering the episode as it stands (a Go duration); local models on a CPU may need minutes", str: func(c *Config) *string { return &c.EpisodeWait }},
 	{flag: "embed-base-url", env: "GRAPHMEM_EMBED_BASE_URL", group: modelSettings, help: "embeddings base URL (optional)", str: func(c *Config) *string { return &c.EmbedBaseURL }},
 	{flag: "embed-model", env: "GRAPHMEM_EMBED_MODEL", group: modelSettings, help: "embeddings model", str: func(c *Config) *string { return &c.EmbedModel }},
 	{flag: "embed-api-key", env: "GRAPHMEM_EMBED_API_KEY", group: modelSettings, help: "embeddings API key", str: func(c *Config) *string { return &c.EmbedAPIKey }},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -346,4 +347,39 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// TestE2E_EpisodeWaitSetting: GRAPHMEM_EPISODE_WAIT bounds how long
+// wait=true waits for a slow model; past it the episode is answered as it
+// stands and still ends done. A setting that is not a duration is refused
+// by name.
+func TestE2E_EpisodeWaitSetting(t *testing.T) {
+	release := make(chan struct{})
+	fake := extracttest.NewServer(t, func(int, extracttest.Request) extracttest.Reply {
+		<-release
+		return extracttest.Answer(`{"entities": [], "facts": []}`)
+	})
+	m := MustRunMain(t, func(m *Main) {
+		withModel(fake)(m)
+		m.Config.EpisodeWait = "300ms"
+	})
+	c := newClient(t, m)
+	var acc api.EpisodeAccepted
+	start := time.Now()
+	c.do("POST", "/v1/episodes?wait=true", map[string]any{"content": "the cache moved to port 6380"}).ok(t, 202, &acc)
+	took := time.Since(start)
+	close(release)
+	if acc.Status == entity.EpisodeDone || took > 20*time.Second {
+		t.Fatalf("wait=true with a 300ms bound answered %q after %v while the model was still busy", acc.Status, took)
+	}
+	if ep := waitEpisode(c, acc.EpisodeID); ep.Status != entity.EpisodeDone {
+		t.Fatalf("episode ended %q, want done", ep.Status)
+	}
+
+	bad := &Main{Config: m.Config}
+	bad.Config.EpisodeWait = "soon"
+	if err := bad.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "episode-wait") {
+		bad.Close()
+		t.Fatalf("episode-wait soon: %v, want an error naming the setting", err)
+	}
 }

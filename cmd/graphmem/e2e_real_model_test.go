@@ -32,6 +32,7 @@ func TestRealModel(t *testing.T) {
 	m := MustRunMain(t, func(m *Main) {
 		m.Config.LLMBaseURL, m.Config.LLMModel = base, model
 		m.Config.LLMTimeout = "5m" // a CPU shared with other work
+		m.Config.EpisodeWait = "10m"
 		m.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
 	})
 	c := newClient(t, m)

@@ -94,6 +94,12 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		}
 		m.Logger.Warn("development mode: no API keys configured; every request is accepted, in scope \"default\" or the X-Graphmem-Scope header")
 	}
+	var wait time.Duration
+	if cfg.EpisodeWait != "" {
+		if wait, err = time.ParseDuration(cfg.EpisodeWait); err != nil || wait <= 0 {
+			return fmt.Errorf("episode-wait: %q is not a positive duration (60s, 5m)", cfg.EpisodeWait)
+		}
+	}
 	onto, err := ontology.Load(cfg.Ontology)
 	if err != nil {
 		return err
@@ -130,7 +136,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	m.API = api.New(api.Options{
 		Service: m.Service, Keys: keys, KeyNames: names, ActorSecret: secret,
-		Logger: m.Logger, Registry: m.Registry, MaxBodyBytes: cfg.MaxBodyBytes,
+		Logger: m.Logger, Registry: m.Registry, MaxBodyBytes: cfg.MaxBodyBytes, WaitTimeout: wait,
 		// A purge must leave no trace in the index files either: apply the
 		// deletions now and merge the segments that held the text.
 		Purged: func(ctx context.Context) error {
