@@ -1,7 +1,9 @@
 package graph
 
 import (
+	"context"
 	"slices"
+	"time"
 
 	"github.com/graphmem/graphmem/entity"
 )
@@ -17,4 +19,27 @@ func Behind(heads map[entity.Scope]uint64, at func(entity.Scope) uint64) []entit
 	}
 	slices.Sort(out)
 	return out
+}
+
+// Follow runs sync until ctx ends: at once, then whenever notify receives
+// and at least every interval (default 1 s). Errors go to onErr (when set)
+// and are retried at the next tick. Both derived indexes follow the store
+// this way.
+func Follow(ctx context.Context, sync func(context.Context) error, notify <-chan struct{}, interval time.Duration, onErr func(error)) {
+	if interval <= 0 {
+		interval = time.Second
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		if err := sync(ctx); err != nil && ctx.Err() == nil && onErr != nil {
+			onErr(err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-notify:
+		case <-t.C:
+		}
+	}
 }

@@ -351,22 +351,10 @@ func (x *Index) CatchUp(ctx context.Context, store graph.Store, scope entity.Sco
 // Neo4j store). Errors are passed to onErr (when set) and retried at the
 // next tick.
 func (x *Index) Follow(ctx context.Context, store graph.Store, interval time.Duration, onErr func(error)) {
-	if interval <= 0 {
-		interval = time.Second
-	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		if _, err := x.Sync(ctx, store); err != nil && ctx.Err() == nil && onErr != nil {
-			onErr(err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-x.notify:
-		case <-t.C:
-		}
-	}
+	graph.Follow(ctx, func(ctx context.Context) error {
+		_, err := x.Sync(ctx, store)
+		return err
+	}, x.notify, interval, onErr)
 }
 
 // Rebuild makes a fresh index of store in dir, replacing the one there

@@ -269,22 +269,10 @@ func (x *Index) Notify() {
 // embedder that is down) go to onErr and are retried at the next tick;
 // writes never wait for the index.
 func (x *Index) Follow(ctx context.Context, store graph.Store, interval time.Duration, onErr func(error)) {
-	if interval <= 0 {
-		interval = time.Second
-	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		if _, err := x.Sync(ctx, store); err != nil && ctx.Err() == nil && onErr != nil {
-			onErr(err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-x.notify:
-		case <-t.C:
-		}
-	}
+	graph.Follow(ctx, func(ctx context.Context) error {
+		_, err := x.Sync(ctx, store)
+		return err
+	}, x.notify, interval, onErr)
 }
 
 // syncPage is how many changes one step of Sync reads (and embeds at
