@@ -172,6 +172,14 @@ func (s *Service) WaitEpisode(ctx context.Context, scope entity.Scope, id string
 	for {
 		settled, stop := s.awaitEpisode(id)
 		ep, err := s.Episode(ctx, scope, id)
+		if err != nil && ctx.Err() != nil {
+			// The wait ran out during the read (a remote store): answer
+			// the episode as it stands, read without the spent deadline.
+			stop()
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			return s.Episode(rctx, scope, id)
+		}
 		if err != nil || ep.Status == entity.EpisodeDone || ep.Status == entity.EpisodeFailed {
 			stop()
 			return ep, err

@@ -363,12 +363,15 @@ func TestE2E_EpisodeWaitSetting(t *testing.T) {
 		withModel(fake)(m)
 		m.Config.EpisodeWait = "300ms"
 	})
+	var once sync.Once
+	free := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(free) // runs before the server's cleanup, which waits for the model call
 	c := newClient(t, m)
 	var acc api.EpisodeAccepted
 	start := time.Now()
 	c.do("POST", "/v1/episodes?wait=true", map[string]any{"content": "the cache moved to port 6380"}).ok(t, 202, &acc)
 	took := time.Since(start)
-	close(release)
+	free()
 	if acc.Status == entity.EpisodeDone || took > 20*time.Second {
 		t.Fatalf("wait=true with a 300ms bound answered %q after %v while the model was still busy", acc.Status, took)
 	}
