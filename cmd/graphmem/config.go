@@ -193,3 +193,16 @@ func printFlags(fs *flag.FlagSet, title string, keep func(name string) bool) {
 		fmt.Fprint(fs.Output(), b.String())
 	}
 }
+
+// positiveDuration reads the duration setting named flag; empty is 0 (the
+// default of whoever uses it).
+func positiveDuration(flag, v string) (time.Duration, error) {
+	if v == "" {
+		return 0, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s: %q is not a positive duration (90s, 5m)", flag, v)
+	}
+	return d, nil
+}

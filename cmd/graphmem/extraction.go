@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -76,13 +75,11 @@ func modelConfig(cfg Config) (extract.Config, error) {
 		}
 		mc.MaxTokens = n
 	}
-	if cfg.LLMTimeout != "" {
-		d, err := time.ParseDuration(cfg.LLMTimeout)
-		if err != nil || d <= 0 {
-			return mc, fmt.Errorf("llm-timeout: %q is not a positive duration (90s, 5m)", cfg.LLMTimeout)
-		}
-		mc.Timeout = d
+	d, err := positiveDuration("llm-timeout", cfg.LLMTimeout)
+	if err != nil {
+		return mc, err
 	}
+	mc.Timeout = d
 	return mc, nil
 }
 

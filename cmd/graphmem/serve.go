@@ -94,11 +94,9 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		}
 		m.Logger.Warn("development mode: no API keys configured; every request is accepted, in scope \"default\" or the X-Graphmem-Scope header")
 	}
-	var wait time.Duration
-	if cfg.EpisodeWait != "" {
-		if wait, err = time.ParseDuration(cfg.EpisodeWait); err != nil || wait <= 0 {
-			return fmt.Errorf("episode-wait: %q is not a positive duration (60s, 5m)", cfg.EpisodeWait)
-		}
+	wait, err := positiveDuration("episode-wait", cfg.EpisodeWait)
+	if err != nil {
+		return err
 	}
 	onto, err := ontology.Load(cfg.Ontology)
 	if err != nil {
