@@ -49,6 +49,9 @@ func detectIntent(q string) Intent {
 
 // isCJK reports whether r is written without spaces between words.
 func isCJK(r rune) bool {
+	if r < 0x1100 { // below Hangul Jamo, the first of these scripts
+		return false
+	}
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
 

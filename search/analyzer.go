@@ -1,6 +1,7 @@
 package search
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -90,8 +91,42 @@ var textAnalyzer = sync.OnceValue(func() analysis.Analyzer {
 	return a
 })
 
-// Analyze returns the distinct terms of text as the index sees them.
+// Analyze returns the distinct terms of text as the index sees them. The
+// slice may be shared with other callers: read it, never write into it.
 func Analyze(text string) []string {
+	if len(text) > memoMaxText {
+		return analyze(text)
+	}
+	memo.Lock()
+	ts, ok := memo.m[text]
+	memo.Unlock()
+	if ok {
+		return slices.Clip(ts)
+	}
+	ts = analyze(text)
+	memo.Lock()
+	if len(memo.m) >= memoSize {
+		clear(memo.m) // a vocabulary is small: the common texts come back soon
+	}
+	memo.m[text] = ts
+	memo.Unlock()
+	return slices.Clip(ts)
+}
+
+// The memo of Analyze: recall analyses the same fact texts and lines for
+// question after question, and the analyzer (Unicode segmentation, Porter
+// stemming) costs more than the map.
+const (
+	memoSize    = 1 << 14
+	memoMaxText = 512
+)
+
+var memo = struct {
+	sync.Mutex
+	m map[string][]string
+}{m: map[string][]string{}}
+
+func analyze(text string) []string {
 	seen := map[string]bool{}
 	var out []string
 	for _, t := range textAnalyzer().Analyze([]byte(text)) {

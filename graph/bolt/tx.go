@@ -511,22 +511,93 @@ func (t *tx) FactsAround(entityIDs []string, a graph.Around) (map[string][]entit
 		if _, done := out[id]; done || id == "" {
 			continue
 		}
-		ids := t.factIDsOf(id)
 		var fs []entity.Fact
-		for i := len(ids) - 1; i >= 0 && (a.Limit <= 0 || len(fs) < a.Limit); i-- {
-			f, err := t.getFact(op, ids[i])
+		err := t.newestFactIDs(id, func(fid string) (bool, error) {
+			f, err := t.getFact(op, fid)
 			if err != nil {
-				return nil, indexBroken(op, "fact index", ids[i], err)
+				return false, indexBroken(op, "fact index", fid, err)
 			}
 			if a.Admits(&f) {
 				fs = append(fs, f)
 			}
+			return a.Limit <= 0 || len(fs) < a.Limit, nil
+		})
+		if err != nil {
+			return nil, err
 		}
 		if len(fs) > 0 {
 			out[id] = fs
 		}
 	}
 	return out, nil
+}
+
+// newestFactIDs calls fn with the ids of the facts whose subject or object
+// the entity is, newest (highest id) first, until fn says stop. The object
+// index is read backwards as far as needed, so a hub (a city thousands of
+// facts point at) costs what is taken from it, not all it holds.
+func (t *tx) newestFactIDs(entityID string, fn func(id string) (bool, error)) error {
+	subj := t.subjectFactIDs(entityID)
+	prefix := t.prefix("e" + entityID)
+	c := t.bucket(bObject).Cursor()
+	k := lastUnder(c, prefix)
+	for i := len(subj) - 1; i >= 0 || k != nil; {
+		var id string
+		switch {
+		case k == nil:
+			id, i = subj[i], i-1
+		case i < 0 || string(k[len(prefix):]) > subj[i]:
+			id = string(k[len(prefix):])
+			k = prevUnder(c, prefix)
+		default:
+			id = subj[i]
+			if id == string(k[len(prefix):]) { // a fact about itself
+				k = prevUnder(c, prefix)
+			}
+			i--
+		}
+		if more, err := fn(id); err != nil || !more {
+			return err
+		}
+	}
+	return nil
+}
+
+// lastUnder positions c on the last key under prefix (nil: none).
+func lastUnder(c *bbolt.Cursor, prefix []byte) []byte {
+	var k []byte
+	if end := prefixEnd(prefix); end == nil {
+		k, _ = c.Last()
+	} else if k, _ = c.Seek(end); k == nil {
+		k, _ = c.Last()
+	} else {
+		k, _ = c.Prev()
+	}
+	if k == nil || !bytes.HasPrefix(k, prefix) {
+		return nil
+	}
+	return k
+}
+
+// prevUnder moves c one key back, staying under prefix (nil: none left).
+func prevUnder(c *bbolt.Cursor, prefix []byte) []byte {
+	k, _ := c.Prev()
+	if k == nil || !bytes.HasPrefix(k, prefix) {
+		return nil
+	}
+	return k
+}
+
+// prefixEnd is the first key after every key under prefix (nil: none).
+func prefixEnd(prefix []byte) []byte {
+	end := bytes.Clone(prefix)
+	for i := len(end) - 1; i >= 0; i-- {
+		if end[i] < 0xff {
+			end[i]++
+			return end[:i+1]
+		}
+	}
+	return nil
 }
 
 // factIDsOf returns the ids of the facts whose subject or object is the
