@@ -36,8 +36,10 @@ type RecallOptions struct {
 	// Seed picks the queries (default 1).
 	Seed uint64
 	// Embedder, when set, also builds the vector index (as the follower
-	// does) and times search and context with the vector list, every
-	// question embedded (no cache); Identity names the model.
+	// does) and times search and context with the vector list: every
+	// question embedded (no cache) with the default wait
+	// (recall.DefaultVectorWait) and waiting for each vector, then the
+	// questions asked again (cached vectors); Identity names the model.
 	Embedder vector.Embedder
 	Identity string
 }
@@ -176,8 +178,13 @@ func Recall(ctx context.Context, store graph.Store, o RecallOptions) (map[string
 		out["vector_index_mb"] = round(float64(fi.Size()) / 1e6)
 		out["vector_index_mb_per_100k_facts"] = round(float64(fi.Size()) / 1e6 * 1e5 / float64(len(o.Work)))
 	}
+	// Three engines with the vector list: the default wait (an answer
+	// whose vector is late goes without the list), waiting for every
+	// vector, and the default wait on questions asked before (cached).
 	ev := &recall.Engine{Store: store, Index: idx, Vectors: vec}
 	defer ev.Close()
+	waited := &recall.Engine{Store: store, Index: idx, Vectors: vec, VectorWait: time.Minute, VectorTimeout: time.Minute}
+	defer waited.Close()
 	embedFn := func(q string) error {
 		_, err := vec.QueryVector(ctx, q)
 		return err
@@ -190,16 +197,37 @@ func Recall(ctx context.Context, store graph.Store, o RecallOptions) (map[string
 		_, err := ev.Context(ctx, o.Scope, recall.ContextRequest{Query: q})
 		return err
 	}
+	contextW := func(q string) error {
+		_, err := waited.Context(ctx, o.Scope, recall.ContextRequest{Query: q})
+		return err
+	}
 	for _, m := range []struct {
 		name string
 		fn   func(string) error
-	}{{"query_embed", embedFn}, {"search_vectors", searchV}, {"context_vectors", contextV}} {
+	}{{"query_embed", embedFn}, {"search_vectors", searchV}, {"context_vectors", contextV}, {"context_vectors_waited", contextW}} {
+		used, missed := ev.VectorUse()
 		lat, err := timeIt(m.fn)
 		if err != nil {
 			return nil, err
 		}
 		out[m.name+"_p50_ms"], out[m.name+"_p95_ms"] = pct(lat, 50), pct(lat, 95)
+		if m.name == "search_vectors" || m.name == "context_vectors" {
+			u, n := ev.VectorUse()
+			out[m.name+"_share_with_list"] = round(float64(u-used) / float64(max(1, u-used+n-missed)))
+		}
 	}
+	// Questions asked again: their vectors come from the cache.
+	vec.SetQueryCache(len(qs))
+	for _, q := range qs {
+		if err := embedFn(q); err != nil {
+			return nil, err
+		}
+	}
+	lat, err := timeIt(contextV)
+	if err != nil {
+		return nil, err
+	}
+	out["context_vectors_cached_p50_ms"], out["context_vectors_cached_p95_ms"] = pct(lat, 50), pct(lat, 95)
 	return withDuringSync(ctx, store, o, dir, out)
 }
 

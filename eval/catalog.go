@@ -147,7 +147,7 @@ func Catalog(ctx context.Context, o CatalogOptions) (CatalogReport, error) {
 			return CatalogReport{}, err
 		}
 		rep.Embedding = &cost
-		engV = &recall.Engine{Store: store, Index: idx, Vectors: vec.Index, Ontology: onto, Now: clock}
+		engV = &recall.Engine{Store: store, Index: idx, Vectors: vec.Index, VectorWait: vectorWait, Ontology: onto, Now: clock}
 		defer engV.Close()
 	}
 

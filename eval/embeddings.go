@@ -140,6 +140,11 @@ type vectors struct {
 	sync time.Duration
 }
 
+// vectorWait is what the evaluations' engines wait for a question's
+// vector: they judge the ranking with the vector list, so every answer
+// waits for it (the embedding's own timeout still bounds it).
+const vectorWait = time.Minute
+
 func newVectors(e Embeddings, dir string) (*vectors, error) {
 	ce, err := newCachedEmbedder(e)
 	if err != nil {

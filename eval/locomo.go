@@ -271,7 +271,7 @@ func LoCoMo(ctx context.Context, o Options) (Report, error) {
 			return Report{}, err
 		}
 		defer vec.Close()
-		engV = &recall.Engine{Store: w.store, Index: w.index, EpisodeWeights: &weights, Vectors: vec.Index}
+		engV = &recall.Engine{Store: w.store, Index: w.index, EpisodeWeights: &weights, Vectors: vec.Index, VectorWait: vectorWait}
 		defer engV.Close()
 		tallyV = newTally(ks)
 	}

@@ -108,10 +108,11 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 	if err := validateScope(scope); err != nil {
 		return ContextResult{}, err
 	}
-	if err := e.Index.CatchUp(ctx, e.Store, scope); err != nil {
+	if err := req.Validate(); err != nil {
 		return ContextResult{}, err
 	}
-	if err := req.Validate(); err != nil {
+	vec := e.embedQuestion(ctx, req.Query)
+	if err := e.Index.CatchUp(ctx, e.Store, scope); err != nil {
 		return ContextResult{}, err
 	}
 	now := e.now()
@@ -133,7 +134,7 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 	}
 	p := params{scope: scope, a: a, now: now, asOf: asOf, knownAt: req.KnownAt, history: mode == ModeHistory,
 		during: at.during, limit: contextCandidates, hops: 2, focus: req.Focus, candidates: candidatesMin,
-		vec: e.queryVector(ctx, req.Query)}
+		pending: vec}
 	// One read transaction for the whole request: every line of the block
 	// comes from the same snapshot of the store.
 	var b builder

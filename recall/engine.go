@@ -25,11 +25,18 @@ type Engine struct {
 	// Vectors, when set, adds the records nearest to the question in
 	// meaning as one more ranked list (embeddings; nil: off).
 	Vectors *vector.Index
-	// VectorTimeout bounds the embedding of a question (2 s when zero):
-	// past it the answer is built without the vector list.
+	// VectorTimeout bounds the embedding of a question (2 s when zero);
+	// a vector that comes after its answer is kept for the question's next
+	// asking.
 	VectorTimeout time.Duration
-	Ontology      *ontology.Ontology // ontology.Default() when nil
-	Now           func() time.Time   // time.Now when nil
+	// VectorWait is how long after a request begins its answer waits for
+	// the question's vector (DefaultVectorWait when zero): the question is
+	// embedded while the BM25 search, linking and walk run, and an answer
+	// whose vector is not there by then is built without the vector list.
+	// Evaluations that judge the vectors set it to VectorTimeout.
+	VectorWait time.Duration
+	Ontology   *ontology.Ontology // ontology.Default() when nil
+	Now        func() time.Time   // time.Now when nil
 	// EpisodeWeights weigh episode ranking; DefaultEpisodeWeights when
 	// nil.
 	EpisodeWeights *EpisodeWeights
@@ -45,6 +52,11 @@ type Engine struct {
 	done    chan struct{}
 	closed  atomic.Bool
 	dropped atomic.Uint64
+
+	slotsOnce     sync.Once
+	slots         chan struct{} // questions being embedded
+	vectorsUsed   atomic.Uint64
+	vectorsMissed atomic.Uint64
 }
 
 // Request limits.
@@ -224,10 +236,11 @@ func (e *Engine) Search(ctx context.Context, scope entity.Scope, req SearchReque
 	if err := validateScope(scope); err != nil {
 		return SearchResult{}, err
 	}
-	if err := e.Index.CatchUp(ctx, e.Store, scope); err != nil {
+	if err := req.Validate(); err != nil {
 		return SearchResult{}, err
 	}
-	if err := req.Validate(); err != nil {
+	vec := e.embedQuestion(ctx, req.Query)
+	if err := e.Index.CatchUp(ctx, e.Store, scope); err != nil {
 		return SearchResult{}, err
 	}
 	now := e.now()
@@ -236,7 +249,7 @@ func (e *Engine) Search(ctx context.Context, scope entity.Scope, req SearchReque
 		history: req.IncludeHistory, types: req.Types, limit: req.Limit, hops: 1,
 	}
 	p.a = analyze(req.Query, p.asOf)
-	p.vec = e.queryVector(ctx, req.Query)
+	p.pending = vec
 	var items []*item
 	err := e.Store.View(ctx, scope, func(tx graph.Tx) error {
 		c, err := e.retrieve(ctx, tx, p)

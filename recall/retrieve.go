@@ -27,8 +27,10 @@ type params struct {
 	focus   []string // entity names that seed the walk
 	// candidates is how many BM25 hits are read (default: from limit).
 	candidates int
-	// vec is the question's embedding (nil: no vector list).
-	vec []float32
+	// pending is the question's embedding under way (nil: embeddings
+	// off); vec the vector retrieve took from it (nil: no vector list).
+	pending *pendingVector
+	vec     []float32
 }
 
 func (p *params) wants(typ string) bool { return len(p.types) == 0 || slices.Contains(p.types, typ) }
@@ -204,7 +206,12 @@ func (e *Engine) retrieve(ctx context.Context, tx graph.Tx, p params) (*candidat
 	}
 	c.loadFactHits(factHits, facts)
 	c.loadEntityHits(entityHits, ents)
-	if p.vec != nil {
+	c.addLinkedFacts(c.q)
+	if err := c.walk(tx); err != nil {
+		return nil, err
+	}
+	// The question was being embedded meanwhile.
+	if c.p.vec = e.vectorFor(ctx, p.pending); c.p.vec != nil {
 		if err := c.addVectorFacts(tx, e); err != nil {
 			return nil, err
 		}
@@ -216,10 +223,6 @@ func (e *Engine) retrieve(ctx context.Context, tx graph.Tx, p params) (*candidat
 				return nil, err
 			}
 		}
-	}
-	c.addLinkedFacts(c.q)
-	if err := c.walk(tx); err != nil {
-		return nil, err
 	}
 	if p.wants(search.TypeEpisode) && (len(episodeHits) > 0 || len(c.linked) > 0) {
 		if err := e.rankEpisodes(ctx, tx, c, episodeHits, scale); err != nil {

@@ -28,18 +28,101 @@ const (
 
 	// queryVectorTimeout is Engine.VectorTimeout's default.
 	queryVectorTimeout = 2 * time.Second
+	// DefaultVectorWait is Engine.VectorWait's default: what an answer
+	// may wait for its question's vector, counted from when the request
+	// began, so that the vector list costs a context answer at most about
+	// this much on top of its own work.
+	DefaultVectorWait = 15 * time.Millisecond
+	// questionsInFlight bounds the questions being embedded at once: past
+	// it a request goes without the vector list rather than queue behind
+	// a slow embedder.
+	questionsInFlight = 4
 )
 
 // vectorRRF is the weight of rank r (1-based) of the vector list.
 func vectorRRF(rank float64) float64 { return (vectorK + 1) / (vectorK + rank) }
 
-// queryVector embeds the question; nil when embeddings are off or the
-// embedder fails (logged, at most once a minute): recall never fails for
-// want of it.
-func (e *Engine) queryVector(ctx context.Context, text string) []float32 {
+// pendingVector is a question's embedding under way: the request runs its
+// BM25 search, linking and walk meanwhile and takes the vector when it
+// fuses the lists (vectorFor), waiting no later than due.
+type pendingVector struct {
+	due  time.Time
+	done chan struct{}
+	vec  []float32 // set before done is closed
+}
+
+// embedQuestion starts embedding the question; nil when embeddings are
+// off. A vector that comes too late for this answer is still remembered
+// (vector.Index.QueryVector), so the question asked again has it at once.
+func (e *Engine) embedQuestion(ctx context.Context, text string) *pendingVector {
 	if e.Vectors == nil {
 		return nil
 	}
+	wait := e.VectorWait
+	if wait <= 0 {
+		wait = DefaultVectorWait
+	}
+	pv := &pendingVector{due: time.Now().Add(wait), done: make(chan struct{})}
+	if v, ok := e.Vectors.CachedQueryVector(text); ok {
+		pv.vec = v
+		close(pv.done)
+		return pv
+	}
+	e.slotsOnce.Do(func() { e.slots = make(chan struct{}, questionsInFlight) })
+	select {
+	case e.slots <- struct{}{}:
+	default:
+		close(pv.done)
+		return pv
+	}
+	go func() {
+		defer func() { <-e.slots }()
+		defer close(pv.done)
+		// Not the request's context: a vector that arrives after the
+		// answer is kept for the next time the question is asked.
+		pv.vec = e.queryVector(context.WithoutCancel(ctx), text)
+	}()
+	return pv
+}
+
+// vectorFor returns the question's vector if it is there by the deadline, nil
+// otherwise, and counts which it was (Engine.VectorUse).
+func (e *Engine) vectorFor(ctx context.Context, pv *pendingVector) []float32 {
+	if pv == nil {
+		return nil
+	}
+	var v []float32
+	select {
+	case <-pv.done:
+		v = pv.vec
+	default:
+		t := time.NewTimer(time.Until(pv.due))
+		select {
+		case <-pv.done:
+			v = pv.vec
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+	}
+	if v != nil {
+		e.vectorsUsed.Add(1)
+	} else {
+		e.vectorsMissed.Add(1)
+	}
+	return v
+}
+
+// VectorUse counts the answers built with the vector list and those built
+// without it because the question's vector was not there in time (or the
+// embedder failed), since the engine was made.
+func (e *Engine) VectorUse() (used, missed uint64) {
+	return e.vectorsUsed.Load(), e.vectorsMissed.Load()
+}
+
+// queryVector embeds the question; nil when the embedder fails (logged, at
+// most once a minute): recall never fails for want of it.
+func (e *Engine) queryVector(ctx context.Context, text string) []float32 {
 	timeout := e.VectorTimeout
 	if timeout <= 0 {
 		timeout = queryVectorTimeout

@@ -1,10 +1,13 @@
 package recall_test
 
 import (
+	"context"
+	"hash/fnv"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/graphmem/graphmem/embed"
 	"github.com/graphmem/graphmem/embed/embedtest"
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
@@ -25,6 +28,7 @@ func withVectors(tb testing.TB, e *env) *env {
 	// A shared test server may be busy embedding for another test: wait
 	// for it rather than answer without the list.
 	e.engine.VectorTimeout = time.Minute
+	e.engine.VectorWait = time.Minute
 	return e
 }
 
@@ -97,5 +101,79 @@ func TestSearch_VectorsNeverLiftSuperseded(t *testing.T) {
 	}
 	if rc > ro {
 		t.Fatalf("the superseded version ranks %d, above the current one (%d)", ro, rc)
+	}
+}
+
+// heldEmbedder embeds texts as bags of hashed words; while hold is open a
+// question waits in it, so a test can make the embedder slow without a
+// clock.
+type heldEmbedder struct{ hold chan struct{} }
+
+func (h *heldEmbedder) Model() string { return "words" }
+
+func (h *heldEmbedder) Embed(ctx context.Context, kind embed.Kind, texts []string) ([][]float32, error) {
+	if kind == embed.Query {
+		select {
+		case <-h.hold:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v := make([]float32, 64)
+		for _, w := range search.Analyze(t) {
+			f := fnv.New32a()
+			f.Write([]byte(w))
+			v[f.Sum32()%64]++
+		}
+		out[i] = embed.Normalize(v)
+	}
+	return out, nil
+}
+
+// TestSearch_SlowEmbedderDoesNotBlock: while the question's embedding is
+// held up the answer comes without the vector list, past VectorWait; the
+// vector that arrives later serves the same question asked again.
+func TestSearch_SlowEmbedderDoesNotBlock(t *testing.T) {
+	e := newEnv(t)
+	emb := &heldEmbedder{hold: make(chan struct{})}
+	vec, err := vector.Open(filepath.Join(t.TempDir(), "vectors"), emb, "words")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.vec, e.engine.Vectors = vec, vec
+	e.engine.VectorWait = 5 * time.Millisecond
+	catalog(t, e, "s")
+	q := recall.SearchRequest{Query: "identity-worker memory limit", Limit: 5}
+	res := e.search(t, "s", q)
+	if used, missed := e.engine.VectorUse(); used != 0 || missed != 1 {
+		t.Fatalf("answers with and without vectors: %d, %d; want 0, 1", used, missed)
+	}
+	if len(res.Hits) == 0 {
+		t.Fatal("no hits without the vector list")
+	}
+	for _, h := range res.Hits {
+		if h.Signals["vector_rank"] != 0 {
+			t.Fatalf("a hit has a vector rank though the question was never embedded: %v", h.Signals)
+		}
+	}
+	close(emb.hold)
+	for range 1000 {
+		if _, ok := vec.CachedQueryVector(q.Query); ok {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	res = e.search(t, "s", q)
+	if used, _ := e.engine.VectorUse(); used != 1 {
+		t.Fatalf("the question asked again did not use its vector (%d answers with it)", used)
+	}
+	ranked := false
+	for _, h := range res.Hits {
+		ranked = ranked || h.Signals["vector_rank"] > 0
+	}
+	if !ranked {
+		t.Fatalf("no hit has a vector rank: %+v", res.Hits)
 	}
 }

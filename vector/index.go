@@ -46,6 +46,10 @@ type Index struct {
 	savedAt atomic.Int64
 	notify  chan struct{}
 	queries *queryCache
+	// asking holds the questions being embedded: a question asked again
+	// meanwhile waits for the same call.
+	askMu  sync.Mutex
+	asking map[string]*asked
 
 	// embedded counts texts embedded since Open.
 	embedded atomic.Int64
@@ -81,7 +85,7 @@ func Open(dir string, emb Embedder, identity string) (*Index, error) {
 		return nil, entity.Wrap(entity.EINTERNAL, "vector.Open", err)
 	}
 	x := &Index{dir: dir, emb: emb, id: identity, graphs: map[gkey]*hnsw{}, pos: map[entity.Scope]uint64{},
-		notify: make(chan struct{}, 1), queries: newQueryCache(512)}
+		notify: make(chan struct{}, 1), queries: newQueryCache(512), asking: map[string]*asked{}}
 	pos, graphs, err := load(filepath.Join(dir, fileName), identity)
 	if err != nil {
 		return nil, err
@@ -199,18 +203,50 @@ func (x *Index) Search(scope entity.Scope, typ string, v []float32, k int) []Hit
 func (x *Index) SetQueryCache(n int) { x.queries = newQueryCache(n) }
 
 // QueryVector embeds a question (kind query), remembering the last few
-// hundred so a repeated question costs no call.
+// hundred so a repeated question costs no call; a question already being
+// embedded waits for that call instead of making its own.
 func (x *Index) QueryVector(ctx context.Context, text string) ([]float32, error) {
 	if v, ok := x.queries.get(text); ok {
 		return v, nil
 	}
-	vs, err := x.emb.Embed(ctx, embed.Query, []string{text})
-	if err != nil {
-		return nil, err
+	x.askMu.Lock()
+	a, ok := x.asking[text]
+	if !ok {
+		a = &asked{done: make(chan struct{})}
+		x.asking[text] = a
 	}
-	x.queries.put(text, vs[0])
-	return vs[0], nil
+	x.askMu.Unlock()
+	if ok {
+		select {
+		case <-a.done:
+			return a.vec, a.err
+		case <-ctx.Done():
+			return nil, entity.Wrap(entity.EUNAVAILABLE, "vector.QueryVector", ctx.Err())
+		}
+	}
+	vs, err := x.emb.Embed(ctx, embed.Query, []string{text})
+	if err == nil {
+		a.vec = vs[0]
+		x.queries.put(text, a.vec)
+	}
+	a.err = err
+	x.askMu.Lock()
+	delete(x.asking, text)
+	x.askMu.Unlock()
+	close(a.done)
+	return a.vec, err
 }
+
+// asked is one question being embedded.
+type asked struct {
+	done chan struct{}
+	vec  []float32
+	err  error
+}
+
+// CachedQueryVector returns the vector of a question embedded lately,
+// without calling the embedder.
+func (x *Index) CachedQueryVector(text string) ([]float32, bool) { return x.queries.get(text) }
 
 // EmbedPassages embeds texts as passages (for vectors kept outside the
 // index, such as the ontology's predicates).

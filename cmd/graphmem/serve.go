@@ -228,7 +228,12 @@ func openRecall(ctx context.Context, cfg Config, svc *memory.Service, log *slog.
 			vec.Notify()
 		}
 	}
-	return idx, &recall.Engine{Store: svc.Store, Index: idx, Vectors: vec, Ontology: svc.Ontology, Logger: log}, nil
+	wait, err := positiveDuration("embed-query-wait", cfg.EmbedWait)
+	if err != nil {
+		idx.Close()
+		return nil, nil, err
+	}
+	return idx, &recall.Engine{Store: svc.Store, Index: idx, Vectors: vec, VectorWait: wait, Ontology: svc.Ontology, Logger: log}, nil
 }
 
 // followIndex keeps the index following the store's change sequence until
