@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"strings"
@@ -11,10 +12,11 @@ import (
 )
 
 // Check verifies the file: bbolt's own page consistency, that every record
-// decodes, that the secondary indexes hold exactly the entries the records
-// call for (no stale entry, none missing), and that the change sequence
-// lists every live and deleted record once, at the sequence of its latest
-// write. It reads the whole store in one transaction; it is meant for tests
+// decodes (a fact under the key of its chain), that the secondary indexes
+// hold exactly the entries the records call for (no stale entry, none
+// missing), and that the change sequence lists every live and deleted
+// record at the sequence of its latest write, any other entry of it being
+// of an earlier write. It reads the whole store in one transaction; it is meant for tests
 // and for an operator's "check" command, not for the request path.
 func (s *Store) Check() error {
 	var problems []string
@@ -37,6 +39,7 @@ func (s *Store) Check() error {
 			}
 		}
 		maxSeq := btx.Bucket(bucketNames[bSeq]).Sequence()
+		latest := map[string]uint64{} // kind scope 0 id → its latest write
 		addSeq := func(seq uint64, kind byte, deleted bool, k []byte) {
 			sk := string(be64(seq))
 			if seq == 0 || seq > maxSeq {
@@ -46,10 +49,15 @@ func (s *Store) Check() error {
 				report("sequence %d used twice", seq)
 			}
 			want[bSeq][sk] = string(changeValue(kind, deleted, k))
+			latest[string(goneKey(kind, k))] = seq
 		}
-		for _, b := range dataBuckets {
+		for _, b := range []int{bEntity, bFact, bEpisode, bTombstone, bMeta} {
 			err := btx.Bucket(bucketNames[b]).ForEach(func(k, v []byte) error {
 				scope, id, ok := splitScope(k)
+				if b == bFact && ok {
+					// scope 0 subject 0 predicate 0 id
+					id = id[bytes.LastIndexByte([]byte(id), sep)+1:]
+				}
 				if !ok || !entity.ValidScope(scope) || id == "" {
 					report("%s: malformed key %q", bucketNames[b], k)
 					return nil
@@ -65,8 +73,12 @@ func (s *Store) Check() error {
 				case bFact:
 					var f entity.Fact
 					if f, err = decodeFact(scope, id, v); err == nil {
+						if !bytes.Equal(k, factKey(scope, f.SubjectID, f.Predicate, id)) {
+							report("fact %q stored under the chain key %q", id, k)
+						}
 						add(factIndex(scope, id, &factHead{SubjectID: f.SubjectID, Predicate: f.Predicate, ObjectID: f.ObjectID, Value: f.Value}))
-						addSeq(f.Seq, kFact, false, k)
+						add([]ixEntry{{bucket: bFactID, key: join(scope, id), val: factPlace(f.SubjectID, f.Predicate)}})
+						addSeq(f.Seq, kFact, false, join(scope, id))
 					}
 				case bEpisode:
 					var e entity.Episode
@@ -98,7 +110,7 @@ func (s *Store) Check() error {
 				return nil
 			}
 			kind, dk := k[0], k[1:]
-			if btx.Bucket(bucketNames[dataBucketOf(kind)]).Get(dk) != nil {
+			if _, live := latest[string(k)]; live {
 				report("gone: %s %q is deleted and live", kindName(kind), dk)
 			}
 			addSeq(seqOf(v), kind, true, dk)
@@ -107,11 +119,17 @@ func (s *Store) Check() error {
 		if err != nil {
 			return err
 		}
-		for _, b := range []int{bName, bChain, bObject, bPredicate, bEpKey, bEpStatus, bDue, bSeq} {
+		for _, b := range []int{bFactID, bName, bObject, bPredicate, bEpKey, bEpStatus, bDue, bSeq} {
 			seen := 0
 			err := btx.Bucket(bucketNames[b]).ForEach(func(k, v []byte) error {
 				wv, ok := want[b][string(k)]
 				switch {
+				case !ok && b == bSeq:
+					// Only an earlier write of a record still stored or
+					// listed as deleted may stay in the change sequence.
+					if len(k) != 8 || len(v) < 2 || seqOf(k) >= latest[string(goneKey(v[0], v[2:]))] {
+						report("%s: entry %x (%q) is no earlier write of a record", bucketNames[b], k, v)
+					}
 				case !ok:
 					report("%s: stale entry %q", bucketNames[b], k)
 				case wv != string(v):
@@ -144,7 +162,7 @@ func dataBucketOf(kind byte) int {
 	case kEntity:
 		return bEntity
 	case kFact:
-		return bFact
+		return bFactID
 	case kEpisode:
 		return bEpisode
 	}

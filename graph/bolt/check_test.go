@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"bytes"
 	"context"
 	"path/filepath"
 	"testing"
@@ -19,8 +20,17 @@ func TestCheckFindsDamage(t *testing.T) {
 		name   string
 		damage func(tx *bbolt.Tx) error
 	}{
-		{"missing chain entry", func(tx *bbolt.Tx) error {
-			return tx.Bucket(bucketNames[bChain]).Delete(join("s", "e1", "knows", "f1"))
+		{"missing fact pointer", func(tx *bbolt.Tx) error {
+			return tx.Bucket(bucketNames[bFactID]).Delete(join("s", "f1"))
+		}},
+		{"fact under another chain", func(tx *bbolt.Tx) error {
+			b := tx.Bucket(bucketNames[bFact])
+			k := join("s", "e1", "knows", "f1")
+			v := bytes.Clone(b.Get(k))
+			if err := b.Delete(k); err != nil {
+				return err
+			}
+			return b.Put(join("s", "e1", "likes", "f1"), v)
 		}},
 		{"stale object entry", func(tx *bbolt.Tx) error {
 			return tx.Bucket(bucketNames[bObject]).Put(join("s", "eX", "f1"), nil)
@@ -34,7 +44,7 @@ func TestCheckFindsDamage(t *testing.T) {
 			return b.Put(be64(seq), changeValue(kFact, false, join("s", "f1")))
 		}},
 		{"corrupt record", func(tx *bbolt.Tx) error {
-			return tx.Bucket(bucketNames[bFact]).Put(join("s", "f1"), []byte{0, 0, 0, 0, 0, 0, 0, 1, codecVersion, 200})
+			return tx.Bucket(bucketNames[bFact]).Put(join("s", "e1", "knows", "f1"), []byte{0, 0, 0, 0, 0, 0, 0, 1, codecVersion, 200})
 		}},
 		{"due entry of a done episode", func(tx *bbolt.Tx) error {
 			return tx.Bucket(bucketNames[bDue]).Put(append(sortTime(nil, graphtest.T0), join("s", "p2")...), nil)

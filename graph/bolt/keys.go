@@ -13,37 +13,36 @@ import (
 // hold keys (values empty unless noted).
 const (
 	bEntity    = iota // scope 0 id → entity
-	bFact             // scope 0 id → fact
+	bFact             // scope 0 subject 0 predicate 0 id → fact, so a chain is one range of values
+	bFactID           // scope 0 id → subject 0 predicate: where a fact is
 	bEpisode          // scope 0 id → episode
 	bTombstone        // scope 0 fingerprint → tombstone
 	bMeta             // scope 0 key → raw value (no sequence number)
 
 	bName      // scope 0 name-key 0 entity id — EntitiesByKey, EntitiesByPrefix
-	bChain     // scope 0 subject 0 predicate 0 fact id — Chains, FactsOf, Facts(subject)
 	bObject    // scope 0 ('e' object id | 'v' value-key) 0 fact id — FactsOf, Facts(object, value)
 	bPredicate // scope 0 predicate 0 fact id — Facts(predicate)
 	bEpKey     // scope 0 idempotency key → episode id
 	bEpStatus  // scope 0 status 0 episode id
 	bDue       // reference time (12 bytes) scope 0 id → next attempt (12 bytes or empty)
 
-	bSeq  // sequence (8 bytes) → kind, deleted, scope 0 id
-	bGone // kind scope 0 id → sequence of the deletion still listed in bSeq
+	bSeq  // sequence (8 bytes) → kind, deleted, scope 0 id (entries a later write replaced stay)
+	bGone // kind scope 0 id → sequence of the deletion
 	bInfo // store-level settings (schema version)
 
 	numBuckets
 )
 
 var bucketNames = [numBuckets][]byte{
-	bEntity: []byte("entity"), bFact: []byte("fact"), bEpisode: []byte("episode"),
+	bEntity: []byte("entity"), bFact: []byte("fact_chain"), bFactID: []byte("fact_id"), bEpisode: []byte("episode"),
 	bTombstone: []byte("tombstone"), bMeta: []byte("meta"),
-	bName: []byte("ix_name"), bChain: []byte("ix_chain"),
-	bObject: []byte("ix_object"), bPredicate: []byte("ix_predicate"),
+	bName: []byte("ix_name"), bObject: []byte("ix_object"), bPredicate: []byte("ix_predicate"),
 	bEpKey: []byte("ix_episode_key"), bEpStatus: []byte("ix_episode_status"), bDue: []byte("ix_due"),
 	bSeq: []byte("seq"), bGone: []byte("gone"), bInfo: []byte("info"),
 }
 
-// dataBuckets are the buckets whose keys start with a scope.
-var dataBuckets = []int{bEntity, bFact, bEpisode, bTombstone, bMeta}
+// dataBuckets are the buckets with one key per record, scope 0 id.
+var dataBuckets = []int{bEntity, bFactID, bEpisode, bTombstone, bMeta}
 
 // Change kinds as stored in bSeq and bGone.
 const (
@@ -151,16 +150,14 @@ func objectKey(h *factHead) string {
 	return ""
 }
 
-// factIndex lists a fact's index entries. There is deliberately no
-// separate adjacency index: the chain index already groups a subject's
-// facts and the object index an object's, and every index whose keys land
-// on random pages costs about one 4 KiB page write per fact in a batch.
+// factIndex lists a fact's index entries. There is deliberately no chain
+// or adjacency index: facts are stored in chain order, which groups a
+// subject's facts, and the object index groups an object's. Every index
+// whose keys land on random pages costs about one 4 KiB page write per
+// fact in a batch.
 func factIndex(scope, id string, h *factHead) []ixEntry {
-	ix := make([]ixEntry, 0, 3)
-	ix = append(ix,
-		ixEntry{bucket: bChain, key: join(scope, h.SubjectID, h.Predicate, id)},
-		ixEntry{bucket: bPredicate, key: join(scope, h.Predicate, id)},
-	)
+	ix := make([]ixEntry, 0, 2)
+	ix = append(ix, ixEntry{bucket: bPredicate, key: join(scope, h.Predicate, id)})
 	if ok := objectKey(h); ok != "" {
 		ix = append(ix, ixEntry{bucket: bObject, key: join(scope, ok, id)})
 	}
@@ -232,6 +229,23 @@ func changeValue(kind byte, deleted bool, dataKey []byte) []byte {
 		v = append(v, 0)
 	}
 	return append(v, dataKey...)
+}
+
+// factKey is a bFact key.
+func factKey(scope, subjectID, predicate, id string) []byte {
+	return join(scope, subjectID, predicate, id)
+}
+
+// factPlace is a bFactID value: the part of the fact's key between its
+// scope and its id.
+func factPlace(subjectID, predicate string) []byte { return join(subjectID, predicate) }
+
+// placedKey is the bFact key of the fact id of scope stored at place.
+func placedKey(scope, id string, place []byte) []byte {
+	k := make([]byte, 0, len(scope)+len(place)+len(id)+2)
+	k = append(append(k, scope...), sep)
+	k = append(append(k, place...), sep)
+	return append(k, id...)
 }
 
 // goneKey is a bGone key.

@@ -22,9 +22,10 @@ import (
 
 var _ graph.Store = (*Store)(nil)
 
-// schemaVersion names the bucket layout; Open refuses a file written with
-// another layout instead of misreading it.
-const schemaVersion = "1"
+// schemaVersion names the bucket layout; Open brings a file of an earlier
+// layout to it (see migrate.go) and refuses one of a later layout instead
+// of misreading it.
+const schemaVersion = "2"
 
 // Store is the embedded graph.Store. It is safe for concurrent use: reads
 // run in parallel, writes are serialised by bbolt.
@@ -72,19 +73,25 @@ func Open(path string, opts ...Option) (*Store, error) {
 		return nil, translate(op, err)
 	}
 	err = db.Update(func(btx *bbolt.Tx) error {
+		info, err := btx.CreateBucketIfNotExists(bucketNames[bInfo])
+		if err != nil {
+			return err
+		}
+		switch v := string(info.Get([]byte("schema"))); v {
+		case "", schemaVersion:
+		case "1":
+			if err := migrateV1(btx); err != nil {
+				return fmt.Errorf("%s: bringing layout 1 to %s: %w", path, schemaVersion, err)
+			}
+		default:
+			return entity.Errorf(entity.EUNPROCESSABLE, "%s: schema version %q, this build reads %q", path, v, schemaVersion)
+		}
 		for _, name := range bucketNames {
 			if _, err := btx.CreateBucketIfNotExists(name); err != nil {
 				return err
 			}
 		}
-		info := btx.Bucket(bucketNames[bInfo])
-		switch v := info.Get([]byte("schema")); {
-		case v == nil:
-			return info.Put([]byte("schema"), []byte(schemaVersion))
-		case string(v) != schemaVersion:
-			return entity.Errorf(entity.EUNPROCESSABLE, "%s: schema version %q, this build reads %q", path, v, schemaVersion)
-		}
-		return nil
+		return info.Put([]byte("schema"), []byte(schemaVersion))
 	})
 	if err != nil {
 		db.Close()
@@ -223,7 +230,7 @@ func (s *Store) Changes(ctx context.Context, after uint64, limit int) ([]graph.C
 // ScopeChanges lists up to limit changes of scope after sequence number
 // after, oldest first; limit <= 0 lists all of them. The log is kept in
 // sequence order across scopes: the other scopes' changes after after are
-// read and passed over.
+// read and passed over, as are entries a later write replaced.
 func (s *Store) ScopeChanges(ctx context.Context, scope entity.Scope, after uint64, limit int) ([]graph.Change, error) {
 	return s.changes(ctx, "bolt.ScopeChanges", &scope, after, limit)
 }
@@ -239,7 +246,8 @@ func (s *Store) changes(ctx context.Context, op string, scope *entity.Scope, aft
 	var out []graph.Change
 	err := s.db.View(func(btx *bbolt.Tx) error {
 		out = nil
-		c := btx.Bucket(bucketNames[bSeq]).Cursor()
+		t := newTx(btx, "")
+		c := t.bucket(bSeq).Cursor()
 		for k, v := c.Seek(be64(after + 1)); k != nil; k, v = c.Next() {
 			if limit > 0 && len(out) >= limit {
 				break
@@ -253,6 +261,9 @@ func (s *Store) changes(ctx context.Context, op string, scope *entity.Scope, aft
 			scope, id, ok := splitScope(v[2:])
 			if !ok {
 				return entity.Errorf(entity.EINTERNAL, "corrupt change entry %x", k)
+			}
+			if t.latestSeq(v[0], v[2:]) != seqOf(k) {
+				continue // a later write of the record replaced this one
 			}
 			out = append(out, graph.Change{
 				Seq: seqOf(k), Scope: scope, Kind: kindName(v[0]), ID: id, Deleted: v[1] == 1,

@@ -34,7 +34,7 @@ func (t *tx) bucket(i int) *bbolt.Bucket {
 		b := t.btx.Bucket(bucketNames[i])
 		if t.btx.Writable() {
 			switch i {
-			case bSeq, bEntity, bFact, bEpisode:
+			case bSeq, bEntity, bFactID, bEpisode:
 				// Keys arrive mostly in ascending order (sequence numbers,
 				// time-ordered ids): fill pages before splitting.
 				b.FillPercent = 0.9
@@ -130,28 +130,18 @@ func scan[T any](t *tx, op string, bucket int, prefix []byte, cursor string, lim
 	return out, "", nil
 }
 
-// writeSeq gives the record at dataKey a new sequence number and records
-// the change, removing the entry of its previous write (old is the stored
-// value being replaced, nil for a new record) so Changes lists it once.
-func (t *tx) writeSeq(kind byte, dataKey, old []byte, deleted bool) (uint64, error) {
+// writeSeq gives the record named dataKey (scope 0 id) a new sequence
+// number and records the change; existed says whether the record was
+// stored before this write. The entry of the record's previous write stays
+// where it is (removing it would cost a page write at a random place for
+// every rewrite); Changes passes over entries a later write replaced.
+func (t *tx) writeSeq(kind byte, dataKey []byte, existed, deleted bool) (uint64, error) {
 	seqB := t.bucket(bSeq)
 	gone := t.bucket(bGone)
 	gk := goneKey(kind, dataKey)
-	switch {
-	case old != nil:
-		if err := seqB.Delete(be64(seqOf(old))); err != nil {
+	if !existed && !deleted && gone.Get(gk) != nil {
+		if err := gone.Delete(gk); err != nil {
 			return 0, err
-		}
-	default:
-		if g := gone.Get(gk); g != nil {
-			if err := seqB.Delete(g); err != nil {
-				return 0, err
-			}
-			if !deleted {
-				if err := gone.Delete(gk); err != nil {
-					return 0, err
-				}
-			}
 		}
 	}
 	seq, err := seqB.NextSequence()
@@ -168,6 +158,26 @@ func (t *tx) writeSeq(kind byte, dataKey, old []byte, deleted bool) (uint64, err
 		}
 	}
 	return seq, nil
+}
+
+// latestSeq is the sequence number of the latest write of the record of
+// kind named dataKey (scope 0 id), its deletion included; 0 if there is
+// none.
+func (t *tx) latestSeq(kind byte, dataKey []byte) uint64 {
+	var v []byte
+	switch kind {
+	case kFact:
+		if place := t.bucket(bFactID).Get(dataKey); place != nil {
+			scope, id, _ := splitScope(dataKey)
+			v = t.bucket(bFact).Get(placedKey(scope, id, place))
+		}
+	default:
+		v = t.bucket(dataBucketOf(kind)).Get(dataKey)
+	}
+	if v == nil {
+		v = t.bucket(bGone).Get(goneKey(kind, dataKey))
+	}
+	return seqOf(v)
 }
 
 // reindex replaces the index entries old with now, touching only those
@@ -386,26 +396,32 @@ func episodeIndexOf(scope, id string, old []byte) ([]ixEntry, error) {
 // makes its value for that sequence.
 func (t *tx) putRecord(op string, b *bbolt.Bucket, kind byte, id string, oldIndex indexOf, now []ixEntry, encode func(seq uint64) ([]byte, error)) error {
 	k := t.key(id)
-	old := b.Get(k)
-	var oldIx []ixEntry
-	if old != nil {
-		var err error
-		if oldIx, err = oldIndex(t.scope, id, old); err != nil {
-			return t.wrap(op, err)
-		}
-	}
-	if err := t.reindex(oldIx, now); err != nil {
-		return t.wrap(op, err)
-	}
-	seq, err := t.writeSeq(kind, k, old, false)
-	if err != nil {
-		return t.wrap(op, err)
-	}
-	v, err := encode(seq)
+	v, err := t.newValue(op, kind, id, b.Get(k), oldIndex, now, encode)
 	if err != nil {
 		return err
 	}
 	return t.wrap(op, b.Put(k, v))
+}
+
+// newValue moves a record's index entries from those of its stored value
+// old (nil: none) to now, gives it a new change sequence and returns the
+// value encode makes for it.
+func (t *tx) newValue(op string, kind byte, id string, old []byte, oldIndex indexOf, now []ixEntry, encode func(seq uint64) ([]byte, error)) ([]byte, error) {
+	var oldIx []ixEntry
+	if old != nil {
+		var err error
+		if oldIx, err = oldIndex(t.scope, id, old); err != nil {
+			return nil, t.wrap(op, err)
+		}
+	}
+	if err := t.reindex(oldIx, now); err != nil {
+		return nil, t.wrap(op, err)
+	}
+	seq, err := t.writeSeq(kind, t.key(id), old != nil, false)
+	if err != nil {
+		return nil, t.wrap(op, err)
+	}
+	return encode(seq)
 }
 
 // deleteRecord deletes one record and its index entries, leaving a
@@ -417,7 +433,16 @@ func (t *tx) deleteRecord(op, noun string, bucket int, kind byte, id string, old
 	}
 	b := t.bucket(bucket)
 	k := t.key(id)
-	old := b.Get(k)
+	if err := t.dropValue(op, noun, kind, id, b.Get(k), oldIndex); err != nil {
+		return err
+	}
+	return t.wrap(op, b.Delete(k))
+}
+
+// dropValue removes the index entries of a record's stored value old and
+// lists its deletion in the change sequence. Returns ENOTFOUND if old is
+// nil.
+func (t *tx) dropValue(op, noun string, kind byte, id string, old []byte, oldIndex indexOf) error {
 	if old == nil {
 		return &entity.Error{Code: entity.ENOTFOUND, Op: op, Message: fmt.Sprintf("%s %q not found", noun, id)}
 	}
@@ -428,16 +453,38 @@ func (t *tx) deleteRecord(op, noun string, bucket int, kind byte, id string, old
 	if err := t.reindex(ix, nil); err != nil {
 		return t.wrap(op, err)
 	}
-	if _, err := t.writeSeq(kind, k, old, true); err != nil {
-		return t.wrap(op, err)
-	}
-	return t.wrap(op, b.Delete(k))
+	_, err = t.writeSeq(kind, t.key(id), true, true)
+	return t.wrap(op, err)
 }
 
 // ---- facts ----
 
+// factAt returns the key and stored value of fact id, nil if there is no
+// such fact.
+func (t *tx) factAt(op, id string) ([]byte, []byte, error) {
+	place := t.bucket(bFactID).Get(t.key(id))
+	if place == nil {
+		return nil, nil, nil
+	}
+	k := placedKey(t.scope, id, place)
+	v := t.bucket(bFact).Get(k)
+	if v == nil {
+		return nil, nil, indexBroken(op, "fact_id", id, nil)
+	}
+	return k, v, nil
+}
+
+// factValue is the stored value of fact id, nil if there is none.
+func (t *tx) factValue(op, id string) ([]byte, error) {
+	_, v, err := t.factAt(op, id)
+	return v, err
+}
+
 func (t *tx) getFact(op, id string) (entity.Fact, error) {
-	v := t.bucket(bFact).Get(t.key(id))
+	v, err := t.factValue(op, id)
+	if err != nil {
+		return entity.Fact{}, err
+	}
 	if v == nil {
 		return entity.Fact{}, &entity.Error{Code: entity.ENOTFOUND, Op: op, Message: fmt.Sprintf("fact %q not found", id)}
 	}
@@ -463,12 +510,9 @@ func (t *tx) Chains(keys []graph.ChainKey) (map[graph.ChainKey][]entity.Fact, er
 		if _, done := out[ck]; done || ck.SubjectID == "" {
 			continue
 		}
-		chain, _, err := scan(t, op, bChain, t.prefix(ck.SubjectID, ck.Predicate), "", 0, func(id string, _ []byte) (entity.Fact, bool, error) {
-			f, err := t.getFact(op, id)
-			if err != nil {
-				return f, false, indexBroken(op, "ix_chain", id, err)
-			}
-			return f, true, nil
+		chain, _, err := scan(t, op, bFact, t.prefix(ck.SubjectID, ck.Predicate), "", 0, func(id string, v []byte) (entity.Fact, bool, error) {
+			f, err := decodeFact(t.scope, id, v)
+			return f, true, t.wrap(op, err)
 		})
 		if err != nil {
 			return nil, err
@@ -613,7 +657,7 @@ func (t *tx) factIDsOf(entityID string) []string {
 func (t *tx) subjectFactIDs(subjectID string) []string {
 	prefix := t.prefix(subjectID)
 	var ids []string
-	c := t.bucket(bChain).Cursor()
+	c := t.bucket(bFact).Cursor()
 	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
 		ids = append(ids, string(k[bytes.LastIndexByte(k, sep)+1:]))
 	}
@@ -679,7 +723,7 @@ func (t *tx) Facts(f graph.FactFilter) ([]entity.Fact, string, error) {
 	var prefix []byte
 	switch {
 	case f.SubjectID != "" && f.Predicate != "":
-		bucket, prefix = bChain, t.prefix(f.SubjectID, f.Predicate)
+		bucket, prefix = bFact, t.prefix(f.SubjectID, f.Predicate)
 	case f.ObjectID != "":
 		bucket, prefix = bObject, t.prefix("e"+f.ObjectID)
 	case f.Value != "":
@@ -687,22 +731,22 @@ func (t *tx) Facts(f graph.FactFilter) ([]entity.Fact, string, error) {
 	case f.SubjectID != "":
 		// The subject's chains hold its facts, ordered by predicate first.
 		return pageIDs(op, t.subjectFactIDs(f.SubjectID), f.Cursor, f.Limit, func(id string) (entity.Fact, bool, error) {
-			v := t.bucket(bFact).Get(t.key(id))
+			v, err := t.factValue(op, id)
 			if v == nil {
-				return entity.Fact{}, false, indexBroken(op, "ix_chain", id, nil)
+				return entity.Fact{}, false, indexBroken(op, "fact_chain", id, err)
 			}
 			return t.matchFact(op, id, v, &want, f.Value != "")
 		})
 	case f.Predicate != "":
 		bucket, prefix = bPredicate, t.prefix(f.Predicate)
 	default:
-		bucket, prefix = bFact, t.key("")
+		bucket, prefix = bFactID, t.key("")
 	}
-	facts := t.bucket(bFact)
 	return scan(t, op, bucket, prefix, f.Cursor, f.Limit, func(id string, v []byte) (entity.Fact, bool, error) {
 		if bucket != bFact {
-			if v = facts.Get(t.key(id)); v == nil {
-				return entity.Fact{}, false, indexBroken(op, string(bucketNames[bucket]), id, nil)
+			var err error
+			if v, err = t.factValue(op, id); v == nil {
+				return entity.Fact{}, false, indexBroken(op, string(bucketNames[bucket]), id, err)
 			}
 		}
 		return t.matchFact(op, id, v, &want, f.Value != "")
@@ -763,14 +807,18 @@ func (t *tx) PutFacts(fs []entity.Fact) error {
 	if err := t.check(op); err != nil {
 		return err
 	}
-	b := t.bucket(bFact)
+	b, places := t.bucket(bFact), t.bucket(bFactID)
 	for i := range fs {
 		f := fs[i]
 		if err := t.checkFact(op, i, &f); err != nil {
 			return err
 		}
+		oldKey, old, err := t.factAt(op, f.ID)
+		if err != nil {
+			return err
+		}
 		h := factHead{SubjectID: f.SubjectID, Predicate: f.Predicate, ObjectID: f.ObjectID, Value: f.Value}
-		err := t.putRecord(op, b, kFact, f.ID, factIndexOf, factIndex(t.scope, f.ID, &h),
+		v, err := t.newValue(op, kFact, f.ID, old, factIndexOf, factIndex(t.scope, f.ID, &h),
 			func(seq uint64) ([]byte, error) {
 				v, err := encodeFact(seq, &f)
 				if err != nil {
@@ -781,12 +829,41 @@ func (t *tx) PutFacts(fs []entity.Fact) error {
 		if err != nil {
 			return err
 		}
+		k := factKey(t.scope, f.SubjectID, f.Predicate, f.ID)
+		if !bytes.Equal(oldKey, k) {
+			// New, or moved to another chain (its subject was merged).
+			if oldKey != nil {
+				if err := b.Delete(oldKey); err != nil {
+					return t.wrap(op, err)
+				}
+			}
+			if err := places.Put(t.key(f.ID), factPlace(f.SubjectID, f.Predicate)); err != nil {
+				return t.wrap(op, err)
+			}
+		}
+		if err := b.Put(k, v); err != nil {
+			return t.wrap(op, err)
+		}
 	}
 	return nil
 }
 
 func (t *tx) DeleteFact(id string) error {
-	return t.deleteRecord("bolt.DeleteFact", "fact", bFact, kFact, id, factIndexOf)
+	const op = "bolt.DeleteFact"
+	if err := t.check(op); err != nil {
+		return err
+	}
+	k, old, err := t.factAt(op, id)
+	if err != nil {
+		return err
+	}
+	if err := t.dropValue(op, "fact", kFact, id, old, factIndexOf); err != nil {
+		return err
+	}
+	if err := t.bucket(bFact).Delete(k); err != nil {
+		return t.wrap(op, err)
+	}
+	return t.wrap(op, t.bucket(bFactID).Delete(t.key(id)))
 }
 
 // ---- episodes ----
@@ -932,7 +1009,7 @@ func (t *tx) PutTombstone(ts entity.Tombstone) error {
 	}
 	b := t.bucket(bTombstone)
 	k := t.key(ts.Fingerprint)
-	seq, err := t.writeSeq(kTombstone, k, b.Get(k), false)
+	seq, err := t.writeSeq(kTombstone, k, b.Get(k) != nil, false)
 	if err != nil {
 		return t.wrap(op, err)
 	}
