@@ -64,6 +64,15 @@ func invalid(op, format string, args ...any) error {
 	return &entity.Error{Code: entity.EINVALID, Op: op, Message: fmt.Sprintf(format, args...)}
 }
 
+// checkItemPart is checkPart for a field of item i of a list, naming it
+// list[i].field; the name is only made for an error.
+func checkItemPart(op, list string, i int, field, s string, required bool) error {
+	if (s != "" || !required) && len(s) <= maxIDLen && strings.IndexByte(s, sep) < 0 {
+		return nil
+	}
+	return checkPart(op, fmt.Sprintf("%s[%d].%s", list, i, field), s, required)
+}
+
 // checkPart rejects strings that cannot be part of a key.
 func checkPart(op, what, s string, required bool) error {
 	switch {
@@ -345,7 +354,7 @@ func (t *tx) PutEntities(es []entity.Entity) error {
 	b := t.bucket(bEntity)
 	for i := range es {
 		e := es[i]
-		if err := checkPart(op, fmt.Sprintf("entities[%d].id", i), e.ID, true); err != nil {
+		if err := checkItemPart(op, "entities", i, "id", e.ID, true); err != nil {
 			return err
 		}
 		if strings.TrimSpace(e.Name) == "" {
@@ -777,16 +786,16 @@ func matches(h, want *factHead, byValue bool) bool {
 }
 
 func (t *tx) checkFact(op string, i int, f *entity.Fact) error {
-	if err := checkPart(op, fmt.Sprintf("facts[%d].id", i), f.ID, true); err != nil {
+	if err := checkItemPart(op, "facts", i, "id", f.ID, true); err != nil {
 		return err
 	}
-	if err := checkPart(op, fmt.Sprintf("facts[%d].subject_id", i), f.SubjectID, true); err != nil {
+	if err := checkItemPart(op, "facts", i, "subject_id", f.SubjectID, true); err != nil {
 		return err
 	}
-	if err := checkPart(op, fmt.Sprintf("facts[%d].predicate", i), f.Predicate, true); err != nil {
+	if err := checkItemPart(op, "facts", i, "predicate", f.Predicate, true); err != nil {
 		return err
 	}
-	if err := checkPart(op, fmt.Sprintf("facts[%d].object_id", i), f.ObjectID, false); err != nil {
+	if err := checkItemPart(op, "facts", i, "object_id", f.ObjectID, false); err != nil {
 		return err
 	}
 	if err := f.Validate(); err != nil {
