@@ -139,6 +139,7 @@ func Catalog(ctx context.Context, o CatalogOptions) (CatalogReport, error) {
 			return CatalogReport{}, err
 		}
 		defer vec.Close()
+		vec.SetPredicates(onto)
 		if err := vec.catchUp(ctx, store); err != nil {
 			return CatalogReport{}, fmt.Errorf("embedding the catalog: %w", err)
 		}

@@ -94,7 +94,9 @@
 //	pair    = side · (predicate + 0.35·local), for a fact of an entity the
 //	          query names: side 1 when it is the subject, 0.6 the object;
 //	          predicate = how well the question names the fact's predicate
-//	          (0–1); local = the share of the question's words the fact
+//	          (0–1; with embeddings at least 0.7 for the predicate nearest
+//	          to the question in meaning among the named entities' ones,
+//	          less for one within 0.015 of its similarity); local = the share of the question's words the fact
 //	          holds, weighed by their rarity among the entity's facts.
 //	          A fact touching no named entity has its bm25 · (1 + 0.5·predicate)
 //	S       = the best BM25 score of the query (at least 1): a fact reached

@@ -156,6 +156,10 @@ type question struct {
 	// scores caches the match of each predicate.
 	scores map[string]float64
 	lx     *lexicon
+	// near is how close in meaning the question is to each predicate the
+	// linked entities' facts have, in [0, 1] (nearPredicates; nil without
+	// embeddings).
+	near map[string]float64
 }
 
 func newQuestion(lx *lexicon, text string, names []string) *question {
@@ -222,6 +226,8 @@ func (q *question) match(pred string) float64 {
 	if q.latin > 0 {
 		score = best * (0.75 + 0.25*float64(len(explained))/float64(q.latin))
 	}
+	// Meaning names a predicate too, less surely than its words.
+	score = max(score, predicateNear*q.near[pred])
 	q.scores[pred] = score
 	return score
 }

@@ -212,6 +212,7 @@ func (e *Engine) retrieve(ctx context.Context, tx graph.Tx, p params) (*candidat
 	}
 	// The question was being embedded meanwhile.
 	if c.p.vec = e.vectorFor(ctx, p.pending); c.p.vec != nil {
+		c.q.near = c.nearPredicates(e)
 		if err := c.addVectorFacts(tx, e); err != nil {
 			return nil, err
 		}

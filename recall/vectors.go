@@ -9,6 +9,7 @@ import (
 
 	"github.com/graphmem/graphmem/graph"
 	"github.com/graphmem/graphmem/search"
+	"github.com/graphmem/graphmem/vector"
 )
 
 // The vector list (embeddings, Engine.Vectors): the records nearest to the
@@ -25,6 +26,17 @@ const (
 	vectorFact    = 0.5
 	vectorEntity  = 0.3
 	vectorEpisode = 0.5
+
+	// predicateNear is what the predicate nearest to the question in
+	// meaning, among those of the linked entities' facts, counts as a
+	// predicate match (a name in the question's words counts 1);
+	// nearMargin is how far below the nearest one's similarity another
+	// predicate's may be to count at all (linearly less).
+	predicateNear = 0.7
+	nearMargin    = 0.015
+	// nearPredicatesRead is how many of the ontology's predicates a
+	// question is compared with.
+	nearPredicatesRead = 100
 
 	// queryVectorTimeout is Engine.VectorTimeout's default.
 	queryVectorTimeout = 2 * time.Second
@@ -141,6 +153,35 @@ func (e *Engine) queryVector(ctx context.Context, text string) []float32 {
 }
 
 var lastVectorWarning atomic.Int64
+
+// nearPredicates rates the predicates of the linked entities' facts by
+// how close in meaning the question is to their descriptions (vector.
+// SetPredicates): the nearest 1, the others 1 − (s₁ − s)/nearMargin, at
+// least 0. Only those predicates compete: a question about a service is
+// never near a predicate services do not have.
+func (c *candidates) nearPredicates(e *Engine) map[string]float64 {
+	if c.linkedFacts == nil || len(c.linkedFacts.facts) == 0 {
+		return nil
+	}
+	has := map[string]bool{}
+	for i := range c.linkedFacts.facts {
+		has[c.linkedFacts.facts[i].Predicate] = true
+	}
+	near := map[string]float64{}
+	best := -1.0
+	for _, h := range e.Vectors.Search(vector.PredicateScope, vector.TypePredicate, c.p.vec, nearPredicatesRead) {
+		if !has[h.ID] {
+			continue
+		}
+		if best < 0 {
+			best = h.Similarity
+		}
+		if d := 1 - (best-h.Similarity)/nearMargin; d > 0 {
+			near[h.ID] = d
+		}
+	}
+	return near
+}
 
 // addVectorFacts adds the facts nearest to the question, as visible to
 // the request, with their rank in the list.

@@ -11,6 +11,7 @@ import (
 	"github.com/graphmem/graphmem/embed/embedtest"
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
+	"github.com/graphmem/graphmem/ontology"
 	"github.com/graphmem/graphmem/recall"
 	"github.com/graphmem/graphmem/search"
 	"github.com/graphmem/graphmem/vector"
@@ -175,5 +176,49 @@ func TestSearch_SlowEmbedderDoesNotBlock(t *testing.T) {
 	}
 	if !ranked {
 		t.Fatalf("no hit has a vector rank: %+v", res.Hits)
+	}
+}
+
+// TestSearch_PredicateNearInMeaning: no word of the question names the
+// predicate asked for, yet its description is nearest in meaning among the
+// named entity's predicates (vector.SetPredicates): the fact gets the
+// predicate signal and comes first. Without the predicates' vectors the
+// signal is 0.
+func TestSearch_PredicateNearInMeaning(t *testing.T) {
+	e := withVectors(t, newEnv(t))
+	onto, err := ontology.Parse([]byte(`
+predicates:
+  - {name: owned_by, cardinality: one, description: "The team responsible for a service.", synonyms: [owner]}
+  - {name: deployed_in, cardinality: one, description: "The cloud region a service is hosted in."}
+  - {name: port, cardinality: one, description: "The port a service listens on."}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.engine.Ontology = onto
+	catalog(t, e, "s")
+	q := recall.SearchRequest{Query: "which squad is accountable for cart-api?", Limit: 5, Types: []string{search.TypeFact}}
+	signal := func() float64 {
+		for _, h := range e.search(t, "s", q).Hits {
+			if h.Fact.Subject == "cart-api" && h.Fact.Predicate == "owned_by" {
+				return h.Signals["predicate"]
+			}
+		}
+		return -1
+	}
+	if s := signal(); s != 0 {
+		t.Fatalf("without the predicates' vectors the predicate signal is %v, want 0 (else this proves nothing)", s)
+	}
+	e.vec.SetPredicates(onto)
+	e.sync(t)
+	if !e.vec.Has(vector.PredicateScope, vector.TypePredicate, "owned_by") {
+		t.Fatal("the predicates were not embedded")
+	}
+	res := e.search(t, "s", q)
+	if f := firstFact(res); f == nil || f.Predicate != "owned_by" || f.Subject != "cart-api" {
+		t.Fatalf("first fact %+v, want cart-api owned_by", f)
+	}
+	if s := signal(); s < 0.5 {
+		t.Fatalf("predicate signal %v, want the nearest predicate's", s)
 	}
 }

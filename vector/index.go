@@ -5,6 +5,7 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +14,7 @@ import (
 	"github.com/graphmem/graphmem/embed"
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph"
+	"github.com/graphmem/graphmem/ontology"
 	"github.com/graphmem/graphmem/search"
 )
 
@@ -56,6 +58,9 @@ type Index struct {
 	// donor lends its vectors to a rebuild: a record whose text it holds
 	// is not embedded again.
 	donor *Index
+	// predicates are the texts of the ontology's predicates by name
+	// (SetPredicates); nil: none.
+	predicates map[string]string
 }
 
 type gkey struct {
@@ -275,6 +280,47 @@ func EntityText(e *entity.Entity) string {
 // EpisodeText is the text an episode is embedded by.
 func EpisodeText(e *entity.Episode) string { return oneLine(e.Said()) }
 
+// TypePredicate is the record type of the ontology's predicates, kept
+// apart from every scope (PredicateScope): questions are matched to them
+// by meaning (SetPredicates).
+const TypePredicate = "predicate"
+
+// PredicateScope is the scope the predicates' vectors are kept under: the
+// empty name, which no store scope has.
+const PredicateScope entity.Scope = ""
+
+// PredicateText is the text a predicate is embedded by: its name in
+// words, its description and its synonyms ("reports to: The manager of an
+// engineer. Also: manager").
+func PredicateText(p ontology.Predicate) string {
+	t := strings.ReplaceAll(p.Name, "_", " ")
+	if p.Description != "" {
+		t += ": " + p.Description
+	}
+	if len(p.Synonyms) > 0 {
+		syn := make([]string, len(p.Synonyms))
+		for i, x := range p.Synonyms {
+			syn[i] = strings.ReplaceAll(x, "_", " ")
+		}
+		t += " Also: " + strings.Join(syn, ", ")
+	}
+	return oneLine(t)
+}
+
+// SetPredicates gives the index the ontology's predicates: the follower
+// embeds those it does not hold with the same text at its next sync and
+// drops the vectors of predicates no longer named.
+func (x *Index) SetPredicates(o *ontology.Ontology) {
+	texts := make(map[string]string, len(o.Predicates))
+	for _, p := range o.Predicates {
+		texts[p.Name] = PredicateText(p)
+	}
+	x.syncMu.Lock()
+	x.predicates = texts
+	x.syncMu.Unlock()
+	x.Notify()
+}
+
 // maxTextRunes bounds an embedded text: small models read 512 tokens.
 const maxTextRunes = 1500
 
@@ -339,6 +385,35 @@ func (x *Index) Prune(ctx context.Context, store graph.Store) error {
 	return x.Save()
 }
 
+// syncPredicates embeds the predicates' texts the index does not hold
+// and drops the vectors of predicates no longer set.
+func (x *Index) syncPredicates(ctx context.Context) error {
+	x.syncMu.Lock()
+	defer x.syncMu.Unlock()
+	if x.predicates == nil {
+		return nil
+	}
+	key := gkey{PredicateScope, TypePredicate}
+	var todo []item
+	for name, text := range x.predicates {
+		it := item{key: key, id: name, text: text, digest: digestOf(text)}
+		if !x.holds(it) {
+			todo = append(todo, it)
+		}
+	}
+	x.mu.Lock()
+	if g := x.graphs[key]; g != nil {
+		for name := range g.byKey {
+			if _, ok := x.predicates[name]; !ok && g.remove(name) {
+				x.gen++
+			}
+		}
+	}
+	x.mu.Unlock()
+	slices.SortFunc(todo, func(a, b item) int { return strings.Compare(a.id, b.id) })
+	return x.embedAll(ctx, todo)
+}
+
 // item is one text to embed.
 type item struct {
 	key    gkey
@@ -348,6 +423,11 @@ type item struct {
 }
 
 func (x *Index) sync(ctx context.Context, store graph.Store, pruneOnly bool) (int, error) {
+	if !pruneOnly {
+		if err := x.syncPredicates(ctx); err != nil {
+			return 0, err
+		}
+	}
 	// Each scope is read on its own (graph.Store.ScopeChanges): only a
 	// scope's numbers follow its commit order, so one position over the
 	// whole store could pass a commit that becomes visible late.

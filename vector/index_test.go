@@ -11,6 +11,7 @@ import (
 	"github.com/graphmem/graphmem/embed/embedtest"
 	"github.com/graphmem/graphmem/graph/bolt"
 	"github.com/graphmem/graphmem/memory"
+	"github.com/graphmem/graphmem/ontology"
 	"github.com/graphmem/graphmem/search"
 	"github.com/graphmem/graphmem/vector"
 )
@@ -196,5 +197,60 @@ func TestIndex_FollowsStore(t *testing.T) {
 	other, err := vector.Open(filepath.Join(e.dir, "vectors"), embedtest.Client(t), "another model")
 	if err != nil || other.Len() != 0 || other.Seq() != 0 {
 		t.Fatalf("another model's index: %d vectors at %d (%v)", other.Len(), other.Seq(), err)
+	}
+}
+
+// TestIndex_Predicates: the ontology's predicates are embedded by the
+// sync, kept in the file, re-embedded only when their text changes and
+// dropped when the ontology no longer has them.
+func TestIndex_Predicates(t *testing.T) {
+	e := newEnv(t)
+	parse := func(y string) *ontology.Ontology {
+		o, err := ontology.Parse([]byte(y))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	e.vec.SetPredicates(parse(`
+predicates:
+  - {name: reports_to, cardinality: one, description: "The manager of an engineer.", synonyms: [manager]}
+  - {name: port, cardinality: one, description: "The network port a service listens on."}
+  - {name: deadline, cardinality: one, description: "When a project is due."}
+`))
+	e.sync(t)
+	if n := e.vec.Embedded(); n != 3 {
+		t.Fatalf("embedded %d texts, want the 3 predicates", n)
+	}
+	v, err := e.vec.QueryVector(ctx, "who is my boss?")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hits := e.vec.Search(vector.PredicateScope, vector.TypePredicate, v, 3); len(hits) != 3 || hits[0].ID != "reports_to" {
+		t.Fatalf("nearest predicates %+v, want reports_to first", hits)
+	}
+	e.vec.SetPredicates(parse(`
+predicates:
+  - {name: reports_to, cardinality: one, description: "The manager of an engineer.", synonyms: [manager]}
+  - {name: port, cardinality: one, description: "The TCP port a service accepts connections on."}
+`))
+	e.sync(t)
+	if n := e.vec.Embedded(); n != 4 {
+		t.Fatalf("embedded %d texts in all, want one more (the changed description)", n)
+	}
+	if e.vec.Has(vector.PredicateScope, vector.TypePredicate, "deadline") {
+		t.Fatal("a predicate the ontology dropped kept its vector")
+	}
+	if err := e.vec.Close(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := vector.Open(filepath.Join(e.dir, "vectors"), embedtest.Client(t), embedtest.Identity)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"reports_to", "port"} {
+		if !again.Has(vector.PredicateScope, vector.TypePredicate, p) {
+			t.Errorf("%s's vector is not in the file", p)
+		}
 	}
 }

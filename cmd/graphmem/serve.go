@@ -223,6 +223,7 @@ func openRecall(ctx context.Context, cfg Config, svc *memory.Service, log *slog.
 	}
 	svc.Changed = idx.Notify
 	if vec != nil {
+		vec.SetPredicates(svc.Ontology)
 		svc.Changed = func(scope entity.Scope) {
 			idx.Notify(scope)
 			vec.Notify()
