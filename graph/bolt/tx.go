@@ -565,10 +565,10 @@ func (t *tx) FactsAround(entityIDs []string, a graph.Around) (map[string][]entit
 			continue
 		}
 		var fs []entity.Fact
-		err := t.newestFactIDs(id, func(fid string) (bool, error) {
-			f, err := t.getFact(op, fid)
+		err := t.newestFacts(op, id, func(fid string, v []byte) (bool, error) {
+			f, err := decodeFact(t.scope, fid, v)
 			if err != nil {
-				return false, indexBroken(op, "fact index", fid, err)
+				return false, t.wrap(op, err)
 			}
 			if a.Admits(&f) {
 				fs = append(fs, f)
@@ -585,31 +585,52 @@ func (t *tx) FactsAround(entityIDs []string, a graph.Around) (map[string][]entit
 	return out, nil
 }
 
-// newestFactIDs calls fn with the ids of the facts whose subject or object
-// the entity is, newest (highest id) first, until fn says stop. The object
-// index is read backwards as far as needed, so a hub (a city thousands of
-// facts point at) costs what is taken from it, not all it holds.
-func (t *tx) newestFactIDs(entityID string, fn func(id string) (bool, error)) error {
-	subj := t.subjectFactIDs(entityID)
-	prefix := t.prefix("e" + entityID)
+// newestFacts calls fn with the id and stored value of each fact whose
+// subject or object the entity is, newest (highest id) first, until fn says
+// stop. The object index is read backwards as far as needed, so a hub (a
+// city thousands of facts point at) costs what is taken from it, not all it
+// holds; a subject's own facts come straight from its chains.
+func (t *tx) newestFacts(op, entityID string, fn func(id string, v []byte) (bool, error)) error {
+	type placed struct {
+		id string
+		v  []byte
+	}
+	var subj []placed
+	prefix := t.prefix(entityID)
+	sc := t.bucket(bFact).Cursor()
+	for k, v := sc.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = sc.Next() {
+		subj = append(subj, placed{string(k[bytes.LastIndexByte(k, sep)+1:]), v})
+	}
+	slices.SortFunc(subj, func(a, b placed) int { return strings.Compare(a.id, b.id) })
+	prefix = t.prefix("e" + entityID)
 	c := t.bucket(bObject).Cursor()
 	k := lastUnder(c, prefix)
 	for i := len(subj) - 1; i >= 0 || k != nil; {
 		var id string
+		var v []byte
 		switch {
 		case k == nil:
-			id, i = subj[i], i-1
-		case i < 0 || string(k[len(prefix):]) > subj[i]:
+			id, v, i = subj[i].id, subj[i].v, i-1
+		case i < 0 || string(k[len(prefix):]) > subj[i].id:
 			id = string(k[len(prefix):])
 			k = prevUnder(c, prefix)
 		default:
-			id = subj[i]
+			id, v = subj[i].id, subj[i].v
 			if id == string(k[len(prefix):]) { // a fact about itself
 				k = prevUnder(c, prefix)
 			}
 			i--
 		}
-		if more, err := fn(id); err != nil || !more {
+		if v == nil {
+			var err error
+			if v, err = t.factValue(op, id); err != nil {
+				return err
+			}
+			if v == nil {
+				return indexBroken(op, "object index", id, nil)
+			}
+		}
+		if more, err := fn(id, v); err != nil || !more {
 			return err
 		}
 	}
