@@ -21,10 +21,18 @@ func Behind(heads map[entity.Scope]uint64, at func(entity.Scope) uint64) []entit
 	return out
 }
 
-// Follow runs sync until ctx ends: at once, then whenever notify receives
-// and at least every interval (default 1 s). Errors go to onErr (when set)
-// and are retried at the next tick. Both derived indexes follow the store
-// this way.
+// FollowSettle is how long Follow lets commits gather after a notify
+// before it syncs: under many small concurrent writes (an episode is two
+// or three commits) one sync then covers dozens of them, and the search
+// index builds one segment instead of one per commit, which its merger
+// would otherwise spend most of the CPU rewriting. Queries do not wait for
+// it: they apply their own scope's pending writes (read your writes).
+const FollowSettle = 100 * time.Millisecond
+
+// Follow runs sync until ctx ends: at once, then FollowSettle after notify
+// receives, and at least every interval (default 1 s). Errors go to onErr
+// (when set) and are retried at the next tick. Both derived indexes follow
+// the store this way.
 func Follow(ctx context.Context, sync func(context.Context) error, notify <-chan struct{}, interval time.Duration, onErr func(error)) {
 	if interval <= 0 {
 		interval = time.Second
@@ -39,6 +47,17 @@ func Follow(ctx context.Context, sync func(context.Context) error, notify <-chan
 		case <-ctx.Done():
 			return
 		case <-notify:
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(FollowSettle):
+			}
+			// The sync reads the heads after this point, so it covers
+			// every notify received so far.
+			select {
+			case <-notify:
+			default:
+			}
 		case <-t.C:
 		}
 	}

@@ -185,6 +185,14 @@ func create(dir string) (bleve.Index, error) {
 		bi.Close()
 		return nil, err
 	}
+	// Batches do not wait for the disk; the new index's mapping and
+	// layout must, or a crash now would leave a folder Open cannot read.
+	ctx, cancel := context.WithTimeout(context.Background(), closeFlushWait)
+	defer cancel()
+	if err := persisted(ctx, bi, false); err != nil {
+		bi.Close()
+		return nil, err
+	}
 	return bi, nil
 }
 
@@ -194,7 +202,18 @@ func create(dir string) (bleve.Index, error) {
 // written in the same batch, so a crash leaves an earlier consistent state
 // that the next Sync catches up from. Waiting for every batch to be
 // persisted made the disk's latency the index's speed.
-func bleveConfig() map[string]any { return map[string]any{"unsafe_batch": true} }
+func bleveConfig() map[string]any {
+	return map[string]any{
+		"unsafe_batch":           true,
+		"scorchPersisterOptions": map[string]any{"PersisterNapTimeMSec": persisterNap.Milliseconds()},
+	}
+}
+
+// persisterNap is how long Bleve's persister lets batches gather in memory
+// before it merges them into one segment file: without it every small
+// batch (a few commits of episodes) became a file of its own, and merging
+// those files back together took most of the CPU under many small writes.
+const persisterNap = 500 * time.Millisecond
 
 // closeFlushWait bounds how long Close waits for applied batches to reach
 // the disk; what is left is applied again after the next Open.

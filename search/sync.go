@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/index/scorch"
 	"github.com/blevesearch/bleve/v2/index/scorch/mergeplan"
 	index "github.com/blevesearch/bleve_index_api"
@@ -431,7 +432,11 @@ func (x *Index) Compact(ctx context.Context) error {
 // files, until no segment is held in memory only (the merger rewrites
 // only segments on disk).
 func (x *Index) persisted(ctx context.Context, files bool) error {
-	ai, err := x.bi.Advanced()
+	return persisted(ctx, x.bi, files)
+}
+
+func persisted(ctx context.Context, bi bleve.Index, files bool) error {
+	ai, err := bi.Advanced()
 	if err != nil {
 		return entity.Wrap(entity.EINTERNAL, "search.persisted", err)
 	}

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -205,9 +206,9 @@ func BenchmarkEpisodePipeline(b *testing.B) {
 	})
 	for b.Loop() {
 		m := MustRunMain(b, withModel(fake))
-		one := episodeRate(b, m, 1, 4*perClient, func(int) string { return "solo" })
-		own := episodeRate(b, m, 32, perClient, func(i int) string { return fmt.Sprintf("client-%d", i) })
-		shared := episodeRate(b, m, 32, perClient, func(int) string { return "shared" })
+		one, _ := episodeRate(b, m, 1, 4*perClient, func(int) string { return "solo" })
+		own, ownCPU := episodeRate(b, m, 32, perClient, func(i int) string { return fmt.Sprintf("client-%d", i) })
+		shared, sharedCPU := episodeRate(b, m, 32, perClient, func(int) string { return "shared" })
 		start := time.Now()
 		for range 32 * perClient {
 			resp, err := fake.Client().Post(fake.BaseURL()+"/chat/completions", "application/json",
@@ -222,15 +223,21 @@ func BenchmarkEpisodePipeline(b *testing.B) {
 		b.ReportMetric(own, "32-clients-own-scopes-episodes/s")
 		b.ReportMetric(shared, "32-clients-one-scope-episodes/s")
 		b.ReportMetric(bare, "bare-model-calls/s")
+		// CPU per episode (server, fake model and clients: all in this
+		// process) is what a busy machine does not distort: 2 free cores
+		// allow 2 s / that many episodes per second.
+		b.ReportMetric(ownCPU.Seconds()*1e3, "32-own-scopes-cpu-ms/episode")
+		b.ReportMetric(sharedCPU.Seconds()*1e3, "32-one-scope-cpu-ms/episode")
 		m.Close()
 	}
 }
 
 // episodeRate runs clients concurrent clients, each sending n episodes one
 // after the other in scope(i) and waiting for each to be done, and returns
-// episodes done per second.
-func episodeRate(b *testing.B, m *Main, clients, n int, scope func(i int) string) float64 {
+// episodes done per second and the process's CPU time per episode.
+func episodeRate(b *testing.B, m *Main, clients, n int, scope func(i int) string) (float64, time.Duration) {
 	b.Helper()
+	cpu0 := processCPU(b)
 	hc := &http.Client{Timeout: time.Minute, Transport: &http.Transport{MaxIdleConnsPerHost: clients}}
 	errs := make(chan error, clients)
 	start := time.Now()
@@ -259,11 +266,21 @@ func episodeRate(b *testing.B, m *Main, clients, n int, scope func(i int) string
 	}
 	wg.Wait()
 	rate := float64(clients*n) / time.Since(start).Seconds()
+	cpu := (processCPU(b) - cpu0) / time.Duration(clients*n)
 	close(errs)
 	for err := range errs {
 		b.Fatal(err)
 	}
-	return rate
+	return rate, cpu
+}
+
+// processCPU is the CPU time this process has used so far.
+func processCPU(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // TestE2E_ExtractionLlamaCppPython runs an episode against a server that,
