@@ -40,11 +40,21 @@ type Options struct {
 	// Weights replace recall.DefaultEpisodeWeights (for tuning on the dev
 	// part).
 	Weights *recall.EpisodeWeights
+	// VectorWeights replace recall.DefaultVectorWeights in the
+	// configuration with vectors (for tuning on the dev part).
+	VectorWeights *recall.VectorWeights
 	// NoAblation measures only the reported configuration.
 	NoAblation bool
 	// Embeddings, when set, adds the reported configuration with the
 	// vector list (episodes embedded as the follower would).
 	Embeddings *Embeddings
+	// Misses, when set, receives each question of the reported
+	// configuration (with vectors when Embeddings is set) that left an
+	// evidence turn out of its first MissK results, with the evidence
+	// and the turns found instead. Read it on the dev part only.
+	Misses io.Writer
+	// MissK is the cut-off of Misses (default 10).
+	MissK int
 }
 
 // Parts of the LoCoMo conversations: weights are tuned on the dev part
@@ -271,7 +281,8 @@ func LoCoMo(ctx context.Context, o Options) (Report, error) {
 			return Report{}, err
 		}
 		defer vec.Close()
-		engV = &recall.Engine{Store: w.store, Index: w.index, EpisodeWeights: &weights, Vectors: vec.Index, VectorWait: vectorWait}
+		engV = &recall.Engine{Store: w.store, Index: w.index, EpisodeWeights: &weights, Vectors: vec.Index, VectorWait: vectorWait,
+			VectorWeights: o.VectorWeights}
 		defer engV.Close()
 		tallyV = newTally(ks)
 	}
@@ -335,7 +346,11 @@ func LoCoMo(ctx context.Context, o Options) (Report, error) {
 				if i == len(engines)-1 {
 					lat = append(lat, float64(time.Since(start).Microseconds())/1000)
 				}
-				tallies[i].add(q.Category, ev, retrievedTurns(res, turnOf))
+				got := retrievedTurns(res, turnOf)
+				tallies[i].add(q.Category, ev, got)
+				if i == len(engines)-1 && engV == nil && o.Misses != nil {
+					missedTurns(o.Misses, &c, q, got, o.MissK)
+				}
 			}
 			if engV != nil {
 				start := time.Now()
@@ -344,7 +359,11 @@ func LoCoMo(ctx context.Context, o Options) (Report, error) {
 					return Report{}, err
 				}
 				latV = append(latV, float64(time.Since(start).Microseconds())/1000)
-				tallyV.add(q.Category, ev, retrievedTurns(res, turnOf))
+				got := retrievedTurns(res, turnOf)
+				tallyV.add(q.Category, ev, got)
+				if o.Misses != nil {
+					missedTurns(o.Misses, &c, q, got, o.MissK)
+				}
 			}
 			var bl []string
 			for _, i := range baseline.rank(q.Question)[:min(maxK, len(c.turns))] {
@@ -377,6 +396,37 @@ func LoCoMo(ctx context.Context, o Options) (Report, error) {
 	return rep, nil
 }
 
+// missedTurns writes q to w when an evidence turn is not among the first k
+// turns retrieved (got): the question, its answer, each evidence turn
+// with its rank (or "-"), then the turns found first.
+func missedTurns(w io.Writer, c *conversation, q question, got []string, k int) {
+	if k <= 0 {
+		k = 10
+	}
+	top := got[:min(k, len(got))]
+	ev := q.evidence()
+	if !slices.ContainsFunc(ev, func(id string) bool { return !slices.Contains(top, id) }) {
+		return
+	}
+	text := make(map[string]string, len(c.turns))
+	for _, t := range c.turns {
+		text[t.DiaID] = fmt.Sprintf("%s (%s): %s", t.Speaker, t.date.Format("2006-01-02"), t.content())
+	}
+	fmt.Fprintf(w, "MISS %s %s %q → %s\n", c.name, Categories[q.Category], q.Question, q.Answer)
+	for _, id := range ev {
+		rank := "-"
+		if i := slices.Index(got, id); i >= 0 {
+			rank = strconv.Itoa(i + 1)
+		}
+		fmt.Fprintf(w, "  want %s rank %s  %s\n", id, rank, text[id])
+	}
+	for i, id := range top[:min(5, len(top))] {
+		if !slices.Contains(ev, id) {
+			fmt.Fprintf(w, "  got  %d %s  %s\n", i+1, id, text[id])
+		}
+	}
+}
+
 // retrievedTurns are the distinct turns of a search's hits, in rank order:
 // an episode's own, a fact's source turns.
 func retrievedTurns(res recall.SearchResult, turnOf map[string]string) []string {
@@ -402,18 +452,22 @@ type config struct {
 
 // ablation turns groups of episode signals off: BM25 alone (graphmem's own
 // index and analyzer), with the conversation structure (neighbouring turns
-// and sessions), with the mention graph, and with everything (those two,
-// plus the speaker, dates and time words the question names).
+// and sessions), with the mention graph, with the turn's form (a question,
+// a short turn), and with everything (those three, plus the speaker, dates
+// and time words the question names).
 func ablation(all recall.EpisodeWeights) []config {
 	bm25 := recall.EpisodeWeights{}
 	structure := bm25
 	structure.Prev, structure.Answer, structure.Next, structure.Session = all.Prev, all.Answer, all.Next, all.Session
 	mentions := bm25
 	mentions.Mention = all.Mention
+	form := bm25
+	form.Question, form.Length = all.Question, all.Length
 	return []config{
 		{"BM25 alone", bm25},
 		{"+ conversation structure", structure},
 		{"+ mention graph", mentions},
+		{"+ turn form (question, length)", form},
 		{"+ everything", all},
 	}
 }

@@ -118,10 +118,16 @@
 //	          · (1 + Speaker) if the query names the speaker
 //	          · (1 + Date) if it happened in a period the query names (or ≤ 7
 //	          days after)
-//	          + Session·session
-//	turn    = its BM25 score (+ 0.5·S·vec for its rank among the episodes
-//	          nearest in meaning), · (1 + TimeWords) on a "when" question if it
-//	          places something in time ("yesterday", "last May", "去年")
+//	          + Session·session, all · form
+//	turn    = its BM25 score (+ 0.5·B·vec for its rank among the episodes
+//	          nearest in meaning, B the best BM25 score itself: S would
+//	          let the list outweigh every word of the question, as BM25
+//	          scores of turns are far below 1), · (1 + TimeWords) on a
+//	          "when" question if it places something in time ("yesterday",
+//	          "last May", "去年")
+//	form    = (1 − Question) if the turn asks something (holds "?")
+//	          · (1 − Length·(1 − n/30)) for a turn of n < 30 words: a
+//	          question or a short turn less often holds what is asked
 //	session = the mean of the best three turns of its session (metadata
 //	          session_id, else the day of its reference time)
 //	mentions = for each name or thing (entity.Mentions) that one of the
@@ -142,7 +148,8 @@
 // sessions that speak of the same rare names and things. The weights are
 // EpisodeWeights (DefaultEpisodeWeights: chosen on the dev part of LoCoMo
 // and reported on its test part, package eval); a zero weight turns its
-// signal off, which is how graphmem eval locomo prints its ablation.
+// signal off, which is how graphmem eval locomo prints its ablation. The
+// vector list's weights (0.5, 0.3, 0.5 above; k = 10) are VectorWeights.
 //
 // Tokens are estimated without a tokenizer (EstimateTokens): one per CJK
 // character plus one per four other characters.

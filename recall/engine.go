@@ -40,6 +40,8 @@ type Engine struct {
 	// EpisodeWeights weigh episode ranking; DefaultEpisodeWeights when
 	// nil.
 	EpisodeWeights *EpisodeWeights
+	// VectorWeights weigh the vector list; DefaultVectorWeights when nil.
+	VectorWeights *VectorWeights
 	// Logger receives failures of the background hit-count writer;
 	// slog.Default() when nil.
 	Logger *slog.Logger

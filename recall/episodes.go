@@ -36,12 +36,19 @@ type EpisodeWeights struct {
 	// Answer: share of the previous turn's score a turn receives when
 	// that turn asks a question (the turn answers it); Prev otherwise.
 	Answer float64 `json:"answer"`
+	// Question: a turn that asks something rather than tells —
+	// × (1 − Question).
+	Question float64 `json:"question"`
+	// Length: a turn of n words, shorter than lengthFull, says less —
+	// × (1 − Length·(1 − n/lengthFull)).
+	Length float64 `json:"length"`
 }
 
 // DefaultEpisodeWeights were chosen on the dev part of LoCoMo (graphmem
 // eval locomo --part dev) and are reported on its test part.
 var DefaultEpisodeWeights = EpisodeWeights{
 	TimeWords: 0.3, Prev: 0.2, Answer: 0.6, Next: 0.1, Session: 0.2, Speaker: 2, Date: 1.0, Mention: 0.25,
+	Question: 0.3, Length: 0.5,
 }
 
 // Limits of episode ranking.
@@ -54,6 +61,9 @@ const (
 	mentionKeys      = 12  // mentions followed, the best sources' first
 	mentionHub       = 25  // a mention in more turns than this says little
 )
+
+// lengthFull: see EpisodeWeights.Length.
+const lengthFull = 30.0
 
 func (e *Engine) episodeWeights() EpisodeWeights {
 	if e.EpisodeWeights != nil {
@@ -83,6 +93,9 @@ func (e *Engine) rankEpisodes(ctx context.Context, tx graph.Tx, c *candidates, h
 	}
 	for _, h := range hits {
 		s := h.Score
+		if v, ok := c.vectorEpisodes[h.ID]; ok {
+			s += v.add
+		}
 		if p.a.intent.When && slices.Contains(h.Tags, search.TagTime) {
 			s *= 1 + w.TimeWords
 		}
@@ -227,6 +240,10 @@ func (e *Engine) rankEpisodes(ctx context.Context, tx graph.Tx, c *candidates, h
 		if v <= 0 {
 			continue
 		}
+		if f := w.prior(byID[id]); f != 1 {
+			v *= f
+			signal(id, "prior", f)
+		}
 		it := &item{typ: search.TypeEpisode, id: id, score: v, hit: byID[id], signals: sig[id]}
 		if it.signals == nil {
 			it.signals = map[string]float64{}
@@ -234,9 +251,25 @@ func (e *Engine) rankEpisodes(ctx context.Context, tx graph.Tx, c *candidates, h
 		if _, ok := base[id]; ok {
 			it.signals["bm25"] = round(byID[id].Score)
 		}
+		if v, ok := c.vectorEpisodes[id]; ok {
+			it.signals["vector"], it.signals["vector_rank"] = round(v.add), float64(v.rank)
+		}
 		c.episodes[id] = it
 	}
 	return nil
+}
+
+// prior is what a turn's form says of its chance to hold what a question
+// asks: a question and a short turn less often do.
+func (w EpisodeWeights) prior(h search.Hit) float64 {
+	f := 1.0
+	if slices.Contains(h.Tags, search.TagQuestion) {
+		f *= 1 - w.Question
+	}
+	if n := float64(h.Words); n > 0 && n < lengthFull {
+		f *= 1 - w.Length*(1-n/lengthFull)
+	}
+	return f
 }
 
 // mentioned follows the mention graph from the best turns: the names and

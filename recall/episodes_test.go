@@ -191,3 +191,31 @@ func TestRankEpisodes_MentionsOfLaterEntities(t *testing.T) {
 		t.Fatalf("the episode mentioning the entity's alias was not reached: %v %v", order, sig["s01-000"])
 	}
 }
+
+// A turn that asks, and a short turn, are less often what a question is
+// after: × (1 − Question) and × (1 − Length·(1 − words/30)).
+func TestRankEpisodes_QuestionAndLength(t *testing.T) {
+	e := newEnv(t)
+	e.conversation(t, "u", []turnSpec{
+		{1, "Ann", "Did you go to the pottery class?"},
+		{1, "Bob", "Yes, pottery."},
+		{1, "Ann", "My sister told me that the pottery class in town has moved to a bigger studio near the river, and that it now runs every weekday evening from six until nine for anyone who wants to join."},
+	})
+	near := func(got, want float64) bool { return got > want-1e-4 && got < want+1e-4 }
+	sig, _ := e.episodeSignals(t, "u", "pottery", recall.EpisodeWeights{Question: 0.5})
+	if !near(sig["s01-000"]["prior"], 0.5) || sig["s01-001"]["prior"] != 0 {
+		t.Errorf("Question 0.5: the question %v, the reply %v", sig["s01-000"], sig["s01-001"])
+	}
+	// The reply has 2 words, the long turn more than 30.
+	sig, _ = e.episodeSignals(t, "u", "pottery", recall.EpisodeWeights{Length: 0.5})
+	if !near(sig["s01-001"]["prior"], 1-0.5*(1-2.0/30)) || sig["s01-002"]["prior"] != 0 {
+		t.Errorf("Length 0.5: the short reply %v, the long turn %v", sig["s01-001"], sig["s01-002"])
+	}
+	// Off, no turn is weighed by its form.
+	sig, _ = e.episodeSignals(t, "u", "pottery", recall.EpisodeWeights{})
+	for id, s := range sig {
+		if s["prior"] != 0 {
+			t.Errorf("%s weighed with the prior off: %v", id, s)
+		}
+	}
+}

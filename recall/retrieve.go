@@ -82,6 +82,9 @@ type candidates struct {
 	// around are the facts read around the linked entities, as the store
 	// returned them (graph.WalkQuery.Known).
 	around map[string][]entity.Fact
+
+	// vectorEpisodes are the episodes of the vector list, by id.
+	vectorEpisodes map[string]vectorHit
 }
 
 func (c *candidates) ranked() []*item {
@@ -220,7 +223,14 @@ func (e *Engine) retrieve(ctx context.Context, tx graph.Tx, p params) (*candidat
 			return nil, err
 		}
 		if p.wants(search.TypeEpisode) {
-			if episodeHits, err = e.vectorEpisodeHits(ctx, c, episodeHits, scale); err != nil {
+			// Turns are weighed against the best BM25 score itself, which
+			// is far below 1 in a long conversation: on scale the list
+			// would outweigh every word of the question.
+			best := 1.0
+			if len(hits) > 0 {
+				best = hits[0].Score
+			}
+			if episodeHits, err = e.vectorEpisodeHits(ctx, c, episodeHits, best); err != nil {
 				return nil, err
 			}
 		}
@@ -231,7 +241,7 @@ func (e *Engine) retrieve(ctx context.Context, tx graph.Tx, p params) (*candidat
 		}
 	}
 	c.scoreFacts(scale, e)
-	c.scoreEntities(scale)
+	c.scoreEntities(scale, e.vectorWeights())
 	c.settle()
 	return c, nil
 }
@@ -462,6 +472,7 @@ func hitIDs(hits []search.Hit) []string {
 // where quality combines confidence, importance, recency of valid_from and
 // how often recall returned the fact.
 func (c *candidates) scoreFacts(scale float64, e *Engine) {
+	vw := e.vectorWeights()
 	for _, it := range c.facts {
 		f := it.fact
 		rel := it.hit.Score + scale*it.signals["graph"]
@@ -479,7 +490,7 @@ func (c *candidates) scoreFacts(scale float64, e *Engine) {
 			rel *= 1 + predicateOnly*pm
 		}
 		if r := it.signals["vector_rank"]; r > 0 {
-			rel += scale * vectorFact * vectorRRF(r)
+			rel += scale * vw.Fact * vw.rrf(r)
 		}
 		// A fact whose subject or object the query names is more likely
 		// what is asked about than one that merely shares words.
@@ -534,11 +545,11 @@ func recency(f *entity.Fact, asOf time.Time) float64 {
 	return 1 + 0.25*math.Exp2(-age/180)
 }
 
-func (c *candidates) scoreEntities(scale float64) {
+func (c *candidates) scoreEntities(scale float64, vw VectorWeights) {
 	for _, it := range c.entities {
 		it.score = it.hit.Score + scale*linkedEntity*it.signals["linked"]
 		if r := it.signals["vector_rank"]; r > 0 {
-			it.score += scale * vectorEntity * vectorRRF(r)
+			it.score += scale * vw.Entity * vw.rrf(r)
 		}
 	}
 }

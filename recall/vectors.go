@@ -1,9 +1,7 @@
 package recall
 
 import (
-	"cmp"
 	"context"
-	"slices"
 	"sync/atomic"
 	"time"
 
@@ -18,14 +16,9 @@ import (
 // S·w·(k+1)/(k+r) to its score: reciprocal-rank fusion on the BM25 scale,
 // so the first vector hit weighs w times the best BM25 hit.
 const (
-	vectorK        = 10
 	vectorFacts    = 60 // nearest facts read (superseded versions included)
 	vectorEntities = 10
 	vectorEpisodes = 30
-
-	vectorFact    = 0.5
-	vectorEntity  = 0.3
-	vectorEpisode = 0.5
 
 	// predicateNear is what the predicate nearest to the question in
 	// meaning, among those of the linked entities' facts, counts as a
@@ -51,8 +44,31 @@ const (
 	questionsInFlight = 4
 )
 
-// vectorRRF is the weight of rank r (1-based) of the vector list.
-func vectorRRF(rank float64) float64 { return (vectorK + 1) / (vectorK + rank) }
+// VectorWeights weigh the vector list: w of each type (zero turns that
+// type's list off) and k of the reciprocal rank. An Engine uses
+// DefaultVectorWeights unless told otherwise.
+type VectorWeights struct {
+	Fact    float64 `json:"fact"`
+	Entity  float64 `json:"entity"`
+	Episode float64 `json:"episode"`
+	K       float64 `json:"k"`
+	// EpisodeJoin lets an episode found by the vectors alone, with no word
+	// of the question, join the candidates.
+	EpisodeJoin bool `json:"episode_join"`
+}
+
+// DefaultVectorWeights: see VectorWeights.
+var DefaultVectorWeights = VectorWeights{Fact: 0.5, Entity: 0.3, Episode: 0.5, K: 10, EpisodeJoin: true}
+
+func (e *Engine) vectorWeights() VectorWeights {
+	if e.VectorWeights != nil {
+		return *e.VectorWeights
+	}
+	return DefaultVectorWeights
+}
+
+// rrf is the weight of rank r (1-based) of the vector list.
+func (w VectorWeights) rrf(rank float64) float64 { return (w.K + 1) / (w.K + rank) }
 
 // pendingVector is a question's embedding under way: the request runs its
 // BM25 search, linking and walk meanwhile and takes the vector when it
@@ -243,12 +259,17 @@ func (c *candidates) addVectorEntities(tx graph.Tx, e *Engine) error {
 	return nil
 }
 
-// vectorEpisodeHits merges the episodes nearest to the question into the
-// BM25 episode hits: a hit's score gains S·w·rrf(rank), an episode only
-// the vectors found joins with that alone (the index filters it for the
-// request like any hit).
-func (e *Engine) vectorEpisodeHits(ctx context.Context, c *candidates, hits []search.Hit, scale float64) ([]search.Hit, error) {
+// vectorEpisodeHits finds the episodes nearest to the question: each
+// gains S·w·rrf(rank), S the best BM25 score of the query (best), kept in
+// c.vectorEpisodes and added to its BM25 score by rankEpisodes. An episode
+// only the vectors found joins the hits with a BM25 score of 0 when
+// EpisodeJoin is set (the index filters it for the request like any hit).
+func (e *Engine) vectorEpisodeHits(ctx context.Context, c *candidates, hits []search.Hit, best float64) ([]search.Hit, error) {
 	p := &c.p
+	w := e.vectorWeights()
+	if w.Episode == 0 {
+		return hits, nil
+	}
 	near := e.Vectors.Search(p.scope, search.TypeEpisode, p.vec, vectorEpisodes)
 	if len(near) == 0 {
 		return hits, nil
@@ -266,10 +287,11 @@ func (e *Engine) vectorEpisodeHits(ctx context.Context, c *candidates, hits []se
 	for _, h := range found {
 		visible[h.ID] = h
 	}
-	at := make(map[string]int, len(hits))
-	for i, h := range hits {
-		at[h.ID] = i
+	matched := make(map[string]bool, len(hits))
+	for _, h := range hits {
+		matched[h.ID] = true
 	}
+	c.vectorEpisodes = make(map[string]vectorHit, len(near))
 	rank := 0
 	for _, n := range near {
 		h, ok := visible[n.ID]
@@ -277,14 +299,21 @@ func (e *Engine) vectorEpisodeHits(ctx context.Context, c *candidates, hits []se
 			continue
 		}
 		rank++
-		add := scale * vectorEpisode * vectorRRF(float64(rank))
-		if i, ok := at[n.ID]; ok {
-			hits[i].Score += add
-			continue
+		if !matched[n.ID] {
+			if !w.EpisodeJoin {
+				continue
+			}
+			h.Score = 0
+			hits = append(hits, h)
 		}
-		h.Score = add
-		hits = append(hits, h)
+		c.vectorEpisodes[n.ID] = vectorHit{add: best * w.Episode * w.rrf(float64(rank)), rank: rank, sim: n.Similarity}
 	}
-	slices.SortStableFunc(hits, func(a, b search.Hit) int { return cmp.Compare(b.Score, a.Score) })
 	return hits, nil
+}
+
+// vectorHit is what the vector list adds to an episode.
+type vectorHit struct {
+	add  float64
+	rank int
+	sim  float64
 }

@@ -3,7 +3,9 @@ package recall_test
 import (
 	"context"
 	"hash/fnv"
+	"math"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -133,6 +135,34 @@ func (h *heldEmbedder) Embed(ctx context.Context, kind embed.Kind, texts []strin
 	return out, nil
 }
 
+// topicEmbedder embeds a text as the topics its words belong to: a
+// stand-in model whose nearest neighbours are known.
+type topicEmbedder map[string]int
+
+func (topicEmbedder) Model() string { return "topics" }
+
+func (t topicEmbedder) Embed(_ context.Context, _ embed.Kind, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, s := range texts {
+		v := make([]float32, 8)
+		v[7] = 0.1 // no topic: near nothing in particular
+		for _, w := range strings.Fields(strings.ToLower(s)) {
+			if d, ok := t[strings.Trim(w, ".,?!")]; ok {
+				v[d]++
+			}
+		}
+		var n float64
+		for _, x := range v {
+			n += float64(x * x)
+		}
+		for j := range v {
+			v[j] /= float32(math.Sqrt(n))
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
 // TestSearch_SlowEmbedderDoesNotBlock: while the question's embedding is
 // held up the answer comes without the vector list, past VectorWait; the
 // vector that arrives later serves the same question asked again.
@@ -220,5 +250,61 @@ predicates:
 	}
 	if s := signal(); s < 0.5 {
 		t.Fatalf("predicate signal %v, want the nearest predicate's", s)
+	}
+}
+
+// TestSearch_VectorEpisodesOnBM25Scale: a turn of the vector list gains
+// Episode·B·(k+1)/(k+r), B the best BM25 score of the query itself — a
+// few hundredths in a conversation — so the list weighs like one more
+// ranked list, not above every word of the question (it outweighed them
+// when weighed on the graph's scale, which is at least 1).
+func TestSearch_VectorEpisodesOnBM25Scale(t *testing.T) {
+	e := newEnv(t)
+	vec, err := vector.Open(filepath.Join(t.TempDir(), "vectors"),
+		topicEmbedder{"trip": 0, "holiday": 0, "tahoe": 0, "drove": 0, "pottery": 1}, "topics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.vec = vec
+	e.conversation(t, "u", chat)
+	vw := recall.VectorWeights{Episode: 0.5, K: 10, EpisodeJoin: true}
+	eng := &recall.Engine{Store: e.store, Index: e.index, Vectors: vec, Now: e.engine.Now,
+		EpisodeWeights: &recall.EpisodeWeights{}, VectorWeights: &vw}
+	defer eng.Close()
+	// "pottery" matches two turns in words; "trip" none, but the turns
+	// about the holiday are near it in meaning.
+	res, err := eng.Search(ctx, "u", recall.SearchRequest{Query: "pottery trip", Limit: 10, Types: []string{"episode"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var best float64
+	for _, h := range res.Hits {
+		best = max(best, h.Signals["bm25"])
+	}
+	joined := 0
+	for _, h := range res.Hits {
+		r := h.Signals["vector_rank"]
+		if h.Signals["bm25"] > 0 || r == 0 {
+			continue
+		}
+		joined++
+		want := best * vw.Episode * (vw.K + 1) / (vw.K + r)
+		if math.Abs(h.Score-want) > 1e-3*want+1e-4 {
+			t.Errorf("%s found by the vectors alone at rank %v scores %v, want %v (best BM25 %v)", h.ID, r, h.Score, want, best)
+		}
+	}
+	if best == 0 || joined == 0 {
+		t.Fatalf("want turns found by words and turns found by the vectors alone: %+v", res.Hits)
+	}
+	// Without EpisodeJoin, only turns found by words are scored.
+	vw.EpisodeJoin = false
+	res, err = eng.Search(ctx, "u", recall.SearchRequest{Query: "pottery trip", Limit: 10, Types: []string{"episode"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range res.Hits {
+		if h.Signals["bm25"] == 0 {
+			t.Errorf("%s joined with EpisodeJoin off: %v", h.ID, h.Signals)
+		}
 	}
 }

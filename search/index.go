@@ -46,6 +46,8 @@ const (
 	fFlags      = "flags"
 	fTags       = "tags"
 	fMentions   = "mentions"
+	// fWords is an episode's length in words, stored only.
+	fWords = "words"
 	// fHash is a stored digest of the document: Sync skips rewriting a
 	// document whose record changed in nothing the index holds (a hit
 	// count), which spares the index churn on every recall.
@@ -116,7 +118,7 @@ func fromMillis(v float64) time.Time {
 // them changes.
 var versionKey = []byte("graphmem.version")
 
-const layoutVersion = "8"
+const layoutVersion = "9"
 
 // Index is the search index. It is safe for concurrent use; Sync calls are
 // serialised.
@@ -302,8 +304,8 @@ func newMapping() (mapping.IndexMapping, error) {
 		d.AddFieldMappingsAt(f, text())
 	}
 	// Stored fields are read for every hit, so only what recall needs
-	// before it reads the store is stored: an episode's session, speaker
-	// and tags. Type and id are parsed from the document id.
+	// before it reads the store is stored: an episode's session, speaker,
+	// tags and length. Type and id are parsed from the document id.
 	for _, f := range []string{fSession, fSpeaker, fTags} {
 		d.AddFieldMappingsAt(f, keyword(true))
 	}
@@ -314,6 +316,9 @@ func newMapping() (mapping.IndexMapping, error) {
 	hash := bleve.NewKeywordFieldMapping()
 	hash.Index, hash.Store, hash.IncludeTermVectors, hash.IncludeInAll, hash.DocValues = false, true, false, false, false
 	d.AddFieldMappingsAt(fHash, hash)
+	words := bleve.NewNumericFieldMapping()
+	words.Index, words.Store, words.IncludeInAll, words.DocValues = false, true, false, false
+	d.AddFieldMappingsAt(fWords, words)
 	d.AddFieldMappingsAt(fTime, number(true, true))
 	for _, f := range []string{fValidTo, fRecordedAt, fExpiredAt, fExpiresAt} {
 		d.AddFieldMappingsAt(f, number(false, false))
@@ -411,6 +416,7 @@ func episodeDoc(e *entity.Episode) map[string]any {
 		fType: TypeEpisode, fScope: e.Scope,
 		fContent: scopedTerms(e.Scope, kindEpisode, e.Said()),
 		fSession: SessionOf(e),
+		fWords:   float64(len(strings.Fields(e.Words()))),
 	}
 	// An episode is part of the world from the moment it happened.
 	setTimes(d, millis(e.ReferenceTime), maxTime, millis(e.RecordedAt), maxTime, maxTime)

@@ -87,9 +87,11 @@ type Hit struct {
 	Speaker string `json:"speaker,omitempty"`
 	// Tags of an episode (TagTime, TagQuestion).
 	Tags []string `json:"tags,omitempty"`
+	// Words is an episode's length in words (without the speaker).
+	Words int `json:"words,omitempty"`
 }
 
-var hitFields = []string{fTime, fSession, fSpeaker, fTags}
+var hitFields = []string{fTime, fSession, fSpeaker, fTags, fWords}
 
 // Search runs q. Returns EINVALID if q has no scope.
 func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
@@ -147,6 +149,9 @@ func hitOf(scope entity.Scope, d *search.DocumentMatch) Hit {
 	}
 	if v, ok := d.Fields[fTime].(float64); ok {
 		h.Time = fromMillis(v)
+	}
+	if v, ok := d.Fields[fWords].(float64); ok {
+		h.Words = int(v)
 	}
 	return h
 }

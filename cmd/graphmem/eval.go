@@ -30,7 +30,7 @@ func runEval(ctx context.Context, args []string) error {
 		return runEvalExtract(ctx, args[1:])
 	}
 	if len(args) == 0 || args[0] != "locomo" {
-		return fmt.Errorf("usage: graphmem eval locomo [--data DIR] [--part test|dev|all] [--k 5,10,20] [--json]\n       graphmem eval catalog [--seed N] [--questions N] [--misses] [--json]\n       graphmem eval scenarios [--misses] [--json]\n       graphmem eval extract [--gold FILE] [--misses] [--json]")
+		return fmt.Errorf("usage: graphmem eval locomo [--data DIR] [--part test|dev|all] [--k 5,10,20] [--misses] [--json]\n       graphmem eval catalog [--seed N] [--questions N] [--misses] [--json]\n       graphmem eval scenarios [--misses] [--json]\n       graphmem eval extract [--gold FILE] [--misses] [--json]")
 	}
 	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
 	data := fs.String("data", "../shared/data/locomo", "folder of LoCoMo conversations (*.json)")
@@ -40,7 +40,8 @@ func runEval(ctx context.Context, args []string) error {
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	cache := fs.String("embed-cache", "", "file keeping the vectors of texts embedded by earlier runs (with an embedding model)")
 	also := fs.String("embed-also", "", "more base URLs serving the same embedding model, comma-separated: the turns are embedded by all at once")
-	resolve := configFlags(fs, `eval locomo [--data DIR] [--part test|dev|all] [--k 5,10,20] [--json]
+	misses := fs.Bool("misses", false, "print each question whose evidence is not all in the first 10 results (tune on the dev part only)")
+	resolve := configFlags(fs, `eval locomo [--data DIR] [--part test|dev|all] [--k 5,10,20] [--misses] [--json]
 
 Evidence recall@k on LoCoMo through search, next to plain BM25 over turns, with
 an ablation of the episode signals. With an embedding model configured
@@ -66,6 +67,9 @@ measured with the vector list too.`, modelSettings)
 		cut = append(cut, k)
 	}
 	o := eval.Options{DataDir: *data, Ks: cut, Part: *part}
+	if *misses {
+		o.Misses, o.NoAblation = os.Stdout, true
+	}
 	if emb != nil {
 		pool, err := embedPool(cfg, emb, *also)
 		if err != nil {
@@ -74,7 +78,7 @@ measured with the vector list too.`, modelSettings)
 		o.Embeddings = &eval.Embeddings{Embedder: pool, Identity: identity, Cache: *cache}
 	}
 	var done func()
-	if !*quiet && !*asJSON {
+	if !*quiet && !*asJSON && !*misses {
 		o.Progress, done = progress("evaluating")
 	}
 	rep, err := eval.LoCoMo(ctx, o)
