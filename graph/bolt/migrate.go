@@ -1,7 +1,9 @@
 package bolt
 
 import (
+	"bytes"
 	"fmt"
+	"slices"
 
 	"go.etcd.io/bbolt"
 )
@@ -36,6 +38,11 @@ func migrateV1(btx *bbolt.Tx) error {
 		return err
 	}
 	places.FillPercent = 0.9 // old keys come in key order
+	// bbolt splits nodes only when it commits: keys put in random order
+	// into one transaction move ever longer slices (quadratic), so the
+	// facts are put in key order.
+	type move struct{ key, value []byte }
+	var moves []move
 	err = old.ForEach(func(k, v []byte) error {
 		scope, id, ok := splitScope(k)
 		if !ok {
@@ -45,13 +52,17 @@ func migrateV1(btx *bbolt.Tx) error {
 		if err != nil {
 			return fmt.Errorf("fact %q: %w", k, err)
 		}
-		if err := facts.Put(factKey(scope, h.SubjectID, h.Predicate, id), v); err != nil {
-			return err
-		}
+		moves = append(moves, move{factKey(scope, h.SubjectID, h.Predicate, id), v})
 		return places.Put(k, factPlace(h.SubjectID, h.Predicate))
 	})
 	if err != nil {
 		return err
+	}
+	slices.SortFunc(moves, func(a, b move) int { return bytes.Compare(a.key, b.key) })
+	for _, m := range moves {
+		if err := facts.Put(m.key, m.value); err != nil {
+			return err
+		}
 	}
 	if err := btx.DeleteBucket(v1Facts); err != nil {
 		return err
