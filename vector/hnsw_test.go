@@ -1,6 +1,7 @@
 package vector
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"path/filepath"
@@ -46,15 +47,7 @@ func exact(vs map[string][]float32, q []float32, k int) []string {
 		}
 		all = append(all, kv{key, s})
 	}
-	slices.SortFunc(all, func(a, b kv) int {
-		if a.s > b.s {
-			return -1
-		}
-		if a.s < b.s {
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(all, func(a, b kv) int { return cmp.Compare(b.s, a.s) })
 	var out []string
 	for _, x := range all[:min(k, len(all))] {
 		out = append(out, x.k)
