@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -97,6 +99,20 @@ func TestE2E_EmbeddingsPurgeLeavesNoVector(t *testing.T) {
 	for _, id := range []string{r[0].FactID, ep.EpisodeID} {
 		if bytes.Contains(b, []byte(id)) {
 			t.Errorf("the vector file still names purged record %s", id)
+		}
+	}
+}
+
+// TestE2E_EmbedQueryWaitSetting: a wait that is not a positive duration
+// is refused by name before the server starts.
+func TestE2E_EmbedQueryWaitSetting(t *testing.T) {
+	for _, v := range []string{"soon", "-5ms"} {
+		m := NewMain()
+		m.Config.Addr, m.Config.Data, m.Config.EmbedWait = "127.0.0.1:0", t.TempDir(), v
+		m.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		if err := m.Run(context.Background()); err == nil || !strings.Contains(err.Error(), "embed-query-wait") {
+			m.Close()
+			t.Fatalf("embed-query-wait %q: %v, want an error naming the setting", v, err)
 		}
 	}
 }

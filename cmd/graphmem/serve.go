@@ -208,6 +208,10 @@ func (m *Main) Run(ctx context.Context) (err error) {
 // background) and builds the recall engine; the service's writes notify
 // the indexes from then on.
 func openRecall(ctx context.Context, cfg Config, svc *memory.Service, log *slog.Logger) (*search.Index, *recall.Engine, error) {
+	wait, err := positiveDuration("embed-query-wait", cfg.EmbedWait)
+	if err != nil {
+		return nil, nil, err
+	}
 	idx, err := search.Open(filepath.Join(cfg.Data, "index"))
 	if err != nil {
 		return nil, nil, err
@@ -228,11 +232,6 @@ func openRecall(ctx context.Context, cfg Config, svc *memory.Service, log *slog.
 			idx.Notify(scope)
 			vec.Notify()
 		}
-	}
-	wait, err := positiveDuration("embed-query-wait", cfg.EmbedWait)
-	if err != nil {
-		idx.Close()
-		return nil, nil, err
 	}
 	return idx, &recall.Engine{Store: svc.Store, Index: idx, Vectors: vec, VectorWait: wait, Ontology: svc.Ontology, Logger: log}, nil
 }
