@@ -107,10 +107,14 @@ type Report struct {
 	SearchP95Ms float64 `json:"search_p95_ms"`
 	// Vectors is the reported configuration with embeddings (the vector
 	// list fused in), its search latency and what embedding cost.
-	Vectors            *Result    `json:"vectors,omitempty"`
-	VectorsSearchP50Ms float64    `json:"vectors_search_p50_ms,omitempty"`
-	VectorsSearchP95Ms float64    `json:"vectors_search_p95_ms,omitempty"`
-	Embedding          *EmbedCost `json:"embedding,omitempty"`
+	Vectors            *Result `json:"vectors,omitempty"`
+	VectorsSearchP50Ms float64 `json:"vectors_search_p50_ms,omitempty"`
+	VectorsSearchP95Ms float64 `json:"vectors_search_p95_ms,omitempty"`
+	// VectorsMissed counts the questions answered without the vector
+	// list all the same (their embedding failed): the row with vectors
+	// holds only if it is 0.
+	VectorsMissed uint64     `json:"vectors_missed,omitempty"`
+	Embedding     *EmbedCost `json:"embedding,omitempty"`
 }
 
 // AblationRow is recall@k of one configuration.
@@ -281,7 +285,7 @@ func LoCoMo(ctx context.Context, o Options) (Report, error) {
 			return Report{}, err
 		}
 		defer vec.Close()
-		engV = &recall.Engine{Store: w.store, Index: w.index, EpisodeWeights: &weights, Vectors: vec.Index, VectorWait: vectorWait,
+		engV = &recall.Engine{Store: w.store, Index: w.index, EpisodeWeights: &weights, Vectors: vec.Index, VectorWait: vectorWait, VectorTimeout: vectorWait,
 			VectorWeights: o.VectorWeights}
 		defer engV.Close()
 		tallyV = newTally(ks)
@@ -387,6 +391,7 @@ func LoCoMo(ctx context.Context, o Options) (Report, error) {
 		r := tallyV.result()
 		rep.Vectors = &r
 		rep.VectorsSearchP50Ms, rep.VectorsSearchP95Ms = percentile(latV, 50), percentile(latV, 95)
+		_, rep.VectorsMissed = engV.VectorUse()
 		cost, err := vec.cost()
 		if err != nil {
 			return Report{}, err
@@ -669,8 +674,8 @@ func (r Report) WriteTable(w io.Writer) error {
 	}
 	_, err := fmt.Fprintf(w, "search latency p50 %.2f ms, p95 %.2f ms\n", r.SearchP50Ms, r.SearchP95Ms)
 	if c := r.Embedding; c != nil && err == nil {
-		_, err = fmt.Fprintf(w, "with vectors: search p50 %.2f ms, p95 %.2f ms (the question embedded each time); %d vectors, %d texts embedded in %.1f s (%.1f per second), index file %.1f MB\n",
-			r.VectorsSearchP50Ms, r.VectorsSearchP95Ms, c.Texts, c.Embedded, c.Seconds, c.PerSecond, float64(c.IndexBytes)/1e6)
+		_, err = fmt.Fprintf(w, "with vectors: search p50 %.2f ms, p95 %.2f ms (the question embedded each time); %d vectors, %d texts embedded in %.1f s (%.1f per second), index file %.1f MB; %d questions answered without their vector\n",
+			r.VectorsSearchP50Ms, r.VectorsSearchP95Ms, c.Texts, c.Embedded, c.Seconds, c.PerSecond, float64(c.IndexBytes)/1e6, r.VectorsMissed)
 	}
 	return err
 }

@@ -111,7 +111,7 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 	if err := req.Validate(); err != nil {
 		return ContextResult{}, err
 	}
-	vec := e.embedQuestion(ctx, req.Query)
+	vec := e.embedQuestion(ctx, scope, req.Query)
 	if err := e.Index.CatchUp(ctx, e.Store, scope); err != nil {
 		return ContextResult{}, err
 	}

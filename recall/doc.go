@@ -104,7 +104,9 @@
 //	vec     = 11/(10 + r) for the fact at rank r of the vector list (the facts
 //	          nearest to the question in meaning, among those visible to the
 //	          request; only with embeddings, Engine.Vectors): reciprocal-rank
-//	          fusion on the BM25 scale
+//	          fusion on the BM25 scale. The question is embedded without the
+//	          names of the scope's speakers (whose turn it is is the speaker
+//	          signal's part, below)
 //	link    = 1.2 if the query names the subject, 1.1 if it names the object
 //	quality = (0.5 + 0.5·confidence) · (0.8 + 0.04·importance)
 //	          · (1 + 0.1·ln(1 + hits)) · (1 + 0.25·2^(−age/180 days))

@@ -241,7 +241,7 @@ func (e *Engine) Search(ctx context.Context, scope entity.Scope, req SearchReque
 	if err := req.Validate(); err != nil {
 		return SearchResult{}, err
 	}
-	vec := e.embedQuestion(ctx, req.Query)
+	vec := e.embedQuestion(ctx, scope, req.Query)
 	if err := e.Index.CatchUp(ctx, e.Store, scope); err != nil {
 		return SearchResult{}, err
 	}

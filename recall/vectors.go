@@ -2,9 +2,14 @@ package recall
 
 import (
 	"context"
+	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
+	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph"
 	"github.com/graphmem/graphmem/search"
 	"github.com/graphmem/graphmem/vector"
@@ -17,8 +22,8 @@ import (
 // so the first vector hit weighs w times the best BM25 hit.
 const (
 	vectorFacts    = 60 // nearest facts read (superseded versions included)
-	vectorEntities = 10
 	vectorEpisodes = 30
+	vectorEntities = 10
 
 	// predicateNear is what the predicate nearest to the question in
 	// meaning, among those of the linked entities' facts, counts as a
@@ -70,6 +75,43 @@ func (e *Engine) vectorWeights() VectorWeights {
 // rrf is the weight of rank r (1-based) of the vector list.
 func (w VectorWeights) rrf(rank float64) float64 { return (w.K + 1) / (w.K + rank) }
 
+// meaning is the question as it is embedded: without the names of the
+// scope's speakers. Whose turn answers is the speaker signal's business
+// (rankEpisodes); in the question's embedding the name would weigh as
+// much as what is asked about, and every turn of a conversation is
+// someone's. The question stays whole if nothing else is left, or if the
+// index cannot say.
+func (e *Engine) meaning(ctx context.Context, scope entity.Scope, text string) string {
+	words := strings.Fields(text)
+	bases := make([]string, len(words))
+	var names []string
+	for i, w := range words {
+		b := strings.Trim(w, `.,;:!?"()[]“”`)
+		b = strings.TrimSuffix(strings.TrimSuffix(b, "'s"), "’s")
+		if r, _ := utf8.DecodeRuneInString(b); unicode.IsUpper(r) {
+			bases[i] = entity.Normalize(b)
+			names = append(names, bases[i])
+		}
+	}
+	if len(names) == 0 {
+		return text
+	}
+	speakers, err := e.Index.Speakers(ctx, scope, names)
+	if err != nil || len(speakers) == 0 {
+		return text
+	}
+	kept := words[:0:0]
+	for i, w := range words {
+		if bases[i] == "" || !slices.Contains(speakers, bases[i]) {
+			kept = append(kept, w)
+		}
+	}
+	if len(kept) == 0 {
+		return text
+	}
+	return strings.Join(kept, " ")
+}
+
 // pendingVector is a question's embedding under way: the request runs its
 // BM25 search, linking and walk meanwhile and takes the vector when it
 // fuses the lists (vectorFor), waiting no later than due.
@@ -82,10 +124,11 @@ type pendingVector struct {
 // embedQuestion starts embedding the question; nil when embeddings are
 // off. A vector that comes too late for this answer is still remembered
 // (vector.Index.QueryVector), so the question asked again has it at once.
-func (e *Engine) embedQuestion(ctx context.Context, text string) *pendingVector {
+func (e *Engine) embedQuestion(ctx context.Context, scope entity.Scope, text string) *pendingVector {
 	if e.Vectors == nil {
 		return nil
 	}
+	text = e.meaning(ctx, scope, text)
 	wait := e.VectorWait
 	if wait <= 0 {
 		wait = DefaultVectorWait

@@ -5,7 +5,9 @@ import (
 	"hash/fnv"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -305,6 +307,52 @@ func TestSearch_VectorEpisodesOnBM25Scale(t *testing.T) {
 	for _, h := range res.Hits {
 		if h.Signals["bm25"] == 0 {
 			t.Errorf("%s joined with EpisodeJoin off: %v", h.ID, h.Signals)
+		}
+	}
+}
+
+// queriesSeen records the questions an embedder was asked to embed.
+type queriesSeen struct {
+	topicEmbedder
+	mu sync.Mutex
+	q  []string
+}
+
+func (s *queriesSeen) Embed(ctx context.Context, kind embed.Kind, texts []string) ([][]float32, error) {
+	if kind == embed.Query {
+		s.mu.Lock()
+		s.q = append(s.q, texts...)
+		s.mu.Unlock()
+	}
+	return s.topicEmbedder.Embed(ctx, kind, texts)
+}
+
+// TestSearch_QuestionEmbeddedWithoutSpeakers: the names of the scope's
+// speakers are left out of the embedded question; other names stay.
+func TestSearch_QuestionEmbeddedWithoutSpeakers(t *testing.T) {
+	e := newEnv(t)
+	emb := &queriesSeen{topicEmbedder: topicEmbedder{"pottery": 1}}
+	vec, err := vector.Open(filepath.Join(t.TempDir(), "vectors"), emb, "topics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.vec, e.engine.Vectors, e.engine.VectorWait = vec, vec, time.Minute
+	e.conversation(t, "u", chat)
+	for q, want := range map[string]string{
+		"What did Ann say about Bob's pottery?": "What did say about pottery?",
+		"Did Ann go to Lake Tahoe?":             "Did go to Lake Tahoe?",
+		"Ann?":                                  "Ann?",
+		"What does Carl think of Lake Tahoe?":   "What does Carl think of Lake Tahoe?",
+	} {
+		emb.mu.Lock()
+		emb.q = nil
+		emb.mu.Unlock()
+		e.search(t, "u", recall.SearchRequest{Query: q, Limit: 5})
+		emb.mu.Lock()
+		got := slices.Clone(emb.q)
+		emb.mu.Unlock()
+		if len(got) != 1 || got[0] != want {
+			t.Errorf("%q embedded as %q, want %q", q, got, want)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -515,5 +516,25 @@ func TestIndex_HitCountsDoNotRewrite(t *testing.T) {
 	}
 	if hits := mustSearch(t, x, search.Query{Scope: "u", Text: "adores", Now: now}); !has(hits, res[0].FactID) {
 		t.Fatalf("changed text not searchable: %v", ids(hits))
+	}
+}
+
+func TestIndex_Speakers(t *testing.T) {
+	store := MustOpenStore(t)
+	x := MustOpenIndex(t)
+	now := day("2024-05-01")
+	svc := newService(store, &now)
+	for _, in := range []struct{ scope, speaker string }{{"a", "Ann Lee"}, {"a", "Bob"}, {"b", "Carl"}} {
+		if _, _, err := svc.AddEpisode(ctx, in.scope, memory.EpisodeInput{Content: "hello there", Speaker: in.speaker}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustSync(t, x, store)
+	got, err := x.Speakers(ctx, "a", []string{"ann", "ann lee", "bob", "carl", "lee", "bo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(got, []string{"ann", "ann lee", "bob"}) {
+		t.Fatalf("speakers of scope a: %v", got)
 	}
 }

@@ -434,3 +434,26 @@ func (x *Index) queryTerms(ctx context.Context, q Query) (terms, kept []string, 
 	}
 	return rare, kept, nil
 }
+
+// Speakers returns those of names (normalised, entity.Normalize) that name
+// a speaker of an episode in scope, in full or by the first word of the
+// speaker's name ("caroline" for "Caroline Smith").
+func (x *Index) Speakers(ctx context.Context, scope entity.Scope, names []string) ([]string, error) {
+	var out []string
+	for _, n := range names {
+		first := bleve.NewPrefixQuery(n + " ")
+		first.SetField(fSpeaker)
+		q := bleve.NewBooleanQuery()
+		q.AddMust(term(fScope, scope), term(fType, TypeEpisode), bleve.NewDisjunctionQuery(term(fSpeaker, n), first))
+		req := bleve.NewSearchRequestOptions(q, 1, 0, false)
+		req.Score = "none"
+		res, err := x.bi.SearchInContext(ctx, req)
+		if err != nil {
+			return nil, entity.Wrap(entity.EINTERNAL, "search.Speakers", err)
+		}
+		if res.Total > 0 {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
