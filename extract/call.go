@@ -160,22 +160,26 @@ func (x *Extractor) lowerMode(m string) {
 	}
 }
 
-// schemaJSON is the answer schema, marshalled once; schemaValue is the same
-// schema as a value, attached to a json_object response format.
+// The schemas go out as written: a map would be marshalled with its keys
+// sorted, and a server that compiles the schema into a grammar makes the
+// model write the properties in the schema's order (subject first, not
+// attributes).
 var (
 	schemaJSON  = json.RawMessage(answerSchema)
-	schemaValue = func() any {
-		var v any
-		if err := json.Unmarshal(schemaJSON, &v); err != nil {
-			panic("extract: answer schema: " + err.Error())
-		}
-		return v
-	}()
+	grammarJSON = json.RawMessage(grammarSchema)
 )
 
 // params builds the request for mode, with the request options it needs
 // beyond what the SDK's types can say (the schema of a json_object format).
+// Every mode but json_schema also gets the worked example: without a
+// strict schema the model has only the prompt to learn the answer's shape
+// from, and the servers that lack structured outputs are mostly local
+// ones running small models, which follow an example far better than
+// rules.
 func (x *Extractor) params(msgs []openai.ChatCompletionMessageParamUnion, mode string) (openai.ChatCompletionNewParams, []option.RequestOption) {
+	if mode != ModeJSONSchema {
+		msgs = withExample(msgs)
+	}
 	p := openai.ChatCompletionNewParams{Model: x.cfg.Model, Messages: msgs}
 	if x.cfg.Temperature != nil {
 		p.Temperature = openai.Float(*x.cfg.Temperature)
@@ -195,7 +199,7 @@ func (x *Extractor) params(msgs []openai.ChatCompletionMessageParamUnion, mode s
 		}
 	case ModeJSONObjectSchema:
 		p.ResponseFormat.OfJSONObject = &shared.ResponseFormatJSONObjectParam{}
-		return p, []option.RequestOption{option.WithJSONSet("response_format.schema", schemaValue)}
+		return p, []option.RequestOption{option.WithJSONSet("response_format.schema", grammarJSON)}
 	case ModeJSONObject:
 		p.ResponseFormat.OfJSONObject = &shared.ResponseFormatJSONObjectParam{}
 	}

@@ -1,9 +1,13 @@
 package extract
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/openai/openai-go/v3"
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/ontology"
@@ -61,6 +65,95 @@ const answerSchema = `{
             }
           }
         }
+      }
+    }
+  }
+}`
+
+// grammarSchema is the schema attached in json_object_schema mode. The
+// servers that take a schema there (llama.cpp, llama-cpp-python) compile it
+// into a grammar that constrains every token the model writes, so it says
+// more than strict structured outputs accept: a fact is one of two shapes,
+// with exactly one of object and value; a time is a date or an RFC 3339
+// date-time; importance is 1 to 10; names and text are not empty. A small
+// local model then writes nothing that fails validation by its form.
+// Property order matters to a grammar (it
+// is the order the model writes in), so both schemas are sent as written.
+const grammarSchema = `{
+  "type": "object",
+  "additionalProperties": false,
+  "required": ["entities", "facts"],
+  "properties": {
+    "entities": {
+      "type": "array",
+      "items": {
+        "type": "object",
+        "additionalProperties": false,
+        "required": ["name", "type", "aliases"],
+        "properties": {
+          "name": {"type": "string", "minLength": 1},
+          "type": {"type": "string", "pattern": "^[a-z][a-z_]*$"},
+          "aliases": {"type": "array", "maxItems": 4, "items": {"type": "string", "minLength": 1}}
+        }
+      }
+    },
+    "facts": {
+      "type": "array",
+      "items": {"anyOf": [
+        {
+          "type": "object",
+          "additionalProperties": false,
+          "required": ["subject", "predicate", "object", "value", "text", "valid_from", "valid_to", "cardinality", "source_kind", "importance", "attributes"],
+          "properties": {
+            "subject": {"$ref": "#/$defs/name"},
+            "predicate": {"$ref": "#/$defs/predicate"},
+            "object": {"$ref": "#/$defs/name"},
+            "value": {"type": "null"},
+            "text": {"$ref": "#/$defs/text"},
+            "valid_from": {"$ref": "#/$defs/instant"},
+            "valid_to": {"$ref": "#/$defs/instant"},
+            "cardinality": {"$ref": "#/$defs/cardinality"},
+            "source_kind": {"$ref": "#/$defs/source_kind"},
+            "importance": {"$ref": "#/$defs/importance"},
+            "attributes": {"$ref": "#/$defs/attributes"}
+          }
+        },
+        {
+          "type": "object",
+          "additionalProperties": false,
+          "required": ["subject", "predicate", "object", "value", "text", "valid_from", "valid_to", "cardinality", "source_kind", "importance", "attributes"],
+          "properties": {
+            "subject": {"$ref": "#/$defs/name"},
+            "predicate": {"$ref": "#/$defs/predicate"},
+            "object": {"type": "null"},
+            "value": {"type": "string", "minLength": 1},
+            "text": {"$ref": "#/$defs/text"},
+            "valid_from": {"$ref": "#/$defs/instant"},
+            "valid_to": {"$ref": "#/$defs/instant"},
+            "cardinality": {"$ref": "#/$defs/cardinality"},
+            "source_kind": {"$ref": "#/$defs/source_kind"},
+            "importance": {"$ref": "#/$defs/importance"},
+            "attributes": {"$ref": "#/$defs/attributes"}
+          }
+        }
+      ]}
+    }
+  },
+  "$defs": {
+    "name": {"type": "string", "minLength": 1},
+    "predicate": {"type": "string", "pattern": "^[a-z][a-z0-9_]*$"},
+    "text": {"type": "string", "minLength": 1},
+    "instant": {"anyOf": [{"type": "null"}, {"type": "string", "format": "date"}, {"type": "string", "format": "date-time"}]},
+    "cardinality": {"enum": ["one", "many", null]},
+    "source_kind": {"enum": ["user_explicit", "user_implicit", "agent_inferred", "tool", "import"]},
+    "importance": {"enum": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]},
+    "attributes": {
+      "type": "object",
+      "additionalProperties": false,
+      "required": ["reason", "alternatives"],
+      "properties": {
+        "reason": {"anyOf": [{"type": "null"}, {"type": "string", "minLength": 1}]},
+        "alternatives": {"type": "array", "maxItems": 6, "items": {"type": "string", "minLength": 1}}
       }
     }
   }
@@ -174,6 +267,48 @@ func userPrompt(ep entity.Episode, known []entity.Entity, ref time.Time) string 
 	b.WriteString("content (between the lines <<< and >>>):\n<<<\n")
 	b.WriteString(ep.Content)
 	b.WriteString("\n>>>\n")
+	return b.String()
+}
+
+// The worked example: one episode and its answer, sent as an earlier turn
+// of the conversation (see params). It shows a change as two dated facts,
+// a value and an object, the speaker by name, and a permission left out.
+var exampleEpisode = entity.Episode{
+	Content:       "billing-api moved from port 8000 to 8443 yesterday. I joined Initech as an SRE. No need to ask me before restarting it.",
+	Speaker:       "Lee",
+	Role:          entity.RoleUser,
+	ReferenceTime: time.Date(2024, 6, 12, 9, 0, 0, 0, time.UTC),
+}
+
+const exampleAnswer = `{"entities": [
+ {"name": "billing-api", "type": "service", "aliases": []},
+ {"name": "Lee", "type": "person", "aliases": []},
+ {"name": "Initech", "type": "organization", "aliases": []}],
+"facts": [
+ {"subject": "billing-api", "predicate": "port", "object": null, "value": "8443", "text": "billing-api listens on port 8443.", "valid_from": "2024-06-11T00:00:00Z", "valid_to": null, "cardinality": "one", "source_kind": "user_explicit", "importance": 7, "attributes": {"reason": null, "alternatives": []}},
+ {"subject": "billing-api", "predicate": "port", "object": null, "value": "8000", "text": "billing-api listened on port 8000.", "valid_from": null, "valid_to": "2024-06-11T00:00:00Z", "cardinality": "one", "source_kind": "user_explicit", "importance": 7, "attributes": {"reason": null, "alternatives": []}},
+ {"subject": "Lee", "predicate": "works_at", "object": "Initech", "value": null, "text": "Lee works at Initech.", "valid_from": "2024-06-12T09:00:00Z", "valid_to": null, "cardinality": "one", "source_kind": "user_explicit", "importance": 8, "attributes": {"reason": null, "alternatives": []}},
+ {"subject": "Lee", "predicate": "job_title", "object": null, "value": "SRE", "text": "Lee is an SRE.", "valid_from": "2024-06-12T09:00:00Z", "valid_to": null, "cardinality": "one", "source_kind": "user_explicit", "importance": 6, "attributes": {"reason": null, "alternatives": []}}]}`
+
+var example = []openai.ChatCompletionMessageParamUnion{
+	openai.UserMessage(userPrompt(exampleEpisode, []entity.Entity{{Name: "billing-api", Type: "service"}}, exampleEpisode.ReferenceTime)),
+	openai.AssistantMessage(compactJSON(exampleAnswer)),
+}
+
+// withExample puts the worked example between the system prompt and the
+// episode.
+func withExample(msgs []openai.ChatCompletionMessageParamUnion) []openai.ChatCompletionMessageParamUnion {
+	out := make([]openai.ChatCompletionMessageParamUnion, 0, len(msgs)+len(example))
+	out = append(out, msgs[0])
+	out = append(out, example...)
+	return append(out, msgs[1:]...)
+}
+
+func compactJSON(s string) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, []byte(s)); err != nil {
+		panic("extract: example answer: " + err.Error())
+	}
 	return b.String()
 }
 

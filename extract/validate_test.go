@@ -221,7 +221,8 @@ func TestExtract_AllFactsBrokenIsRepaired(t *testing.T) {
 	if u.Calls != 2 || !out.Repaired || len(out.Facts) != 2 {
 		t.Fatalf("calls %d repaired %v facts %d", u.Calls, out.Repaired, len(out.Facts))
 	}
-	fix := srv.Requests()[1].Params.Messages[3].Content
+	msgs := srv.Requests()[1].Params.Messages
+	fix := msgs[len(msgs)-1].Content
 	if !strings.Contains(fix, "facts[0]: valid_from") || !strings.Contains(fix, "facts[1]: predicate is required") {
 		t.Errorf("the repair request does not list the problems: %q", fix)
 	}

@@ -74,12 +74,23 @@ else
 	times+=("model: cached ($model)")
 fi
 
-# 3. The server, on a free loopback port. The extraction prompt (rules and
-#    ontology) is about 1,700 tokens, more than the server's default context.
+# 3. The server, on a free loopback port. The extraction prompt (rules,
+#    ontology and the worked example) is about 2,300 tokens, more than the
+#    server's default context. The GGUF carries no chat template, so the
+#    server would fall back to Llama 2's turn markers, which Gemma never
+#    saw; its own "gemma" format drops the system message. This template
+#    is Gemma's turn format with the system prompt at the head of the
+#    first user turn, as Gemma's instruction tuning expects.
+template="$cache/gemma-chat-template.json"
+cat >"$template" <<'JSON'
+{"bos_token": "<bos>", "eos_token": "<end_of_turn>",
+ "chat_template": "{{ bos_token }}{% set ns = namespace(system='') %}{% for m in messages %}{% if m['role'] == 'system' %}{% set ns.system = ns.system + m['content'] + '\\n\\n' %}{% elif m['role'] == 'user' %}{{ '<start_of_turn>user\\n' + ns.system + m['content'] + '<end_of_turn>\\n' }}{% set ns.system = '' %}{% elif m['content'] %}{{ '<start_of_turn>model\\n' + m['content'] + '<end_of_turn>\\n' }}{% endif %}{% endfor %}{{ '<start_of_turn>model\\n' }}"}
+JSON
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 log="$cache/server.log"
 t=$(now)
 "$venv/bin/python" -m llama_cpp.server --model "$model" --model_alias "$alias" \
+	--chat_format hf-tokenizer-config --hf_tokenizer_config_path "$template" \
 	--host 127.0.0.1 --port "$port" --n_ctx 8192 >"$log" 2>&1 &
 server=$!
 base="http://127.0.0.1:$port/v1"
