@@ -60,7 +60,7 @@ func (v validator) answer(content string) (Output, error) {
 	if body == "" {
 		return Output{}, badAnswer("the answer is empty")
 	}
-	dec := json.NewDecoder(strings.NewReader(body))
+	dec := json.NewDecoder(strings.NewReader(escapeControls(body)))
 	dec.UseNumber() // so 3307 stays "3307", not 3307.0
 	var top map[string]any
 	if err := dec.Decode(&top); err != nil {
@@ -136,6 +136,38 @@ func jsonBody(s string) string {
 		}
 	}
 	return s
+}
+
+// escapeControls escapes the raw line breaks and tabs a model wrote inside
+// JSON strings. JSON forbids them, but the grammar llama.cpp servers build
+// from a schema lets them through, and small models write them.
+func escapeControls(s string) string {
+	if !strings.ContainsAny(s, "\n\r\t") {
+		return s
+	}
+	var b strings.Builder
+	in, esc := false, false
+	for _, r := range s {
+		switch {
+		case esc:
+			esc = false
+		case in && r == '\\':
+			esc = true
+		case r == '"':
+			in = !in
+		case in && r == '\n':
+			b.WriteString(`\n`)
+			continue
+		case in && r == '\r':
+			b.WriteString(`\r`)
+			continue
+		case in && r == '\t':
+			b.WriteString(`\t`)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 func jsonErr(err error) string {

@@ -171,15 +171,7 @@ var (
 
 // params builds the request for mode, with the request options it needs
 // beyond what the SDK's types can say (the schema of a json_object format).
-// Every mode but json_schema also gets the worked example: without a
-// strict schema the model has only the prompt to learn the answer's shape
-// from, and the servers that lack structured outputs are mostly local
-// ones running small models, which follow an example far better than
-// rules.
 func (x *Extractor) params(msgs []openai.ChatCompletionMessageParamUnion, mode string) (openai.ChatCompletionNewParams, []option.RequestOption) {
-	if mode != ModeJSONSchema {
-		msgs = withExample(msgs)
-	}
 	p := openai.ChatCompletionNewParams{Model: x.cfg.Model, Messages: msgs}
 	if x.cfg.Temperature != nil {
 		p.Temperature = openai.Float(*x.cfg.Temperature)

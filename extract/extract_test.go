@@ -516,20 +516,18 @@ func TestExtract_GarbledThenRepaired(t *testing.T) {
 	if repair.Format() != "json_object" {
 		t.Errorf("repair format = %q, want json_object", repair.Format())
 	}
-	// JSON mode carries the worked example: system, example user and
-	// answer, the episode, the bad answer, the repair request.
 	msgs := repair.Params.Messages
-	if len(msgs) != 6 || msgs[2].Role != "assistant" || msgs[4].Role != "assistant" || msgs[5].Role != "user" {
-		t.Fatalf("repair messages = %+v, want system, the example, user, assistant, user", msgs)
+	if len(msgs) != 4 || msgs[2].Role != "assistant" || msgs[3].Role != "user" {
+		t.Fatalf("repair messages = %+v, want system, user, assistant, user", msgs)
 	}
-	if msgs[3].Content != srv.Requests()[0].Params.Messages[1].Content {
+	if msgs[2].Content != garbled.Content {
+		t.Errorf("the bad answer was not sent back: %q", msgs[2].Content)
+	}
+	if !strings.Contains(msgs[3].Content, "not a JSON object") {
+		t.Errorf("the repair request does not say what was wrong: %q", msgs[3].Content)
+	}
+	if msgs[1].Content != srv.Requests()[0].Params.Messages[1].Content {
 		t.Error("the repair call lost the episode prompt")
-	}
-	if msgs[4].Content != garbled.Content {
-		t.Errorf("the bad answer was not sent back: %q", msgs[4].Content)
-	}
-	if !strings.Contains(msgs[5].Content, "not a JSON object") {
-		t.Errorf("the repair request does not say what was wrong: %q", msgs[5].Content)
 	}
 	// A later episode still starts with the schema: one bad answer is not
 	// proof that the server ignores schemas.
@@ -570,11 +568,8 @@ func TestExtract_SchemaRejected(t *testing.T) {
 	if !strings.Contains(string(reqs[1].Params.ResponseFormat.Schema), `"facts"`) {
 		t.Errorf("json_object fallback without the schema: %s", reqs[1].Body)
 	}
-	// The same prompt, with the worked example between the system prompt
-	// and the episode.
-	m0, m1 := reqs[0].Params.Messages, reqs[1].Params.Messages
-	if len(m0) != 2 || len(m1) != 4 || m1[0] != m0[0] || m1[3] != m0[1] || m1[1].Role != "user" || m1[2].Role != "assistant" {
-		t.Errorf("the fallback is not the same prompt with the example: %d then %d messages", len(m0), len(m1))
+	if len(reqs[1].Params.Messages) != 2 {
+		t.Error("the fallback is not the same prompt")
 	}
 	if out.Mode != extract.ModeJSONObjectSchema || out.Repaired || len(out.Facts) != 3 {
 		t.Errorf("out = %+v", out)
@@ -797,12 +792,11 @@ func TestNew_Invalid(t *testing.T) {
 	}
 }
 
-// TestExtract_GrammarSchemaAndExample: a llama.cpp-style server gets the
-// schema it compiles into a grammar with the properties in their written
-// order (a grammar makes the model write them in that order) and a fact
-// shaped so that exactly one of object and value is set; and, outside
-// json_schema, the worked example, whose answer passes validation whole.
-func TestExtract_GrammarSchemaAndExample(t *testing.T) {
+// TestExtract_GrammarSchema: a llama.cpp-style server gets the schema it
+// compiles into a grammar with the properties in their written order (a
+// grammar makes the model write them in that order) and a fact shaped so
+// that exactly one of object and value is set.
+func TestExtract_GrammarSchema(t *testing.T) {
 	fx := extracttest.LoadFixture(t, "port_change")
 	srv := extracttest.NewServer(t, extracttest.LlamaCppPython(extracttest.Always(fx.Reply())))
 	x, _ := MustNew(t, srv)
@@ -835,18 +829,5 @@ func TestExtract_GrammarSchemaAndExample(t *testing.T) {
 	if len(shapes) != 2 || shapes[0].Properties["value"]["type"] != "null" || shapes[0].Properties["object"]["type"] == "null" ||
 		shapes[1].Properties["object"]["type"] != "null" || shapes[1].Properties["value"]["type"] == "null" {
 		t.Errorf("fact shapes = %+v; want one with an object and a null value, one the other way", shapes)
-	}
-	if len(reqs[0].Params.Messages) != 2 {
-		t.Errorf("json_schema request has %d messages; want the system prompt and the episode only", len(reqs[0].Params.Messages))
-	}
-
-	// The example's answer, given as the model's answer, is used whole.
-	answer := reqs[1].Params.Messages[2].Content
-	srv2 := extracttest.NewServer(t, extracttest.Always(extracttest.Answer(answer)))
-	y, _ := MustNew(t, srv2)
-	out, u := MustExtract(t, y, input(fx))
-	if u.Calls != 1 || len(out.Facts) != 4 || len(out.Dropped) != 0 || len(out.Entities) != 3 {
-		t.Errorf("the example answer gave calls %d, %d facts, %d dropped, %d entities; want 1, 4, 0, 3",
-			u.Calls, len(out.Facts), len(out.Dropped), len(out.Entities))
 	}
 }

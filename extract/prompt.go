@@ -1,13 +1,9 @@
 package extract
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/openai/openai-go/v3"
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/ontology"
@@ -75,8 +71,10 @@ const answerSchema = `{
 // into a grammar that constrains every token the model writes, so it says
 // more than strict structured outputs accept: a fact is one of two shapes,
 // with exactly one of object and value; a time is a date or an RFC 3339
-// date-time; importance is 1 to 10; names and text are not empty. A small
-// local model then writes nothing that fails validation by its form.
+// date-time; importance is 1 to 10; names and text are not empty; at most
+// 12 facts and 16 entities, since a small model may repeat one fact until
+// it runs out of tokens. A small local model then writes nothing that
+// fails validation by its form.
 // Property order matters to a grammar (it
 // is the order the model writes in), so both schemas are sent as written.
 const grammarSchema = `{
@@ -86,6 +84,7 @@ const grammarSchema = `{
   "properties": {
     "entities": {
       "type": "array",
+      "maxItems": 16,
       "items": {
         "type": "object",
         "additionalProperties": false,
@@ -99,6 +98,7 @@ const grammarSchema = `{
     },
     "facts": {
       "type": "array",
+      "maxItems": 12,
       "items": {"anyOf": [
         {
           "type": "object",
@@ -267,48 +267,6 @@ func userPrompt(ep entity.Episode, known []entity.Entity, ref time.Time) string 
 	b.WriteString("content (between the lines <<< and >>>):\n<<<\n")
 	b.WriteString(ep.Content)
 	b.WriteString("\n>>>\n")
-	return b.String()
-}
-
-// The worked example: one episode and its answer, sent as an earlier turn
-// of the conversation (see params). It shows a change as two dated facts,
-// a value and an object, the speaker by name, and a permission left out.
-var exampleEpisode = entity.Episode{
-	Content:       "billing-api moved from port 8000 to 8443 yesterday. I joined Initech as an SRE. No need to ask me before restarting it.",
-	Speaker:       "Lee",
-	Role:          entity.RoleUser,
-	ReferenceTime: time.Date(2024, 6, 12, 9, 0, 0, 0, time.UTC),
-}
-
-const exampleAnswer = `{"entities": [
- {"name": "billing-api", "type": "service", "aliases": []},
- {"name": "Lee", "type": "person", "aliases": []},
- {"name": "Initech", "type": "organization", "aliases": []}],
-"facts": [
- {"subject": "billing-api", "predicate": "port", "object": null, "value": "8443", "text": "billing-api listens on port 8443.", "valid_from": "2024-06-11T00:00:00Z", "valid_to": null, "cardinality": "one", "source_kind": "user_explicit", "importance": 7, "attributes": {"reason": null, "alternatives": []}},
- {"subject": "billing-api", "predicate": "port", "object": null, "value": "8000", "text": "billing-api listened on port 8000.", "valid_from": null, "valid_to": "2024-06-11T00:00:00Z", "cardinality": "one", "source_kind": "user_explicit", "importance": 7, "attributes": {"reason": null, "alternatives": []}},
- {"subject": "Lee", "predicate": "works_at", "object": "Initech", "value": null, "text": "Lee works at Initech.", "valid_from": "2024-06-12T09:00:00Z", "valid_to": null, "cardinality": "one", "source_kind": "user_explicit", "importance": 8, "attributes": {"reason": null, "alternatives": []}},
- {"subject": "Lee", "predicate": "job_title", "object": null, "value": "SRE", "text": "Lee is an SRE.", "valid_from": "2024-06-12T09:00:00Z", "valid_to": null, "cardinality": "one", "source_kind": "user_explicit", "importance": 6, "attributes": {"reason": null, "alternatives": []}}]}`
-
-var example = []openai.ChatCompletionMessageParamUnion{
-	openai.UserMessage(userPrompt(exampleEpisode, []entity.Entity{{Name: "billing-api", Type: "service"}}, exampleEpisode.ReferenceTime)),
-	openai.AssistantMessage(compactJSON(exampleAnswer)),
-}
-
-// withExample puts the worked example between the system prompt and the
-// episode.
-func withExample(msgs []openai.ChatCompletionMessageParamUnion) []openai.ChatCompletionMessageParamUnion {
-	out := make([]openai.ChatCompletionMessageParamUnion, 0, len(msgs)+len(example))
-	out = append(out, msgs[0])
-	out = append(out, example...)
-	return append(out, msgs[1:]...)
-}
-
-func compactJSON(s string) string {
-	var b bytes.Buffer
-	if err := json.Compact(&b, []byte(s)); err != nil {
-		panic("extract: example answer: " + err.Error())
-	}
 	return b.String()
 }
 

@@ -221,8 +221,7 @@ func TestExtract_AllFactsBrokenIsRepaired(t *testing.T) {
 	if u.Calls != 2 || !out.Repaired || len(out.Facts) != 2 {
 		t.Fatalf("calls %d repaired %v facts %d", u.Calls, out.Repaired, len(out.Facts))
 	}
-	msgs := srv.Requests()[1].Params.Messages
-	fix := msgs[len(msgs)-1].Content
+	fix := srv.Requests()[1].Params.Messages[3].Content
 	if !strings.Contains(fix, "facts[0]: valid_from") || !strings.Contains(fix, "facts[1]: predicate is required") {
 		t.Errorf("the repair request does not list the problems: %q", fix)
 	}
@@ -237,6 +236,7 @@ func TestExtract_AnswerShapes(t *testing.T) {
 	}{
 		{"Fenced", "```json\n" + answerOf(goodFact()) + "\n```", 1, 1},
 		{"Chatty", "Here you go:\n" + answerOf(goodFact()) + "\nLet me know!", 1, 1},
+		{"LineBreakInString", strings.Replace(answerOf(goodFact()), "listens on", "listens\non\t", 1), 1, 1},
 		{"FactsOnly", `{"facts": []}`, 1, 0},
 		{"NullLists", `{"entities": null, "facts": null}`, 1, 0},
 		{"WrongKeys", `{"result": []}`, 2, 0},

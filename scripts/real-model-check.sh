@@ -108,7 +108,7 @@ times+=("server start: $(took "$t")")
 t=$(now)
 times+=("episode test (go test, build included): failed")
 GRAPHMEM_SKIP_NEO4J=1 GRAPHMEM_REAL_LLM_BASE_URL="$base" GRAPHMEM_REAL_LLM_MODEL="$alias" \
-	go test -count=1 -run '^TestRealModel$' -v ./cmd/graphmem
+	go test -count=1 -timeout 30m -run '^TestRealModel$' -v ./cmd/graphmem
 times[-1]="episode test (go test, build included): $(took "$t")"
 
 # 5. The gold set.

@@ -415,29 +415,24 @@ func Fixtures(t testing.TB) []string {
 }
 
 // Episode returns the episode content of an extraction request: the text
-// between the "<<<" and ">>>" lines of its last user message that has
-// them (an earlier one is the worked example), or "" when none has.
+// between the "<<<" and ">>>" lines of its first user message, or "" when
+// it has none.
 func (r Request) Episode() string {
-	body, _ := r.episode()
-	return body
-}
-
-// episode also returns the index of the message holding the episode.
-func (r Request) episode() (string, int) {
-	for i := len(r.Params.Messages) - 1; i >= 0; i-- {
-		m := r.Params.Messages[i]
+	for _, m := range r.Params.Messages {
 		if m.Role != "user" {
 			continue
 		}
 		_, rest, ok := strings.Cut(m.Content, "\n<<<\n")
 		if !ok {
-			continue
+			return ""
 		}
-		if body, _, ok := strings.Cut(rest, "\n>>>\n"); ok {
-			return body, i
+		body, _, ok := strings.Cut(rest, "\n>>>\n")
+		if !ok {
+			return ""
 		}
+		return body
 	}
-	return "", -1
+	return ""
 }
 
 // Empty is the answer with nothing to remember.
@@ -445,17 +440,16 @@ const Empty = `{"entities": [], "facts": []}`
 
 // Scripted answers extraction requests by their episode's content:
 // answers[content][k] answers the request that already holds k answers of
-// the model after the episode (0 for the first call, 1 for the repair call), the last one
+// the model (0 for the first call, 1 for the repair call), the last one
 // when there are fewer. Other requests get Empty.
 func Scripted(answers map[string][]string) Handler {
 	return func(_ int, req Request) Reply {
-		ep, at := req.episode()
-		as := answers[ep]
+		as := answers[req.Episode()]
 		if len(as) == 0 {
 			return Answer(Empty)
 		}
 		k := 0
-		for _, m := range req.Params.Messages[at+1:] {
+		for _, m := range req.Params.Messages {
 			if m.Role == "assistant" {
 				k++
 			}
