@@ -16,7 +16,7 @@ import (
 // hold exactly the entries the records call for (no stale entry, none
 // missing), and that the change sequence lists every live and deleted
 // record at the sequence of its latest write, any other entry of it being
-// of an earlier write. It reads the whole store in one transaction; it is meant for tests
+// of an earlier write not swept yet. It reads the whole store in one transaction; it is meant for tests
 // and for an operator's "check" command, not for the request path.
 func (s *Store) Check() error {
 	var problems []string
@@ -126,7 +126,8 @@ func (s *Store) Check() error {
 				switch {
 				case !ok && b == bSeq:
 					// Only an earlier write of a record still stored or
-					// listed as deleted may stay in the change sequence.
+					// listed as deleted may stay in the change sequence
+					// (the sweeper had not removed it yet).
 					if len(k) != 8 || len(v) < 2 || seqOf(k) >= latest[string(goneKey(v[0], v[2:]))] {
 						report("%s: entry %x (%q) is no earlier write of a record", bucketNames[b], k, v)
 					}

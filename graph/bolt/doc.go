@@ -20,11 +20,13 @@
 // of the write that produced it, drawn from one store-wide counter inside
 // the write transaction. The bucket "seq" maps each sequence number to
 // (kind, scope, id, deleted). The entry of a record's previous write is not
-// removed when the record is rewritten, which would cost a page write at a
-// random place per rewrite; Changes compares each entry with the record's
-// latest write and passes over the ones replaced, so it lists every record
-// once, at its latest write. Deletions leave an entry too (in "gone"), so
-// consumers of the feed learn about them.
+// removed on the write path, which would cost a page write at a random
+// place of the log per rewrite: the sweeper (sweep.go) removes replaced
+// entries in sorted batches while the store is idle, so the log does not
+// grow with rewrites (hit counts, supersession). Changes compares each
+// entry with the record's latest write and passes over replaced ones not
+// swept yet, so it lists every record once, at its latest write. Deletions
+// leave an entry too (in "gone"), so consumers of the feed learn about them.
 //
 // Records are encoded with a small hand-written binary codec (see codec.go)
 // rather than JSON: the bulk-ingest path encodes and decodes every fact it

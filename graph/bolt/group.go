@@ -40,6 +40,7 @@ type call struct {
 	err   error     // the group's commit error, when done
 	alone bool      // failed in the group: run it alone
 	last  uint64    // the highest change number fn's writes took
+	stale []uint64  // the change entries fn's writes replaced
 }
 
 // maxGroup bounds the functions of one group transaction.
@@ -112,6 +113,7 @@ func (s *Store) commitGroup(batch []*call, self *call) {
 			for _, c := range batch {
 				if err == nil {
 					s.raiseHead(c.scope, c.last)
+					s.sweepLater(c.stale)
 				}
 				c.err = translate("bolt.Update", err)
 				if c != self {
@@ -145,6 +147,6 @@ func runInGroup(btx *bbolt.Tx, c *call) (err error) {
 	if err := c.fn(t); err != nil {
 		return err
 	}
-	c.last = t.last
+	c.last, c.stale = t.last, t.stale
 	return c.ctx.Err()
 }

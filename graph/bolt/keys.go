@@ -26,7 +26,7 @@ const (
 	bEpStatus  // scope 0 status 0 episode id
 	bDue       // reference time (12 bytes) scope 0 id → next attempt (12 bytes or empty)
 
-	bSeq  // sequence (8 bytes) → kind, deleted, scope 0 id (entries a later write replaced stay)
+	bSeq  // sequence (8 bytes) → kind, deleted, scope 0 id (one per record, at its latest write)
 	bGone // kind scope 0 id → sequence of the deletion
 	bInfo // store-level settings (schema version)
 

@@ -11,9 +11,8 @@ import (
 // Layout 1 kept facts under scope 0 id in the bucket "fact", with a chain
 // index "ix_chain" (scope 0 subject 0 predicate 0 id, empty values).
 // Layout 2 stores the facts themselves in chain order and keeps only a
-// pointer per id; its change sequence may also hold entries a later write
-// replaced, which layout 1 never did, so layout 1's change sequence is
-// valid as it is.
+// pointer per id; both keep one change entry per record, so layout 1's
+// change sequence is valid as it is.
 var (
 	v1Facts = []byte("fact")
 	v1Chain = []byte("ix_chain")

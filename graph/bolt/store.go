@@ -37,6 +37,8 @@ type Store struct {
 	// Heads): read from the change log at Open, raised after each commit.
 	headsMu sync.Mutex
 	heads   map[entity.Scope]uint64
+
+	sweep sweeper
 }
 
 // Option configures Open.
@@ -112,6 +114,7 @@ func Open(path string, opts ...Option) (*Store, error) {
 		db.Close()
 		return nil, translate(op, err)
 	}
+	s.startSweeper()
 	return s, nil
 }
 
@@ -121,6 +124,7 @@ func (s *Store) Path() string { return s.db.Path() }
 // Close waits for transactions in flight and closes the file. Closing twice
 // is harmless.
 func (s *Store) Close() error {
+	s.stopSweeper()
 	return translate("bolt.Close", s.db.Close())
 }
 
@@ -188,6 +192,7 @@ func (s *Store) updateAlone(ctx context.Context, scope entity.Scope, fn func(gra
 	}
 	var fnErr error
 	var last uint64
+	var stale []uint64
 	err := s.db.Update(func(btx *bbolt.Tx) error {
 		t := newTx(btx, scope)
 		defer t.end()
@@ -197,7 +202,7 @@ func (s *Store) updateAlone(ctx context.Context, scope entity.Scope, fn func(gra
 			// caller has stopped waiting and must not assume a commit.
 			fnErr = translate(op, ctx.Err())
 		}
-		last = t.last
+		last, stale = t.last, t.stale
 		return fnErr
 	})
 	if fnErr != nil {
@@ -205,6 +210,7 @@ func (s *Store) updateAlone(ctx context.Context, scope entity.Scope, fn func(gra
 	}
 	if err == nil {
 		s.raiseHead(scope, last)
+		s.sweepLater(stale)
 	}
 	return translate(op, err)
 }

@@ -20,6 +20,9 @@ type tx struct {
 	done    bool
 	// last is the highest sequence number the transaction gave.
 	last uint64
+	// stale are the change entries of the writes this transaction
+	// replaced, handed to the sweeper once it commits.
+	stale []uint64
 }
 
 var _ graph.Tx = (*tx)(nil)
@@ -140,17 +143,20 @@ func scan[T any](t *tx, op string, bucket int, prefix []byte, cursor string, lim
 }
 
 // writeSeq gives the record named dataKey (scope 0 id) a new sequence
-// number and records the change; existed says whether the record was
-// stored before this write. The entry of the record's previous write stays
-// where it is (removing it would cost a page write at a random place for
-// every rewrite); Changes passes over entries a later write replaced.
-func (t *tx) writeSeq(kind byte, dataKey []byte, existed, deleted bool) (uint64, error) {
+// number and records the change; prev is the sequence number of the
+// record's stored value (0: none). The entry of the previous write (or of
+// an earlier deletion) becomes stale: t.stale lists it for the sweeper
+// (sweep.go), which removes such entries off the write path.
+func (t *tx) writeSeq(kind byte, dataKey []byte, prev uint64, deleted bool) (uint64, error) {
 	seqB := t.bucket(bSeq)
 	gone := t.bucket(bGone)
 	gk := goneKey(kind, dataKey)
-	if !existed && !deleted && gone.Get(gk) != nil {
-		if err := gone.Delete(gk); err != nil {
-			return 0, err
+	if prev == 0 && !deleted {
+		if g := gone.Get(gk); g != nil {
+			prev = seqOf(g) // written again after its deletion
+			if err := gone.Delete(gk); err != nil {
+				return 0, err
+			}
 		}
 	}
 	seq, err := seqB.NextSequence()
@@ -160,6 +166,9 @@ func (t *tx) writeSeq(kind byte, dataKey []byte, existed, deleted bool) (uint64,
 	t.last = seq
 	if err := seqB.Put(be64(seq), changeValue(kind, deleted, dataKey)); err != nil {
 		return 0, err
+	}
+	if prev > 0 {
+		t.stale = append(t.stale, prev)
 	}
 	if deleted {
 		if err := gone.Put(gk, be64(seq)); err != nil {
@@ -426,7 +435,7 @@ func (t *tx) newValue(op string, kind byte, id string, old []byte, oldIndex inde
 	if err := t.reindex(oldIx, now); err != nil {
 		return nil, t.wrap(op, err)
 	}
-	seq, err := t.writeSeq(kind, t.key(id), old != nil, false)
+	seq, err := t.writeSeq(kind, t.key(id), seqOf(old), false)
 	if err != nil {
 		return nil, t.wrap(op, err)
 	}
@@ -462,7 +471,7 @@ func (t *tx) dropValue(op, noun string, kind byte, id string, old []byte, oldInd
 	if err := t.reindex(ix, nil); err != nil {
 		return t.wrap(op, err)
 	}
-	_, err = t.writeSeq(kind, t.key(id), true, true)
+	_, err = t.writeSeq(kind, t.key(id), seqOf(old), true)
 	return t.wrap(op, err)
 }
 
@@ -1039,7 +1048,7 @@ func (t *tx) PutTombstone(ts entity.Tombstone) error {
 	}
 	b := t.bucket(bTombstone)
 	k := t.key(ts.Fingerprint)
-	seq, err := t.writeSeq(kTombstone, k, b.Get(k) != nil, false)
+	seq, err := t.writeSeq(kTombstone, k, seqOf(b.Get(k)), false)
 	if err != nil {
 		return t.wrap(op, err)
 	}
