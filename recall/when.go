@@ -477,7 +477,7 @@ func (e *Engine) answerTime(ctx context.Context, scope entity.Scope, req *Contex
 	r := a.times[0]
 	if r.event != "" {
 		hits, err := e.Index.Search(ctx, search.Query{Scope: scope, Text: r.event, Limit: 5, Now: now, KnownAt: req.KnownAt,
-			IncludeHistory: true, Types: []string{search.TypeFact, search.TypeEpisode}})
+			IncludeHistory: true, Types: []string{search.TypeFact, search.TypeEpisode}, FactTimes: true})
 		if err != nil {
 			return at, err
 		}

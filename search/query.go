@@ -2,6 +2,7 @@ package search
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -72,6 +73,8 @@ type Query struct {
 	// short.
 	Keep    []string
 	KeepFor []string
+	// FactTimes reads each fact hit's valid_from into Hit.Time.
+	FactTimes bool
 }
 
 // Hit is one matching document.
@@ -80,7 +83,10 @@ type Hit struct {
 	ID    string       `json:"id"`
 	Scope entity.Scope `json:"scope"`
 	Score float64      `json:"score"`
-	// Time is an episode's reference time or a fact's valid_from.
+	// Time is an episode's reference time, or a fact's valid_from when the
+	// query asked for FactTimes. It and the fields below are stored fields,
+	// read for episodes only: callers read facts and entities from the
+	// store.
 	Time time.Time `json:"time"`
 	// Session and Speaker (normalised) of an episode.
 	Session string `json:"session,omitempty"`
@@ -107,7 +113,6 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		return nil, err
 	}
 	req := bleve.NewSearchRequestOptions(buildQuery(q, terms, kept, time.Unix(0, x.flagged.Load())), q.Limit, 0, false)
-	req.Fields = hitFields
 	if q.SortByTime || strings.TrimSpace(q.Text) == "" {
 		req.Score = "none"
 		if q.SortByTime {
@@ -123,11 +128,45 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 		return nil, entity.Wrap(entity.EINTERNAL, "search.Search", err)
 	}
+	if err := x.loadFields(ctx, res.Hits, q.FactTimes); err != nil {
+		return nil, err
+	}
 	hits := make([]Hit, 0, len(res.Hits))
 	for _, h := range res.Hits {
 		hits = append(hits, hitOf(q.Scope, h))
 	}
 	return hits, nil
+}
+
+// loadFields reads the stored fields of the episodes among ms, and of the
+// facts too with facts: one look-up by document id, so a search that finds
+// only facts and entities reads no stored field.
+func (x *Index) loadFields(ctx context.Context, ms search.DocumentMatchCollection, facts bool) error {
+	byID := map[string]*search.DocumentMatch{}
+	for _, m := range ms {
+		if typ, _, _ := parseDocID(m.ID); typ == TypeEpisode || facts && typ == TypeFact {
+			byID[m.ID] = m
+		}
+	}
+	if len(byID) == 0 {
+		return nil
+	}
+	req := bleve.NewSearchRequestOptions(query.NewDocIDQuery(slices.Collect(maps.Keys(byID))), len(byID), 0, false)
+	req.Fields = hitFields
+	req.Score = "none"
+	res, err := x.bi.SearchInContext(ctx, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return entity.Wrap(entity.EUNAVAILABLE, "search.Search", ctx.Err())
+		}
+		return entity.Wrap(entity.EINTERNAL, "search.Search", err)
+	}
+	for _, f := range res.Hits {
+		if m := byID[f.ID]; m != nil {
+			m.Fields = f.Fields
+		}
+	}
+	return nil
 }
 
 func hitOf(scope entity.Scope, d *search.DocumentMatch) Hit {
