@@ -74,8 +74,7 @@ const answerSchema = `{
 // date-time; importance is 1 to 10; names and text are not empty; at most
 // 12 facts and 16 entities, since a small model may repeat one fact until
 // it runs out of tokens. A small local model then writes nothing that
-// fails validation by its form.
-// Property order matters to a grammar (it
+// fails validation by its form. Property order matters to a grammar (it
 // is the order the model writes in), so both schemas are sent as written.
 const grammarSchema = `{
   "type": "object",

@@ -70,14 +70,22 @@ func invalid(op, format string, args ...any) error {
 // checkItemPart is checkPart for a field of item i of a list, naming it
 // list[i].field; the name is only made for an error.
 func checkItemPart(op, list string, i int, field, s string, required bool) error {
-	if (s != "" || !required) && len(s) <= maxIDLen && strings.IndexByte(s, sep) < 0 {
+	if partOK(s, required) {
 		return nil
 	}
 	return checkPart(op, fmt.Sprintf("%s[%d].%s", list, i, field), s, required)
 }
 
+// partOK reports whether s can be part of a key (checkPart says why not).
+func partOK(s string, required bool) bool {
+	return (s != "" || !required) && len(s) <= maxIDLen && strings.IndexByte(s, sep) < 0
+}
+
 // checkPart rejects strings that cannot be part of a key.
 func checkPart(op, what, s string, required bool) error {
+	if partOK(s, required) {
+		return nil
+	}
 	switch {
 	case s == "" && required:
 		return invalid(op, "%s is required", what)
@@ -600,18 +608,8 @@ func (t *tx) FactsAround(entityIDs []string, a graph.Around) (map[string][]entit
 // city thousands of facts point at) costs what is taken from it, not all it
 // holds; a subject's own facts come straight from its chains.
 func (t *tx) newestFacts(op, entityID string, fn func(id string, v []byte) (bool, error)) error {
-	type placed struct {
-		id string
-		v  []byte
-	}
-	var subj []placed
-	prefix := t.prefix(entityID)
-	sc := t.bucket(bFact).Cursor()
-	for k, v := sc.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = sc.Next() {
-		subj = append(subj, placed{string(k[bytes.LastIndexByte(k, sep)+1:]), v})
-	}
-	slices.SortFunc(subj, func(a, b placed) int { return strings.Compare(a.id, b.id) })
-	prefix = t.prefix("e" + entityID)
+	subj := t.subjectFacts(entityID)
+	prefix := t.prefix("e" + entityID)
 	c := t.bucket(bObject).Cursor()
 	k := lastUnder(c, prefix)
 	for i := len(subj) - 1; i >= 0 || k != nil; {
@@ -694,14 +692,31 @@ func (t *tx) factIDsOf(entityID string) []string {
 // subjectFactIDs returns the ids of the facts of a subject, in id order,
 // from the keys of its chains.
 func (t *tx) subjectFactIDs(subjectID string) []string {
-	prefix := t.prefix(subjectID)
-	var ids []string
-	c := t.bucket(bFact).Cursor()
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-		ids = append(ids, string(k[bytes.LastIndexByte(k, sep)+1:]))
+	fs := t.subjectFacts(subjectID)
+	ids := make([]string, len(fs))
+	for i, f := range fs {
+		ids[i] = f.id
 	}
-	slices.Sort(ids)
 	return ids
+}
+
+// placedFact is a fact's id and its stored value.
+type placedFact struct {
+	id string
+	v  []byte
+}
+
+// subjectFacts returns the facts of a subject, read from its chains (one
+// range of the fact bucket), in id order.
+func (t *tx) subjectFacts(subjectID string) []placedFact {
+	prefix := t.prefix(subjectID)
+	var out []placedFact
+	c := t.bucket(bFact).Cursor()
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		out = append(out, placedFact{string(k[bytes.LastIndexByte(k, sep)+1:]), v})
+	}
+	slices.SortFunc(out, func(a, b placedFact) int { return strings.Compare(a.id, b.id) })
+	return out
 }
 
 // keySuffixes returns what follows prefix in every key of bucket under it.
