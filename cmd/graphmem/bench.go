@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/graphmem/graphmem/bench"
+	"github.com/graphmem/graphmem/embed"
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/ontology"
 )
@@ -79,6 +80,8 @@ from the episode records.`, storeSettings, modelSettings)
 	episodes := fs.Int("episodes", 200, "episodes sent through extraction (0: none)")
 	episodeWorkers := fs.Int("episode-workers", 4, "extraction workers (and scopes) for the episodes")
 	asJSON := fs.Bool("json", false, "print only the JSON object")
+	hashed := fs.Bool("hashed-passages", false, "embed the workload's facts, entities and predicates with a fast word-hashing stand-in of the model's dimension, "+
+		"to time the vector path at sizes the model cannot embed in time; questions still go to the configured model (to the stand-in, 384 dimensions, when none is)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -110,7 +113,7 @@ from the episode records.`, storeSettings, modelSettings)
 		if kind == "embedded" {
 			c.Data = fmt.Sprintf("%s/data-%d", tmp, i)
 		}
-		run, err := benchStore(ctx, c, work, *batch, *queries, fmt.Sprintf("%s/index-%d", tmp, i), i == 0)
+		run, err := benchStore(ctx, c, work, *batch, *queries, fmt.Sprintf("%s/index-%d", tmp, i), i == 0, *hashed)
 		if err != nil {
 			return fmt.Errorf("%s: %w", kind, err)
 		}
@@ -141,7 +144,7 @@ from the episode records.`, storeSettings, modelSettings)
 // benchStore ingests the workload into a fresh scope of one store, then
 // times search and context over it (bench.Recall, with the index's own BM25
 // query as the in-run baseline).
-func benchStore(ctx context.Context, cfg Config, work []memory.FactInput, batch, queries int, indexDir string, vectors bool) (storeRun, error) {
+func benchStore(ctx context.Context, cfg Config, work []memory.FactInput, batch, queries int, indexDir string, vectors, hashed bool) (storeRun, error) {
 	run := storeRun{Store: cfg.Store}
 	o := bench.RecallOptions{Work: work, IndexDir: indexDir, Queries: queries}
 	if vectors {
@@ -149,8 +152,20 @@ func benchStore(ctx context.Context, cfg Config, work []memory.FactInput, batch,
 		if err != nil {
 			return run, err
 		}
-		if emb != nil {
+		switch {
+		case emb != nil && hashed:
+			// The stand-in takes the model's dimension, learnt from one
+			// question.
+			v, err := emb.Embed(ctx, embed.Query, []string{"dimension probe"})
+			if err != nil {
+				return run, fmt.Errorf("embedding model: %w", err)
+			}
+			o.Embedder, o.Identity = bench.PassagesHashed(emb, len(v[0])), identity+"|hashed passages"
+		case emb != nil:
 			o.Embedder, o.Identity = emb, identity
+		case hashed:
+			h := bench.Hashed{Dims: 384}
+			o.Embedder, o.Identity = h, h.Model()
 		}
 	}
 	store, err := openStore(ctx, cfg)
