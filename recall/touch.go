@@ -3,6 +3,8 @@ package recall
 import (
 	"context"
 	"log/slog"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/graphmem/graphmem/entity"
@@ -112,14 +114,13 @@ func (e *Engine) writeHits(scope entity.Scope, ids map[string]time.Time) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	return e.Store.Update(ctx, scope, func(tx graph.Tx) error {
-		fs := make([]entity.Fact, 0, len(ids))
-		for id, at := range ids {
-			f, err := tx.Fact(id)
-			if entity.ErrorCode(err) == entity.ENOTFOUND {
-				continue
-			} else if err != nil {
-				return err
-			}
+		found, err := graph.FactsByID(tx, slices.Collect(maps.Keys(ids)))
+		if err != nil {
+			return err
+		}
+		fs := make([]entity.Fact, 0, len(found))
+		for id, f := range found {
+			at := ids[id]
 			f.Hits++
 			if f.LastAccessedAt == nil || at.After(*f.LastAccessedAt) {
 				at := at
