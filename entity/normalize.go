@@ -3,6 +3,7 @@ package entity
 import (
 	"strings"
 	"unicode"
+	"unsafe"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -43,17 +44,6 @@ func Normalize(s string) string {
 func normalizeASCII(s string) (string, bool) {
 	var b []byte // nil while the output is s[:n]
 	n := 0
-	emit := func(c byte) {
-		if b == nil {
-			if s[n] == c {
-				n++
-				return
-			}
-			b = append(make([]byte, 0, len(s)), s[:n]...)
-		}
-		b = append(b, c)
-		n++
-	}
 	space := false
 	for i := 0; i < len(s); i++ {
 		switch c := s[i]; {
@@ -61,13 +51,13 @@ func normalizeASCII(s string) (string, bool) {
 			return "", false
 		case 'a' <= c && c <= 'z', '0' <= c && c <= '9', 'A' <= c && c <= 'Z':
 			if space && n > 0 {
-				emit(' ')
+				b, n = emitASCII(s, b, n, ' ')
 			}
 			space = false
 			if c <= 'Z' && c >= 'A' {
 				c += 'a' - 'A'
 			}
-			emit(c)
+			b, n = emitASCII(s, b, n, c)
 		case c == '\'':
 			// "O'Brien" and "OBrien" are the same name.
 		default:
@@ -75,9 +65,23 @@ func normalizeASCII(s string) (string, bool) {
 		}
 	}
 	if b != nil {
-		return string(b), true
+		// b is this call's own and never changes again: no copy.
+		return unsafe.String(unsafe.SliceData(b), len(b)), true
 	}
 	return s[:n], true
+}
+
+// emitASCII appends c to the output of normalizeASCII, n bytes so far:
+// while they are s[:n] (b nil) and c is s[n], nothing is copied. (A
+// closure would put b and n on the heap at every call.)
+func emitASCII(s string, b []byte, n int, c byte) ([]byte, int) {
+	if b == nil {
+		if s[n] == c {
+			return nil, n + 1
+		}
+		b = append(make([]byte, 0, len(s)), s[:n]...)
+	}
+	return append(b, c), n + 1
 }
 
 // CanonicalPredicate turns a free-form predicate ("Works At", "works-at",

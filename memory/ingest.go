@@ -212,7 +212,7 @@ func (s *Service) applyFacts(tx graph.Tx, scope entity.Scope, in []FactInput, no
 	if len(ps) == 0 {
 		return results, nil
 	}
-	cache := chainCache{}
+	cache := newChainCache()
 	chains, err := cache.read(tx, mapKeys(keys))
 	if err != nil {
 		return nil, err
@@ -228,9 +228,8 @@ func (s *Service) applyFacts(tx graph.Tx, scope entity.Scope, in []FactInput, no
 		}
 		byChain[k] = append(byChain[k], i)
 	}
-	writes := make([]entity.Fact, 0, len(ps)+len(ps)/2)
 	episodeFacts := map[string][]string{}
-	sts := make([]temporal.Statement, 0, len(ps))
+	var sts []temporal.Statement
 	for _, k := range order {
 		group := byChain[k]
 		sts = sts[:0]
@@ -257,10 +256,12 @@ func (s *Service) applyFacts(tx graph.Tx, scope entity.Scope, in []FactInput, no
 			}
 			res.Writes = unforget(res.Writes, chains[k], o.FactID)
 		}
-		writes = append(writes, res.Writes...)
-	}
-	if err := cache.put(tx, writes); err != nil {
-		return nil, err
+		// Each chain's writes go to the store at once: the chains are
+		// disjoint, and a fact is large enough that gathering the writes
+		// of a batch first would cost a copy of each.
+		if err := cache.put(tx, res.Writes); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.reverse(tx, cache, ps, results, now); err != nil {
 		return nil, err
@@ -273,17 +274,32 @@ func (s *Service) applyFacts(tx graph.Tx, scope entity.Scope, in []FactInput, no
 	return results, nil
 }
 
-// chainCache holds the chains a write transaction has read, kept equal to
-// the store as the transaction writes through it, so the steps of one batch
-// (statements, then reversals) read each chain from the store once.
-type chainCache map[graph.ChainKey][]entity.Fact
+// chainCache holds the chains a write transaction has read, so the steps
+// of one batch (statements, then reversals) read each chain from the store
+// once. Writes through it are merged into a chain held only when the chain
+// is read again: most are never read again, and merging costs a copy of
+// the chain.
+type chainCache struct {
+	chains map[graph.ChainKey][]entity.Fact
+	// unmerged are the writes to chains held since they were read (the
+	// callers' own facts: put's callers leave them unchanged).
+	unmerged map[graph.ChainKey][]*entity.Fact
+}
 
-// read returns the chains of keys, reading from tx those not yet held.
-func (c chainCache) read(tx graph.Tx, keys []graph.ChainKey) (map[graph.ChainKey][]entity.Fact, error) {
+func newChainCache() *chainCache {
+	return &chainCache{chains: map[graph.ChainKey][]entity.Fact{}, unmerged: map[graph.ChainKey][]*entity.Fact{}}
+}
+
+// read returns the chains of keys as the store holds them, reading from tx
+// those not yet held.
+func (c *chainCache) read(tx graph.Tx, keys []graph.ChainKey) (map[graph.ChainKey][]entity.Fact, error) {
 	var missing []graph.ChainKey
 	for _, k := range keys {
-		if _, ok := c[k]; !ok {
+		if _, ok := c.chains[k]; !ok {
 			missing = append(missing, k)
+		} else if ws := c.unmerged[k]; len(ws) > 0 {
+			c.chains[k] = mergeWrites(c.chains[k], ws)
+			delete(c.unmerged, k)
 		}
 	}
 	if len(missing) > 0 {
@@ -292,35 +308,43 @@ func (c chainCache) read(tx graph.Tx, keys []graph.ChainKey) (map[graph.ChainKey
 			return nil, err
 		}
 		for _, k := range missing {
-			c[k] = got[k]
+			c.chains[k] = got[k]
 		}
 	}
-	return c, nil
+	return c.chains, nil
 }
 
-// put writes facts and updates the chains held, which stay in id order as
-// the store lists them.
-func (c chainCache) put(tx graph.Tx, writes []entity.Fact) error {
+// put writes facts, noting those of chains held for their next read; the
+// caller leaves writes unchanged afterwards.
+func (c *chainCache) put(tx graph.Tx, writes []entity.Fact) error {
 	if err := tx.PutFacts(writes); err != nil {
 		return err
 	}
-	touched := map[graph.ChainKey]bool{}
-	for _, w := range writes {
-		k := graph.ChainKey{SubjectID: w.SubjectID, Predicate: w.Predicate}
-		chain, ok := c[k]
-		if !ok {
-			continue
+	for i := range writes {
+		k := graph.ChainKey{SubjectID: writes[i].SubjectID, Predicate: writes[i].Predicate}
+		if _, ok := c.chains[k]; ok {
+			c.unmerged[k] = append(c.unmerged[k], &writes[i])
 		}
-		if i := slices.IndexFunc(chain, func(f entity.Fact) bool { return f.ID == w.ID }); i >= 0 {
-			chain[i] = w
-		} else {
-			c[k], touched[k] = append(chain, w), true
-		}
-	}
-	for k := range touched {
-		slices.SortFunc(c[k], func(a, b entity.Fact) int { return strings.Compare(a.ID, b.ID) })
 	}
 	return nil
+}
+
+// mergeWrites returns chain with writes applied in order (a fact replaced
+// by id, a new one added), in id order as the store lists them.
+func mergeWrites(chain []entity.Fact, writes []*entity.Fact) []entity.Fact {
+	chain = slices.Clone(chain)
+	added := false
+	for _, w := range writes {
+		if i := slices.IndexFunc(chain, func(f entity.Fact) bool { return f.ID == w.ID }); i >= 0 {
+			chain[i] = *w
+		} else {
+			chain, added = append(chain, *w), true
+		}
+	}
+	if added {
+		slices.SortFunc(chain, func(a, b entity.Fact) int { return strings.Compare(a.ID, b.ID) })
+	}
+	return chain
 }
 
 func mapKeys[K comparable](m map[K]bool) []K {

@@ -19,7 +19,7 @@ import (
 // the decisions arrive ("adopted MongoDB" sent after "dropped MongoDB" is
 // ended all the same). The ids of ended facts are added to the results of
 // the batch's reversing statements.
-func (s *Service) reverse(tx graph.Tx, cache chainCache, ps []pending, results []FactResult, now time.Time) error {
+func (s *Service) reverse(tx graph.Tx, cache *chainCache, ps []pending, results []FactResult, now time.Time) error {
 	// Ending a fact can split a chain (adopted, dropped, adopted again in
 	// one batch), which may end another: repeat until nothing changes.
 	for range maxReversalRounds {
@@ -35,7 +35,7 @@ func (s *Service) reverse(tx graph.Tx, cache chainCache, ps []pending, results [
 // least one more change of decision.
 const maxReversalRounds = 8
 
-func (s *Service) reverseOnce(tx graph.Tx, cache chainCache, ps []pending, results []FactResult, now time.Time) (bool, error) {
+func (s *Service) reverseOnce(tx graph.Tx, cache *chainCache, ps []pending, results []FactResult, now time.Time) (bool, error) {
 	// pairs: chain keys of the two sides, for each subject and object.
 	type pair struct {
 		subject, object string

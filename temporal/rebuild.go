@@ -84,7 +84,9 @@ type work struct {
 
 // collect is the first phase: the working copy of the chain and every claim.
 func collect(chain []entity.Fact, in []Statement, retract string, r Rules, now time.Time, newID func() string) *work {
-	w := &work{facts: make([]entity.Fact, len(chain)), dirty: make([]bool, len(chain), len(chain)+len(in)),
+	// Room for the facts the statements may add: a fact is large, and
+	// growing the slice copies every one.
+	w := &work{facts: make([]entity.Fact, len(chain), len(chain)+len(in)), dirty: make([]bool, len(chain), len(chain)+len(in)),
 		existing: len(chain), in: in, rules: r, now: now, newID: newID, waitFact: map[int]int{}}
 	// Rule 7: only facts of the statements' scope, subject and predicate
 	// take part; anything else handed in is left alone.

@@ -17,6 +17,8 @@ type tx struct {
 	btx     *bbolt.Tx
 	scope   string
 	buckets [numBuckets]*bbolt.Bucket
+	// cursors serve get, one per bucket.
+	cursors [numBuckets]*bbolt.Cursor
 	done    bool
 	// last is the highest sequence number the transaction gave.
 	last uint64
@@ -46,6 +48,23 @@ func (t *tx) bucket(i int) *bbolt.Bucket {
 		t.buckets[i] = b
 	}
 	return t.buckets[i]
+}
+
+// get is Bucket.Get through a cursor kept for the transaction: a bbolt
+// Get makes a cursor and its stack each time, and the write path reads
+// several keys per record. Seek positions the cursor afresh, so writes
+// between two gets do not matter.
+func (t *tx) get(bucket int, key []byte) []byte {
+	c := t.cursors[bucket]
+	if c == nil {
+		c = t.bucket(bucket).Cursor()
+		t.cursors[bucket] = c
+	}
+	k, v := c.Seek(key)
+	if !bytes.Equal(k, key) {
+		return nil
+	}
+	return v
 }
 
 func (t *tx) check(op string) error {
@@ -160,7 +179,7 @@ func (t *tx) writeSeq(kind byte, dataKey []byte, prev uint64, deleted bool) (uin
 	gone := t.bucket(bGone)
 	gk := goneKey(kind, dataKey)
 	if prev == 0 && !deleted {
-		if g := gone.Get(gk); g != nil {
+		if g := t.get(bGone, gk); g != nil {
 			prev = seqOf(g) // written again after its deletion
 			if err := gone.Delete(gk); err != nil {
 				return 0, err
@@ -193,15 +212,15 @@ func (t *tx) latestSeq(kind byte, dataKey []byte) uint64 {
 	var v []byte
 	switch kind {
 	case kFact:
-		if place := t.bucket(bFactID).Get(dataKey); place != nil {
+		if place := t.get(bFactID, dataKey); place != nil {
 			scope, id, _ := splitScope(dataKey)
-			v = t.bucket(bFact).Get(placedKey(scope, id, place))
+			v = t.get(bFact, placedKey(scope, id, place))
 		}
 	default:
-		v = t.bucket(dataBucketOf(kind)).Get(dataKey)
+		v = t.get(dataBucketOf(kind), dataKey)
 	}
 	if v == nil {
-		v = t.bucket(bGone).Get(goneKey(kind, dataKey))
+		v = t.get(bGone, goneKey(kind, dataKey))
 	}
 	return seqOf(v)
 }
@@ -245,7 +264,7 @@ func (t *tx) wrap(op string, err error) error { return translate(op, err) }
 // ---- entities ----
 
 func (t *tx) getEntity(op, id string) (entity.Entity, error) {
-	v := t.bucket(bEntity).Get(t.key(id))
+	v := t.get(bEntity, t.key(id))
 	if v == nil {
 		return entity.Entity{}, &entity.Error{Code: entity.ENOTFOUND, Op: op, Message: fmt.Sprintf("entity %q not found", id)}
 	}
@@ -407,6 +426,15 @@ func entityIndexOf(scope, id string, old []byte) ([]ixEntry, error) {
 	return entityIndex(scope, id, &h), err
 }
 
+// sameHead reports whether the stored fact old has the indexed fields h.
+func sameHead(old []byte, h *factHead) bool {
+	oh, _, err := decodeFactHead(old)
+	return err == nil && oh == *h
+}
+
+// noIndex names no index entries: for a rewrite that keeps them all.
+func noIndex(string, string, []byte) ([]ixEntry, error) { return nil, nil }
+
 func factIndexOf(scope, id string, old []byte) ([]ixEntry, error) {
 	h, _, err := decodeFactHead(old)
 	return factIndex(scope, id, &h), err
@@ -488,12 +516,12 @@ func (t *tx) dropValue(op, noun string, kind byte, id string, old []byte, oldInd
 // factAt returns the key and stored value of fact id, nil if there is no
 // such fact.
 func (t *tx) factAt(op, id string) ([]byte, []byte, error) {
-	place := t.bucket(bFactID).Get(t.key(id))
+	place := t.get(bFactID, t.key(id))
 	if place == nil {
 		return nil, nil, nil
 	}
 	k := placedKey(t.scope, id, place)
-	v := t.bucket(bFact).Get(k)
+	v := t.get(bFact, k)
 	if v == nil {
 		return nil, nil, indexBroken(op, "fact_id", id, nil)
 	}
@@ -536,16 +564,37 @@ func (t *tx) Chains(keys []graph.ChainKey) (map[graph.ChainKey][]entity.Fact, er
 		if _, done := out[ck]; done || ck.SubjectID == "" {
 			continue
 		}
-		chain, _, err := scan(t, op, bFact, t.prefix(ck.SubjectID, ck.Predicate), "", 0, func(id string, v []byte) (entity.Fact, bool, error) {
-			f, err := decodeFact(t.scope, id, v)
-			return f, true, t.wrap(op, err)
-		})
+		chain, err := t.chain(op, t.prefix(ck.SubjectID, ck.Predicate))
 		if err != nil {
 			return nil, err
 		}
 		if len(chain) > 0 {
 			out[ck] = chain
 		}
+	}
+	return out, nil
+}
+
+// chain decodes the facts stored under prefix (scope 0 subject 0 predicate
+// 0), in id order: one range of the fact bucket, read twice, once to count
+// and once to decode into a slice of the right size (a fact is large, and
+// growing the slice copies every fact decoded so far).
+func (t *tx) chain(op string, prefix []byte) ([]entity.Fact, error) {
+	c := t.bucket(bFact).Cursor()
+	n := 0
+	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+		n++
+	}
+	if n == 0 {
+		return nil, nil
+	}
+	out := make([]entity.Fact, 0, n)
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		f, err := decodeFact(t.scope, string(k[len(prefix):]), v)
+		if err != nil {
+			return nil, t.wrap(op, err)
+		}
+		out = append(out, f)
 	}
 	return out, nil
 }
@@ -872,7 +921,15 @@ func (t *tx) PutFacts(fs []entity.Fact) error {
 			return err
 		}
 		h := factHead{SubjectID: f.SubjectID, Predicate: f.Predicate, ObjectID: f.ObjectID, Value: f.Value}
-		v, err := t.newValue(op, kFact, f.ID, old, factIndexOf, factIndex(t.scope, f.ID, &h),
+		oldIndex, ix := factIndexOf, []ixEntry(nil)
+		if old != nil && sameHead(old, &h) {
+			// A rewrite with the same indexed fields (a fact ended, a hit
+			// counted) keeps its index entries as they are.
+			oldIndex = noIndex
+		} else {
+			ix = factIndex(t.scope, f.ID, &h)
+		}
+		v, err := t.newValue(op, kFact, f.ID, old, oldIndex, ix,
 			func(seq uint64) ([]byte, error) {
 				v, err := encodeFact(seq, &f)
 				if err != nil {
@@ -923,7 +980,7 @@ func (t *tx) DeleteFact(id string) error {
 // ---- episodes ----
 
 func (t *tx) getEpisode(op, id string) (entity.Episode, error) {
-	v := t.bucket(bEpisode).Get(t.key(id))
+	v := t.get(bEpisode, t.key(id))
 	if v == nil {
 		return entity.Episode{}, &entity.Error{Code: entity.ENOTFOUND, Op: op, Message: fmt.Sprintf("episode %q not found", id)}
 	}
@@ -945,7 +1002,7 @@ func (t *tx) EpisodeByKey(key string) (entity.Episode, error) {
 		return entity.Episode{}, err
 	}
 	if key != "" {
-		if id := t.bucket(bEpKey).Get(t.key(key)); id != nil {
+		if id := t.get(bEpKey, t.key(key)); id != nil {
 			e, err := t.getEpisode(op, string(id))
 			if err != nil {
 				return e, indexBroken(op, "ix_episode_key", string(id), err)
@@ -996,7 +1053,7 @@ func (t *tx) PutEpisode(e entity.Episode) error {
 		return err
 	}
 	if e.IdempotencyKey != "" {
-		if other := t.bucket(bEpKey).Get(t.key(e.IdempotencyKey)); other != nil && string(other) != e.ID {
+		if other := t.get(bEpKey, t.key(e.IdempotencyKey)); other != nil && string(other) != e.ID {
 			return &entity.Error{Code: entity.ECONFLICT, Op: op, Message: fmt.Sprintf("idempotency key already used by episode %q", other)}
 		}
 	}
@@ -1079,7 +1136,7 @@ func (t *tx) Meta(key string) (string, bool, error) {
 	if err := t.check(op); err != nil {
 		return "", false, err
 	}
-	v := t.bucket(bMeta).Get(t.key(key))
+	v := t.get(bMeta, t.key(key))
 	if len(v) == 0 {
 		return "", false, nil
 	}
