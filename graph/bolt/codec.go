@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"time"
+	"unsafe"
 
 	"github.com/graphmem/graphmem/entity"
 )
@@ -92,6 +93,12 @@ type reader struct {
 	b       []byte
 	err     error
 	version byte
+	// owned: b is a view of a string copied from the stored value (see
+	// bodyOwned), so str slices it instead of copying.
+	owned bool
+	// times holds what ptime points at, so a record's optional times
+	// share an allocation.
+	times []time.Time
 }
 
 func (r *reader) fail() {
@@ -145,8 +152,15 @@ func (r *reader) bytes() []byte {
 	return s
 }
 
-// str copies: the bytes belong to the database and die with the transaction.
-func (r *reader) str() string { return string(r.bytes()) }
+// str copies, unless the reader owns its bytes: the bytes belong to the
+// database and die with the transaction.
+func (r *reader) str() string {
+	b := r.bytes()
+	if r.owned && len(b) > 0 {
+		return unsafe.String(&b[0], len(b))
+	}
+	return string(b)
+}
 
 func (r *reader) strs() []string {
 	n := r.uvarint()
@@ -204,7 +218,11 @@ func (r *reader) ptime() *time.Time {
 	if tag == 0 {
 		return nil
 	}
-	return &t
+	if len(r.times) == cap(r.times) {
+		r.times = make([]time.Time, 0, 8) // never grown: pointers stay put
+	}
+	r.times = append(r.times, t)
+	return &r.times[len(r.times)-1]
 }
 
 func (r *reader) anyMap() map[string]any {
@@ -235,6 +253,18 @@ func body(v []byte) (reader, uint64) {
 		return reader{err: errCorrupt}, 0
 	}
 	return reader{b: v[9:], version: v[8]}, binary.BigEndian.Uint64(v)
+}
+
+// bodyOwned is body for a whole record's decoding: the fields are copied
+// out of the database once, as one string, and the record's strings are
+// parts of it (one allocation instead of one per string).
+func bodyOwned(v []byte) (reader, uint64) {
+	r, seq := body(v)
+	if r.err == nil && len(r.b) > 0 {
+		own := string(r.b)
+		r.b, r.owned = unsafe.Slice(unsafe.StringData(own), len(own)), true
+	}
+	return r, seq
 }
 
 // seqOf returns the sequence number a stored value was written at.
@@ -327,7 +357,7 @@ func decodeFactHead(v []byte) (factHead, uint64, error) {
 }
 
 func decodeFact(scope, id string, v []byte) (entity.Fact, error) {
-	r, seq := body(v)
+	r, seq := bodyOwned(v)
 	h := readFactHead(&r)
 	f := entity.Fact{
 		ID: id, Scope: scope, Seq: seq,
@@ -428,7 +458,7 @@ func decodeEntityHead(v []byte) (entityHead, uint64, error) {
 }
 
 func decodeEntity(scope, id string, v []byte) (entity.Entity, error) {
-	r, seq := body(v)
+	r, seq := bodyOwned(v)
 	e := entity.Entity{ID: id, Scope: scope, Seq: seq}
 	e.Name = r.str()
 	e.Aliases = r.strs()
@@ -484,7 +514,7 @@ func decodeEpisodeHead(v []byte) (episodeHead, uint64, error) {
 }
 
 func decodeEpisode(scope, id string, v []byte) (entity.Episode, error) {
-	r, seq := body(v)
+	r, seq := bodyOwned(v)
 	h := readEpisodeHead(&r)
 	e := entity.Episode{
 		ID: id, Scope: scope, Seq: seq,

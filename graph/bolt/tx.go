@@ -19,7 +19,9 @@ type tx struct {
 	buckets [numBuckets]*bbolt.Bucket
 	// cursors serve get, one per bucket.
 	cursors [numBuckets]*bbolt.Cursor
-	done    bool
+	// pairs is chain's scratch list of stored keys and values.
+	pairs [][2][]byte
+	done  bool
 	// last is the highest sequence number the transaction gave.
 	last uint64
 	// stale are the change entries of the writes this transaction
@@ -576,21 +578,22 @@ func (t *tx) Chains(keys []graph.ChainKey) (map[graph.ChainKey][]entity.Fact, er
 }
 
 // chain decodes the facts stored under prefix (scope 0 subject 0 predicate
-// 0), in id order: one range of the fact bucket, read twice, once to count
-// and once to decode into a slice of the right size (a fact is large, and
-// growing the slice copies every fact decoded so far).
+// 0), in id order: one range of the fact bucket. The stored pairs are
+// gathered first, so the facts go into a slice of the right size (a fact
+// is large, and growing the slice copies every fact decoded so far).
 func (t *tx) chain(op string, prefix []byte) ([]entity.Fact, error) {
 	c := t.bucket(bFact).Cursor()
-	n := 0
-	for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
-		n++
+	raw := t.pairs[:0]
+	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+		raw = append(raw, [2][]byte{k, v})
 	}
-	if n == 0 {
+	t.pairs = raw[:0]
+	if len(raw) == 0 {
 		return nil, nil
 	}
-	out := make([]entity.Fact, 0, n)
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		f, err := decodeFact(t.scope, string(k[len(prefix):]), v)
+	out := make([]entity.Fact, 0, len(raw))
+	for _, kv := range raw {
+		f, err := decodeFact(t.scope, string(kv[0][len(prefix):]), kv[1])
 		if err != nil {
 			return nil, t.wrap(op, err)
 		}
