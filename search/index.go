@@ -137,6 +137,12 @@ type Index struct {
 	// flagged is the latest clock reading used to flag facts as ended
 	// (flagEnded): every fact flagged ended had ended by then.
 	flagged atomic.Int64
+	// latest bounds the times (fTime, Unix milliseconds) of the documents
+	// the index holds, and expiring says some document may have a TTL
+	// (fExpiresAt): a query builds no exclusion that could match nothing
+	// (see bounds).
+	latest   atomic.Int64
+	expiring atomic.Bool
 }
 
 // Open opens the index in dir, creating it when dir does not exist. An
@@ -165,6 +171,10 @@ func Open(dir string) (*Index, error) {
 	x := &Index{bi: bi, dir: dir, notify: make(chan struct{}, 1), scopes: map[entity.Scope]*scopeState{}}
 	x.flagged.Store(time.Now().UnixNano())
 	if err := x.pos.load(bi); err != nil {
+		bi.Close()
+		return nil, entity.Wrap(entity.EUNAVAILABLE, "search.Open", err)
+	}
+	if err := x.loadBounds(); err != nil {
 		bi.Close()
 		return nil, entity.Wrap(entity.EUNAVAILABLE, "search.Open", err)
 	}

@@ -538,3 +538,55 @@ func TestIndex_Speakers(t *testing.T) {
 		t.Fatalf("speakers of scope a: %v", got)
 	}
 }
+
+// The index leaves out the exclusions no document could match (no
+// future-dated or TTL'd document): what it knows of its documents must
+// survive a reopen, and a filter on a predicate no fact has finds nothing.
+func TestIndex_BoundsAfterReopen(t *testing.T) {
+	store := MustOpenStore(t)
+	dir := filepath.Join(t.TempDir(), "index")
+	x, err := search.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := day("2024-05-01")
+	svc := newService(store, &now)
+	later := day("2030-01-01")
+	res := addFacts(t, svc, "u",
+		memory.FactInput{Subject: "zed", Predicate: "likes", Value: "plain walnut"},
+		memory.FactInput{Subject: "zed", Predicate: "wants", Value: "future walnut", ValidFrom: &later},
+		memory.FactInput{Subject: "zed", Predicate: "needs", Value: "expiring walnut"},
+	)
+	err = store.Update(ctx, "u", func(tx graph.Tx) error {
+		f, err := tx.Fact(res[2].FactID)
+		if err != nil {
+			return err
+		}
+		exp := day("2024-06-01")
+		f.ExpiresAt = &exp
+		return tx.PutFacts([]entity.Fact{f})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustSync(t, x, store)
+	q := search.Query{Scope: "u", Text: "walnut", Now: day("2024-07-01"), Limit: 10}
+	for i := 0; i < 2; i++ {
+		if got := mustSearch(t, x, q); len(got) != 1 || !has(got, res[0].FactID) {
+			t.Fatalf("open %d: want only the plain fact, got %v", i, ids(got))
+		}
+		if got := mustSearch(t, x, search.Query{Scope: "u", Predicates: []string{"wants"}, Now: q.Now, AsOf: later}); !has(got, res[1].FactID) {
+			t.Fatalf("open %d: predicate filter: want the future fact as of its start, got %v", i, ids(got))
+		}
+		if got := mustSearch(t, x, search.Query{Scope: "u", Predicates: []string{"constraint"}, Now: q.Now}); len(got) != 0 {
+			t.Fatalf("open %d: a predicate no fact has: %v", i, ids(got))
+		}
+		if err := x.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if x, err = search.Open(dir); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x.Close()
+}

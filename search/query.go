@@ -108,25 +108,45 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		q.Limit = 20
 	}
 	q.Limit = min(q.Limit, MaxLimit)
+	if q.Now.IsZero() {
+		q.Now = time.Now()
+	}
+	if q.AsOf.IsZero() {
+		q.AsOf = q.Now
+	}
 	terms, kept, err := x.queryTerms(ctx, q)
 	if err != nil {
 		return nil, err
 	}
-	req := bleve.NewSearchRequestOptions(buildQuery(q, terms, kept, time.Unix(0, x.flagged.Load())), q.Limit, 0, false)
-	if q.SortByTime || strings.TrimSpace(q.Text) == "" {
-		req.Score = "none"
-		if q.SortByTime {
-			req.SortBy([]string{fTime, "_id"})
-		} else {
-			req.SortBy([]string{"-" + fTime, "_id"})
-		}
+	if none, err := x.filteredOut(ctx, q); err != nil || none {
+		return []Hit{}, err
 	}
-	res, err := x.bi.SearchInContext(ctx, req)
-	if err != nil {
-		if ctx.Err() != nil {
-			return nil, entity.Wrap(entity.EUNAVAILABLE, "search.Search", ctx.Err())
+	asOf := millis(q.AsOf)
+	bd := x.bounds()
+	var res *bleve.SearchResult
+	for {
+		req := bleve.NewSearchRequestOptions(buildQuery(q, terms, kept, bd), q.Limit, 0, false)
+		if q.SortByTime || strings.TrimSpace(q.Text) == "" {
+			req.Score = "none"
+			if q.SortByTime {
+				req.SortBy([]string{fTime, "_id"})
+			} else {
+				req.SortBy([]string{"-" + fTime, "_id"})
+			}
 		}
-		return nil, entity.Wrap(entity.EINTERNAL, "search.Search", err)
+		if res, err = x.bi.SearchInContext(ctx, req); err != nil {
+			if ctx.Err() != nil {
+				return nil, entity.Wrap(entity.EUNAVAILABLE, "search.Search", ctx.Err())
+			}
+			return nil, entity.Wrap(entity.EINTERNAL, "search.Search", err)
+		}
+		// A document indexed meanwhile may be one an exclusion left out
+		// would have matched: the bounds are raised before it is visible.
+		now := x.bounds()
+		if now.same(bd, asOf) {
+			break
+		}
+		bd = now
 	}
 	if err := x.loadFields(ctx, res.Hits, q.FactTimes); err != nil {
 		return nil, err
@@ -259,7 +279,8 @@ func sources(q Query, asOf, flagged time.Time) []source {
 // the scope's postings. The remaining exclusions scan the rare side of
 // each range (see minTime). Without text, the keyword filters drive:
 // scope first, then type, session, predicate, status.
-func buildQuery(q Query, terms, kept []string, flagged time.Time) query.Query {
+func buildQuery(q Query, terms, kept []string, bd bounds) query.Query {
+	flagged := bd.flagged
 	now := q.Now
 	if now.IsZero() {
 		now = time.Now()
@@ -269,7 +290,9 @@ func buildQuery(q Query, terms, kept []string, flagged time.Time) query.Query {
 		asOf = now
 	}
 	var excl []query.Query
-	excl = append(excl, numRange(fExpiresAt, nil, ptr(millis(now)), true))
+	if bd.expiring {
+		excl = append(excl, numRange(fExpiresAt, nil, ptr(millis(now)), true))
+	}
 	known := now
 	if !q.KnownAt.IsZero() {
 		known = q.KnownAt
@@ -277,16 +300,16 @@ func buildQuery(q Query, terms, kept []string, flagged time.Time) query.Query {
 		excl = append(excl, numRange(fExpiredAt, nil, ptr(millis(known)), true))
 	}
 	current := !q.IncludeHistory && q.KnownAt.IsZero()
-	if current {
+	if current && bd.future(millis(asOf)) {
 		// A fact's or episode's time is its valid_from; an entity has
 		// none (always valid).
 		future := bleve.NewBooleanQuery()
 		future.AddMust(numRange(fTime, ptr(millis(asOf)+1), nil, false))
 		future.AddMustNot(term(fType, TypeEntity))
 		excl = append(excl, future)
-		if asOf.Before(flagged) {
-			excl = append(excl, numRange(fValidTo, nil, ptr(millis(asOf)), true))
-		}
+	}
+	if current && asOf.Before(flagged) {
+		excl = append(excl, numRange(fValidTo, nil, ptr(millis(asOf)), true))
 	}
 
 	var filters []query.Query
@@ -472,6 +495,48 @@ func (x *Index) queryTerms(ctx context.Context, q Query) (terms, kept []string, 
 		}
 	}
 	return rare, kept, nil
+}
+
+// filteredOut reports whether a query without text has a filter that no
+// document passes: a predicate or mention none holds ("constraint" facts
+// and mentions in a scope of facts alone). Its search would still build
+// and run every exclusion.
+func (x *Index) filteredOut(ctx context.Context, q Query) (bool, error) {
+	if strings.TrimSpace(q.Text) != "" || len(q.Predicates) == 0 && len(q.Mentions) == 0 {
+		return false, nil
+	}
+	ai, err := x.bi.Advanced()
+	if err != nil {
+		return false, entity.Wrap(entity.EINTERNAL, "search.Search", err)
+	}
+	r, err := ai.Reader()
+	if err != nil {
+		return false, entity.Wrap(entity.EINTERNAL, "search.Search", err)
+	}
+	defer r.Close()
+	holds := func(field string, vs []string) (bool, error) {
+		for _, v := range vs {
+			tfr, err := r.TermFieldReader(ctx, []byte(v), field, false, false, false)
+			if err != nil {
+				return false, entity.Wrap(entity.EINTERNAL, "search.Search", err)
+			}
+			n := tfr.Count()
+			tfr.Close()
+			if n > 0 {
+				return true, nil
+			}
+		}
+		return len(vs) == 0, nil
+	}
+	for _, f := range []struct {
+		field string
+		vs    []string
+	}{{fPredicate, q.Predicates}, {fMentions, q.Mentions}} {
+		if ok, err := holds(f.field, f.vs); err != nil || !ok {
+			return err == nil, err
+		}
+	}
+	return false, nil
 }
 
 // Speakers returns those of names (normalised, entity.Normalize) that name

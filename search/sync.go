@@ -289,6 +289,7 @@ func (x *Index) indexChanges(b batch, tx graph.Tx, changes []graph.Change, now t
 			continue // only what the index does not hold changed
 		}
 		doc[fHash] = h
+		x.note(doc)
 		if err := b.Index(id, doc); err != nil {
 			return err
 		}
