@@ -356,6 +356,24 @@ func decodeFactHead(v []byte) (factHead, uint64, error) {
 	return h, seq, r.err
 }
 
+// storedValidAt reports whether a stored fact may be valid at t, reading
+// only its interval: a walk around a hub skips the superseded versions
+// without decoding them. A value it cannot read may be valid (decodeFact
+// then reports it).
+func storedValidAt(v []byte, t time.Time) bool {
+	r, _ := body(v)
+	for range 7 { // the head's four fields, subject, object, text
+		r.bytes()
+	}
+	var f entity.Fact
+	f.ValidFrom = r.time()
+	to, tag := r.timeTag()
+	if tag != 0 {
+		f.ValidTo = &to
+	}
+	return r.err != nil || f.ValidAt(t)
+}
+
 func decodeFact(scope, id string, v []byte) (entity.Fact, error) {
 	r, seq := bodyOwned(v)
 	h := readFactHead(&r)

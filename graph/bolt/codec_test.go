@@ -201,3 +201,29 @@ func TestCodecEpisodeVersion2(t *testing.T) {
 		t.Fatalf("version 2 episode: %v\n got %+v\nwant %+v", err, got, e)
 	}
 }
+
+// storedValidAt reads a stored fact's interval as decodeFact does, with
+// every field before it filled (names, text) and open or closed ends.
+func TestStoredValidAt(t *testing.T) {
+	day := func(d int) time.Time { return time.Date(2024, 1, d, 0, 0, 0, 0, time.UTC) }
+	to := day(20)
+	for _, f := range []entity.Fact{
+		filled[entity.Fact](),
+		{SubjectID: "s", Predicate: "p", Subject: "S", Text: "s p o", ValidFrom: day(10)},
+		{SubjectID: "s", Predicate: "p", Value: "v", ValidFrom: day(10), ValidTo: &to},
+		{SubjectID: "s", Predicate: "p", ValidTo: &to},
+	} {
+		v, err := encodeFact(1, &f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, at := range []time.Time{day(1), day(10), day(15), day(20), day(25), time.Date(2200, 1, 1, 0, 0, 0, 0, time.UTC)} {
+			if got, want := storedValidAt(v, at), f.ValidAt(at); got != want {
+				t.Errorf("%v–%v at %v: stored %v, want %v", f.ValidFrom, f.ValidTo, at, got, want)
+			}
+		}
+	}
+	if !storedValidAt([]byte("short"), day(1)) {
+		t.Error("an unreadable value must be left to decodeFact")
+	}
+}

@@ -635,6 +635,9 @@ func (t *tx) FactsAround(entityIDs []string, a graph.Around) (map[string][]entit
 		}
 		var fs []entity.Fact
 		err := t.newestFacts(op, id, func(fid string, v []byte) (bool, error) {
+			if !a.AsOf.IsZero() && !storedValidAt(v, a.AsOf) {
+				return true, nil
+			}
 			f, err := decodeFact(t.scope, fid, v)
 			if err != nil {
 				return false, t.wrap(op, err)
