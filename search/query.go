@@ -279,16 +279,9 @@ func sources(q Query, asOf, flagged time.Time) []source {
 // the scope's postings. The remaining exclusions scan the rare side of
 // each range (see minTime). Without text, the keyword filters drive:
 // scope first, then type, session, predicate, status.
+// q.Now and q.AsOf are set (Search fills them).
 func buildQuery(q Query, terms, kept []string, bd bounds) query.Query {
-	flagged := bd.flagged
-	now := q.Now
-	if now.IsZero() {
-		now = time.Now()
-	}
-	asOf := q.AsOf
-	if asOf.IsZero() {
-		asOf = now
-	}
+	flagged, now, asOf := bd.flagged, q.Now, q.AsOf
 	var excl []query.Query
 	if bd.expiring {
 		excl = append(excl, numRange(fExpiresAt, nil, ptr(millis(now)), true))
