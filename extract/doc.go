@@ -22,8 +22,9 @@
 //     for the life of the process (and logged once), so later episodes start
 //     there. Config.Mode pins one format instead.
 //   - An answer that is not usable JSON of the requested shape gets one
-//     repair call, in JSON mode: the bad answer goes back with the reason it
-//     was rejected. A second bad answer is EUNPROCESSABLE.
+//     repair call, in JSON mode (with the schema still attached when the
+//     answer came in that mode): the bad answer goes back with the reason
+//     it was rejected. A second bad answer is EUNPROCESSABLE.
 //
 // The answer is validated deterministically, fact by fact (see Extract).
 // Facts that break a rule are dropped one by one and reported in

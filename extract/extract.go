@@ -373,15 +373,18 @@ func (x *Extractor) Extract(ctx context.Context, in Input) (Output, Usage, error
 		return out, u, nil
 	}
 
-	// The answer is unusable. Under a schema that means the server ignored
-	// it, so the repair goes out in JSON mode, which every server we target
-	// understands; the model sees its own answer and what was wrong.
+	// The answer is unusable; the model sees it and what was wrong. Under
+	// strict structured outputs that means the server ignored the schema,
+	// so the repair goes out in JSON mode, which every server we target
+	// understands. A server that took the schema in JSON mode compiles it
+	// into a grammar (or ignores it, as plain JSON mode): the repair stays
+	// there, so the grammar still holds the model to the answer's shape.
 	x.log.Warn("extract: unusable answer, asking for a repair", "mode", mode, "error", verr.Error())
 	msgs = append(msgs,
 		openai.AssistantMessage(clip(content, maxEcho)),
 		openai.UserMessage(repairPrompt(verr)),
 	)
-	if x.pinned < 0 && modeLevel(mode) < modeLevel(ModeJSONObject) {
+	if x.pinned < 0 && mode == ModeJSONSchema {
 		mode = ModeJSONObject
 	}
 	content, err = x.complete(ctx, msgs, &mode, &u)

@@ -831,3 +831,29 @@ func TestExtract_GrammarSchema(t *testing.T) {
 		t.Errorf("fact shapes = %+v; want one with an object and a null value, one the other way", shapes)
 	}
 }
+
+// TestExtract_RepairKeepsGrammar: on a llama.cpp-style server the repair
+// call goes out in the format that answered, JSON mode with the schema
+// attached, so the grammar still holds the model to the answer's shape.
+func TestExtract_RepairKeepsGrammar(t *testing.T) {
+	fx := extracttest.LoadFixture(t, "port_change")
+	srv := extracttest.NewServer(t, extracttest.LlamaCppPython(func(_ int, req extracttest.Request) extracttest.Reply {
+		if len(req.Params.Messages) > 2 {
+			return fx.Reply()
+		}
+		return extracttest.Garbled()
+	}))
+	x, _ := MustNew(t, srv)
+	out, u := MustExtract(t, x, input(fx))
+	reqs := srv.Requests()
+	if len(reqs) != 3 || u.Calls != 3 {
+		t.Fatalf("calls = %d, want 3 (refused json_schema, answer, repair)", len(reqs))
+	}
+	repair := reqs[2]
+	if repair.Format() != "json_object" || !strings.Contains(string(repair.Params.ResponseFormat.Schema), `"facts"`) {
+		t.Errorf("repair format %q with schema %.60q; want json_object with the schema attached", repair.Format(), repair.Params.ResponseFormat.Schema)
+	}
+	if !out.Repaired || out.Mode != extract.ModeJSONObjectSchema || len(out.Facts) != 2 {
+		t.Errorf("repaired %v mode %s facts %d; want repaired json_object_schema 2", out.Repaired, out.Mode, len(out.Facts))
+	}
+}
