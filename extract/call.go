@@ -170,11 +170,19 @@ var (
 )
 
 // params builds the request for mode, with the request options it needs
-// beyond what the SDK's types can say (the schema of a json_object format).
+// beyond what the SDK's types can say (top_k, the schema of a json_object
+// format).
 func (x *Extractor) params(msgs []openai.ChatCompletionMessageParamUnion, mode string) (openai.ChatCompletionNewParams, []option.RequestOption) {
 	p := openai.ChatCompletionNewParams{Model: x.cfg.Model, Messages: msgs}
+	var opts []option.RequestOption
 	if x.cfg.Temperature != nil {
 		p.Temperature = openai.Float(*x.cfg.Temperature)
+	}
+	if x.cfg.TopP != nil {
+		p.TopP = openai.Float(*x.cfg.TopP)
+	}
+	if x.cfg.TopK > 0 {
+		opts = append(opts, option.WithJSONSet("top_k", x.cfg.TopK))
 	}
 	if x.cfg.MaxTokens > 0 {
 		p.MaxTokens = openai.Int(int64(x.cfg.MaxTokens))
@@ -191,11 +199,11 @@ func (x *Extractor) params(msgs []openai.ChatCompletionMessageParamUnion, mode s
 		}
 	case ModeJSONObjectSchema:
 		p.ResponseFormat.OfJSONObject = &shared.ResponseFormatJSONObjectParam{}
-		return p, []option.RequestOption{option.WithJSONSet("response_format.schema", grammarJSON)}
+		opts = append(opts, option.WithJSONSet("response_format.schema", grammarJSON))
 	case ModeJSONObject:
 		p.ResponseFormat.OfJSONObject = &shared.ResponseFormatJSONObjectParam{}
 	}
-	return p, nil
+	return p, opts
 }
 
 // failure gets the status, headers and body of a failed call. The SDK keeps

@@ -74,9 +74,15 @@ type Config struct {
 	// minutes; default DefaultMaxTokens. Negative sends no cap, for models
 	// that refuse the field.
 	MaxTokens int
-	// Temperature, when set, is sent as is. Unset by default because some
-	// models reject any value but their own.
+	// Temperature, TopP and TopK are the sampling settings, sent as given
+	// when set; unset (nil, 0), the server's defaults hold, because some
+	// models reject any value but their own. Small local models loop at a
+	// server's low default temperature and need their makers' values
+	// (Gemma 3: temperature 1.0, top_k 64, top_p 0.95). top_k is not part
+	// of OpenAI's API; llama.cpp, vLLM and LM Studio read it.
 	Temperature *float64
+	TopP        *float64
+	TopK        int
 }
 
 // Option changes an Extractor built by New.

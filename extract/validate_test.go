@@ -298,3 +298,30 @@ func TestExtract_CapsCompletionTokens(t *testing.T) {
 		})
 	}
 }
+
+func TestExtract_Sampling(t *testing.T) {
+	srv := extracttest.NewServer(t, extracttest.LlamaCppPython(extracttest.Always(extracttest.Answer(answerOf(goodFact())))))
+	x, _ := MustNew(t, srv)
+	MustExtract(t, x, extract.Input{Episode: userEpisode("user")})
+	if p := srv.Requests()[0].Params; p.Temperature != nil || p.TopP != nil || p.TopK != nil {
+		t.Errorf("unset sampling sent: temperature %v top_p %v top_k %v", p.Temperature, p.TopP, p.TopK)
+	}
+
+	srv.Reset()
+	temp, topP := 1.0, 0.95
+	y, _ := MustNew(t, srv, func(c *extract.Config) {
+		c.Model, c.Temperature, c.TopP, c.TopK = "sampled-model", &temp, &topP, 64
+	})
+	MustExtract(t, y, extract.Input{Episode: userEpisode("user")})
+	// Every call carries them: the refused one and the one in JSON mode
+	// with the schema.
+	if len(srv.Requests()) != 2 {
+		t.Fatalf("%d calls, want 2", len(srv.Requests()))
+	}
+	for i, r := range srv.Requests() {
+		p := r.Params
+		if p.Temperature == nil || *p.Temperature != 1 || p.TopP == nil || *p.TopP != 0.95 || p.TopK == nil || *p.TopK != 64 {
+			t.Errorf("call %d (%s): temperature %v top_p %v top_k %v; want 1, 0.95, 64", i, r.Format(), p.Temperature, p.TopP, p.TopK)
+		}
+	}
+}

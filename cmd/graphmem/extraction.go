@@ -80,7 +80,34 @@ func modelConfig(cfg Config) (extract.Config, error) {
 		return mc, err
 	}
 	mc.Timeout = d
+	if mc.Temperature, err = fraction("llm-temperature", cfg.LLMTemp, 0, 2); err != nil {
+		return mc, err
+	}
+	if mc.TopP, err = fraction("llm-top-p", cfg.LLMTopP, 0, 1); err != nil {
+		return mc, err
+	}
+	if mc.TopP != nil && *mc.TopP == 0 {
+		return mc, fmt.Errorf("llm-top-p: 0 leaves no token to sample; use a value above 0")
+	}
+	if cfg.LLMTopK != "" {
+		if mc.TopK, err = strconv.Atoi(cfg.LLMTopK); err != nil || mc.TopK <= 0 {
+			return mc, fmt.Errorf("llm-top-k: %q is not a positive number", cfg.LLMTopK)
+		}
+	}
 	return mc, nil
+}
+
+// fraction reads the number setting named flag, between lo and hi; empty is
+// nil (the server's default).
+func fraction(flag, v string, lo, hi float64) (*float64, error) {
+	if v == "" {
+		return nil, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < lo || f > hi {
+		return nil, fmt.Errorf("%s: %q is not a number from %g to %g", flag, v, lo, hi)
+	}
+	return &f, nil
 }
 
 // factInputs turns an extraction answer into statements, typing subjects

@@ -34,6 +34,8 @@ type Params struct {
 	Messages       []Message       `json:"messages"`
 	ResponseFormat *ResponseFormat `json:"response_format"`
 	Temperature    *float64        `json:"temperature"`
+	TopP           *float64        `json:"top_p"`
+	TopK           *int            `json:"top_k"`
 	MaxTokens      *int64          `json:"max_tokens"`
 }
 
