@@ -104,6 +104,13 @@ until curl -sf "$base/models" >/dev/null; do
 done
 times+=("server start: $(took "$t")")
 
+# Gemma 3's sampling, as its makers recommend: at the server's default
+# (temperature 0.2) the 270M model loops. Set one of these empty to send
+# nothing and keep the server's default.
+export GRAPHMEM_LLM_TEMPERATURE="${GRAPHMEM_LLM_TEMPERATURE-1.0}"
+export GRAPHMEM_LLM_TOP_P="${GRAPHMEM_LLM_TOP_P-0.95}"
+export GRAPHMEM_LLM_TOP_K="${GRAPHMEM_LLM_TOP_K-64}"
+
 # 4. The episode pipeline against it.
 t=$(now)
 times+=("episode test (go test, build included): failed")
