@@ -76,8 +76,9 @@ func Resolve(name, typ string, candidates []Entity) Match {
 			continue
 		}
 		m := Match{Entity: c}
+		name := Normalize(c.Name)
 		switch {
-		case Normalize(c.Name) == key:
+		case name == key:
 			m.Kind, m.Score = MatchExact, 1
 		case aliasOf(c, key):
 			m.Kind, m.Score = MatchAlias, 0.99
@@ -85,7 +86,7 @@ func Resolve(name, typ string, candidates []Entity) Match {
 			if !fuzzyAllowed(typ, c.Type, key) {
 				continue
 			}
-			s := typoSimilarity(key, Normalize(c.Name))
+			s := typoSimilarity(key, name)
 			if s < FuzzyThreshold {
 				continue
 			}
@@ -146,16 +147,26 @@ func fuzzyComparable(a, b string) bool {
 // left out) if normalised names a and b differ only by typing errors, word
 // by word (see Resolve), else 0.
 func typoSimilarity(a, b string) float64 {
-	wa, wb := strings.Fields(a), strings.Fields(b)
-	if len(wa) != len(wb) {
+	// Normalised names are words joined by single spaces: they are walked
+	// in place, and only words that differ become runes (a fuzzy scan
+	// compares hundreds of candidates per name).
+	if strings.Count(a, " ") != strings.Count(b, " ") {
 		return 0
 	}
 	errs := 0
-	for i := range wa {
-		if wa[i] == wb[i] {
+	for ra, rb := a, b; ra != "" || rb != ""; {
+		var wa, wb string
+		wa, ra, _ = strings.Cut(ra, " ")
+		wb, rb, _ = strings.Cut(rb, " ")
+		if wa == wb {
 			continue
 		}
-		x, y := []rune(wa[i]), []rune(wb[i])
+		if min(len(wa), len(wb)) < TypoMinWordRunes || strings.ContainsAny(wa, "0123456789") || strings.ContainsAny(wb, "0123456789") {
+			// Too short in bytes is too short in runes; ASCII digits are
+			// digits. Other words are judged as runes below.
+			return 0
+		}
+		x, y := []rune(wa), []rune(wb)
 		if min(len(x), len(y)) < TypoMinWordRunes || hasDigit(x) || hasDigit(y) || !typingError(x, y) {
 			return 0
 		}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph"
@@ -72,7 +73,13 @@ func ValidateFacts(in []FactInput) error {
 }
 
 func validateFact(fe entity.FieldErrors, p string, f *FactInput) {
-	checkLen := func(field, v string, n int) { entity.CheckLen(fe, p+field, v, n) }
+	// The path is made only for a field too long: every statement of a
+	// batch passes here.
+	checkLen := func(field, v string, n int) {
+		if len(v) > n && utf8.RuneCountInString(v) > n {
+			entity.CheckLen(fe, p+field, v, n)
+		}
+	}
 	if strings.TrimSpace(f.Subject) == "" || entity.Normalize(f.Subject) == "" {
 		fe.Add(p+"subject", "required")
 	}

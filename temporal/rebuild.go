@@ -715,7 +715,7 @@ func derive(claims []entity.Claim) ([]string, float64, entity.SourceKind) {
 // statement about another interval never reaches them. Facts built only
 // from claims recorded before claims carried their payload keep theirs.
 func payload(f *entity.Fact, claims []entity.Claim) bool {
-	var starts []entity.Claim
+	starts := make([]entity.Claim, 0, len(claims))
 	legacy := true
 	for _, c := range claims {
 		if !c.End {
@@ -733,11 +733,15 @@ func payload(f *entity.Fact, claims []entity.Claim) bool {
 		return compareClaims(&a, &b)
 	})
 	text, imp := "", 0
-	attrs := map[string]any{}
-	for k, v := range f.Attributes {
-		if k == "merged_into" {
-			attrs[k] = v
+	var attrs map[string]any // made for the first attribute
+	set := func(k string, v any) {
+		if attrs == nil {
+			attrs = map[string]any{}
 		}
+		attrs[k] = v
+	}
+	if v, ok := f.Attributes["merged_into"]; ok {
+		set("merged_into", v)
 	}
 	for _, c := range starts {
 		if c.Text != "" {
@@ -747,7 +751,7 @@ func payload(f *entity.Fact, claims []entity.Claim) bool {
 			imp = c.Importance
 		}
 		for k, v := range c.Attributes {
-			attrs[k] = v
+			set(k, v)
 		}
 	}
 	if text == "" {
@@ -832,6 +836,13 @@ func (w *work) report() Result {
 	}
 	var res Result
 	res.Outcomes = outcomes
+	n := 0
+	for _, d := range w.dirty {
+		if d {
+			n++
+		}
+	}
+	res.Writes = make([]entity.Fact, 0, n) // a fact is large: no regrowing
 	for i := range w.facts {
 		if w.dirty[i] {
 			res.Writes = append(res.Writes, w.facts[i])

@@ -27,7 +27,16 @@ type tx struct {
 	// stale are the change entries of the writes this transaction
 	// replaced, handed to the sweeper once it commits.
 	stale []uint64
+	// gone says, per kind, whether the scope may hold deletions of that
+	// kind (0 not yet known, goneNone, goneSome), so a record written for
+	// the first time skips the lookup of its deletion when there are none.
+	gone [256]byte
 }
+
+const (
+	goneNone byte = 1 + iota
+	goneSome
+)
 
 var _ graph.Tx = (*tx)(nil)
 
@@ -180,7 +189,7 @@ func (t *tx) writeSeq(kind byte, dataKey []byte, prev uint64, deleted bool) (uin
 	seqB := t.bucket(bSeq)
 	gone := t.bucket(bGone)
 	gk := goneKey(kind, dataKey)
-	if prev == 0 && !deleted {
+	if prev == 0 && !deleted && t.mayBeGone(kind) {
 		if g := t.get(bGone, gk); g != nil {
 			prev = seqOf(g) // written again after its deletion
 			if err := gone.Delete(gk); err != nil {
@@ -203,8 +212,23 @@ func (t *tx) writeSeq(kind byte, dataKey []byte, prev uint64, deleted bool) (uin
 		if err := gone.Put(gk, be64(seq)); err != nil {
 			return 0, err
 		}
+		t.gone[kind] = goneSome
 	}
 	return seq, nil
+}
+
+// mayBeGone reports whether the scope holds any deletion of kind, looking
+// once per transaction.
+func (t *tx) mayBeGone(kind byte) bool {
+	if t.gone[kind] == 0 {
+		p := goneKey(kind, t.key(""))
+		k, _ := t.bucket(bGone).Cursor().Seek(p)
+		t.gone[kind] = goneNone
+		if bytes.HasPrefix(k, p) {
+			t.gone[kind] = goneSome
+		}
+	}
+	return t.gone[kind] == goneSome
 }
 
 // latestSeq is the sequence number of the latest write of the record of
@@ -288,6 +312,9 @@ func (t *tx) EntitiesByKey(keys []string) (map[string][]entity.Entity, error) {
 		return nil, err
 	}
 	out := make(map[string][]entity.Entity, len(keys))
+	// One cursor and one key buffer serve every name.
+	c := t.bucket(bName).Cursor()
+	var prefix []byte
 	for _, key := range keys {
 		if _, done := out[key]; done {
 			continue
@@ -296,16 +323,19 @@ func (t *tx) EntitiesByKey(keys []string) (map[string][]entity.Entity, error) {
 		if norm == "" {
 			continue
 		}
-		found, _, err := scan(t, op, bName, t.prefix(truncKey(norm)), "", 0, func(id string, _ []byte) (entity.Entity, bool, error) {
+		prefix = append(append(append(prefix[:0], t.scope...), sep), truncKey(norm)...)
+		prefix = append(prefix, sep)
+		var found []entity.Entity
+		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
+			id := string(k[len(prefix):])
 			e, err := t.getEntity(op, id)
 			if err != nil {
-				return e, false, indexBroken(op, "ix_name", id, err)
+				return nil, indexBroken(op, "ix_name", id, err)
 			}
 			// A key cut to maxKeyPart may be shared by longer names.
-			return e, len(norm) <= maxKeyPart || hasKey(&e, norm), nil
-		})
-		if err != nil {
-			return nil, err
+			if len(norm) <= maxKeyPart || hasKey(&e, norm) {
+				found = append(found, e)
+			}
 		}
 		if len(found) > 0 {
 			out[key] = found
