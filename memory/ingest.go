@@ -236,8 +236,13 @@ func (s *Service) applyFacts(tx graph.Tx, scope entity.Scope, in []FactInput, no
 		byChain[k] = append(byChain[k], i)
 	}
 	episodeFacts := map[string][]string{}
+	// The temporal rules of each chain run on a second goroutine while
+	// the writes of the chains before it go to the store: Apply needs no
+	// transaction, and the store only its results, in chain order (so ids
+	// are made in the same order as one goroutine would make them).
 	var sts []temporal.Statement
-	for _, k := range order {
+	apply := func(c int) temporal.Result {
+		k := order[c]
 		group := byChain[k]
 		sts = sts[:0]
 		for _, i := range group {
@@ -245,6 +250,18 @@ func (s *Service) applyFacts(tx graph.Tx, scope entity.Scope, in []FactInput, no
 		}
 		first := &ps[group[0]]
 		res := temporal.Apply(chains[k], sts, temporal.Rules{Cardinality: first.card, TTL: first.ttl}, now, s.NewID)
+		// A forgotten fact comes back only through a later explicit
+		// statement of the user (tombstones stopped every other kind).
+		for j, o := range res.Outcomes {
+			if o.Action != temporal.Corroborated || ps[group[j]].input.SourceKind != entity.UserExplicit {
+				continue
+			}
+			res.Writes = unforget(res.Writes, chains[k], o.FactID)
+		}
+		return res
+	}
+	write := func(c int, res temporal.Result) error {
+		group := byChain[order[c]]
 		for j, o := range res.Outcomes {
 			p := &ps[group[j]]
 			results[p.idx].FactID, results[p.idx].Action, results[p.idx].Superseded = o.FactID, o.Action, o.Superseded
@@ -255,20 +272,13 @@ func (s *Service) applyFacts(tx graph.Tx, scope entity.Scope, in []FactInput, no
 				episodeFacts[ep] = append(episodeFacts[ep], o.FactID)
 			}
 		}
-		// A forgotten fact comes back only through a later explicit
-		// statement of the user (tombstones stopped every other kind).
-		for j, o := range res.Outcomes {
-			if o.Action != temporal.Corroborated || ps[group[j]].input.SourceKind != entity.UserExplicit {
-				continue
-			}
-			res.Writes = unforget(res.Writes, chains[k], o.FactID)
-		}
 		// Each chain's writes go to the store at once: the chains are
 		// disjoint, and a fact is large enough that gathering the writes
 		// of a batch first would cost a copy of each.
-		if err := cache.put(tx, res.Writes); err != nil {
-			return nil, err
-		}
+		return cache.put(tx, res.Writes)
+	}
+	if err := pipeline(len(order), apply, write); err != nil {
+		return nil, err
 	}
 	if err := s.reverse(tx, cache, ps, results, now); err != nil {
 		return nil, err
@@ -553,3 +563,61 @@ func joinWarnings(a, b string) string {
 	}
 	return a + "; " + b
 }
+
+// pipelineMin is the number of steps from which pipeline uses a second
+// goroutine; fewer are not worth starting it.
+const pipelineMin = 16
+
+// pipeline calls use(i, produce(i)) for i in 0..n-1 in order, with make
+// running ahead on a goroutine of its own (at most pipelineAhead steps)
+// when n is large enough. make calls run in order, one at a time; use
+// stops at its first error, and make soon after. A panic in make is raised
+// again in the caller.
+func pipeline[T any](n int, produce func(int) T, use func(int, T) error) error {
+	if n < pipelineMin {
+		for i := range n {
+			if err := use(i, produce(i)); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	type step struct {
+		v     T
+		panic any
+	}
+	out := make(chan step, pipelineAhead)
+	stop := make(chan struct{})
+	go func() {
+		defer close(out)
+		defer func() {
+			if p := recover(); p != nil {
+				out <- step{panic: p}
+			}
+		}()
+		for i := range n {
+			select {
+			case out <- step{v: produce(i)}:
+			case <-stop:
+				return
+			}
+		}
+	}()
+	i := 0
+	for st := range out {
+		if st.panic != nil {
+			panic(st.panic)
+		}
+		if err := use(i, st.v); err != nil {
+			close(stop)
+			for range out { // let produce finish before its state is reused
+			}
+			return err
+		}
+		i++
+	}
+	return nil
+}
+
+// pipelineAhead bounds the results made and not yet used.
+const pipelineAhead = 64
