@@ -181,6 +181,9 @@ func (x *Extractor) params(msgs []openai.ChatCompletionMessageParamUnion, mode s
 	if x.cfg.TopP != nil {
 		p.TopP = openai.Float(*x.cfg.TopP)
 	}
+	if x.cfg.Seed != nil {
+		p.Seed = openai.Int(*x.cfg.Seed)
+	}
 	if x.cfg.TopK > 0 {
 		opts = append(opts, option.WithJSONSet("top_k", x.cfg.TopK))
 	}

@@ -83,6 +83,10 @@ type Config struct {
 	Temperature *float64
 	TopP        *float64
 	TopK        int
+	// Seed, when set, is sent as seed with every call, so a server that
+	// samples (llama.cpp, vLLM, Ollama) gives the same answer to the same
+	// prompt: repeatable evaluations and tests against a sampling model.
+	Seed *int64
 }
 
 // Option changes an Extractor built by New.

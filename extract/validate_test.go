@@ -303,14 +303,14 @@ func TestExtract_Sampling(t *testing.T) {
 	srv := extracttest.NewServer(t, extracttest.LlamaCppPython(extracttest.Always(extracttest.Answer(answerOf(goodFact())))))
 	x, _ := MustNew(t, srv)
 	MustExtract(t, x, extract.Input{Episode: userEpisode("user")})
-	if p := srv.Requests()[0].Params; p.Temperature != nil || p.TopP != nil || p.TopK != nil {
-		t.Errorf("unset sampling sent: temperature %v top_p %v top_k %v", p.Temperature, p.TopP, p.TopK)
+	if p := srv.Requests()[0].Params; p.Temperature != nil || p.TopP != nil || p.TopK != nil || p.Seed != nil {
+		t.Errorf("unset sampling sent: temperature %v top_p %v top_k %v seed %v", p.Temperature, p.TopP, p.TopK, p.Seed)
 	}
 
 	srv.Reset()
-	temp, topP := 1.0, 0.95
+	temp, topP, seed := 1.0, 0.95, int64(42)
 	y, _ := MustNew(t, srv, func(c *extract.Config) {
-		c.Model, c.Temperature, c.TopP, c.TopK = "sampled-model", &temp, &topP, 64
+		c.Model, c.Temperature, c.TopP, c.TopK, c.Seed = "sampled-model", &temp, &topP, 64, &seed
 	})
 	MustExtract(t, y, extract.Input{Episode: userEpisode("user")})
 	// Every call carries them: the refused one and the one in JSON mode
@@ -320,8 +320,8 @@ func TestExtract_Sampling(t *testing.T) {
 	}
 	for i, r := range srv.Requests() {
 		p := r.Params
-		if p.Temperature == nil || *p.Temperature != 1 || p.TopP == nil || *p.TopP != 0.95 || p.TopK == nil || *p.TopK != 64 {
-			t.Errorf("call %d (%s): temperature %v top_p %v top_k %v; want 1, 0.95, 64", i, r.Format(), p.Temperature, p.TopP, p.TopK)
+		if p.Temperature == nil || *p.Temperature != 1 || p.TopP == nil || *p.TopP != 0.95 || p.TopK == nil || *p.TopK != 64 || p.Seed == nil || *p.Seed != 42 {
+			t.Errorf("call %d (%s): temperature %v top_p %v top_k %v seed %v; want 1, 0.95, 64, 42", i, r.Format(), p.Temperature, p.TopP, p.TopK, p.Seed)
 		}
 	}
 }

@@ -110,6 +110,9 @@ times+=("server start: $(took "$t")")
 export GRAPHMEM_LLM_TEMPERATURE="${GRAPHMEM_LLM_TEMPERATURE-1.0}"
 export GRAPHMEM_LLM_TOP_P="${GRAPHMEM_LLM_TOP_P-0.95}"
 export GRAPHMEM_LLM_TOP_K="${GRAPHMEM_LLM_TOP_K-64}"
+# A fixed seed, so a run samples the same answers again (empty: the server
+# picks one per call).
+export GRAPHMEM_LLM_SEED="${GRAPHMEM_LLM_SEED-1}"
 
 # 4. The episode pipeline against it.
 t=$(now)

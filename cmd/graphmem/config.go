@@ -33,6 +33,7 @@ type Config struct {
 	LLMTemp       string        `yaml:"llm_temperature"`
 	LLMTopP       string        `yaml:"llm_top_p"`
 	LLMTopK       string        `yaml:"llm_top_k"`
+	LLMSeed       string        `yaml:"llm_seed"`
 	EpisodeWait   string        `yaml:"episode_wait"`
 	EmbedWait     string        `yaml:"embed_query_wait"`
 	EmbedBaseURL  string        `yaml:"embed_base_url"`
@@ -87,6 +88,7 @@ var settings = []setting{
 	{flag: "llm-temperature", env: "GRAPHMEM_LLM_TEMPERATURE", group: modelSettings, help: "sampling temperature of extraction calls, 0 to 2 (none: the server's default; small local models need their makers' value, Gemma 3: 1.0)", str: func(c *Config) *string { return &c.LLMTemp }},
 	{flag: "llm-top-p", env: "GRAPHMEM_LLM_TOP_P", group: modelSettings, help: "nucleus sampling of extraction calls, above 0 up to 1 (none: the server's default; Gemma 3: 0.95)", str: func(c *Config) *string { return &c.LLMTopP }},
 	{flag: "llm-top-k", env: "GRAPHMEM_LLM_TOP_K", group: modelSettings, help: "top-k sampling of extraction calls, a positive number, for servers that read it: llama.cpp, vLLM, LM Studio (none: the server's default; Gemma 3: 64)", str: func(c *Config) *string { return &c.LLMTopK }},
+	{flag: "llm-seed", env: "GRAPHMEM_LLM_SEED", group: modelSettings, help: "sampling seed sent with every extraction call, an integer, so a sampling server answers the same prompt the same way (none: the server picks)", str: func(c *Config) *string { return &c.LLMSeed }},
 	{flag: "episode-wait", env: "GRAPHMEM_EPISODE_WAIT", def: "60s", group: serverSettings, help: "how long POST /v1/episodes?wait=true waits for extraction before answering the episode as it stands (a Go duration); local models on a CPU may need minutes", str: func(c *Config) *string { return &c.EpisodeWait }},
 	{flag: "embed-base-url", env: "GRAPHMEM_EMBED_BASE_URL", group: modelSettings, help: "embeddings base URL (optional)", str: func(c *Config) *string { return &c.EmbedBaseURL }},
 	{flag: "embed-model", env: "GRAPHMEM_EMBED_MODEL", group: modelSettings, help: "embeddings model", str: func(c *Config) *string { return &c.EmbedModel }},

@@ -89,12 +89,12 @@ func TestModelConfig_MaxTokens(t *testing.T) {
 
 func TestModelConfig_Sampling(t *testing.T) {
 	mc, err := modelConfig(Config{})
-	if err != nil || mc.Temperature != nil || mc.TopP != nil || mc.TopK != 0 {
+	if err != nil || mc.Temperature != nil || mc.TopP != nil || mc.TopK != 0 || mc.Seed != nil {
 		t.Errorf("unset: %v %v %d %v; want the server's defaults", mc.Temperature, mc.TopP, mc.TopK, err)
 	}
-	mc, err = modelConfig(Config{LLMTemp: "1.0", LLMTopP: "0.95", LLMTopK: "64"})
-	if err != nil || mc.Temperature == nil || *mc.Temperature != 1 || mc.TopP == nil || *mc.TopP != 0.95 || mc.TopK != 64 {
-		t.Errorf("Gemma's values: %v %v %d %v", mc.Temperature, mc.TopP, mc.TopK, err)
+	mc, err = modelConfig(Config{LLMTemp: "1.0", LLMTopP: "0.95", LLMTopK: "64", LLMSeed: "7"})
+	if err != nil || mc.Temperature == nil || *mc.Temperature != 1 || mc.TopP == nil || *mc.TopP != 0.95 || mc.TopK != 64 || mc.Seed == nil || *mc.Seed != 7 {
+		t.Errorf("Gemma's values and a seed: %v %v %d %v %v", mc.Temperature, mc.TopP, mc.TopK, mc.Seed, err)
 	}
 	if mc, err = modelConfig(Config{LLMTemp: "0"}); err != nil || mc.Temperature == nil || *mc.Temperature != 0 {
 		t.Errorf("temperature 0 (greedy) must be sendable: %v %v", mc.Temperature, err)
@@ -106,6 +106,7 @@ func TestModelConfig_Sampling(t *testing.T) {
 		{Config{LLMTemp: "hot"}, "llm-temperature"}, {Config{LLMTemp: "2.5"}, "llm-temperature"}, {Config{LLMTemp: "-1"}, "llm-temperature"},
 		{Config{LLMTopP: "0"}, "llm-top-p"}, {Config{LLMTopP: "1.5"}, "llm-top-p"},
 		{Config{LLMTopK: "0"}, "llm-top-k"}, {Config{LLMTopK: "6.4"}, "llm-top-k"},
+		{Config{LLMSeed: "lucky"}, "llm-seed"},
 	} {
 		if _, err := modelConfig(bad.c); err == nil || !strings.Contains(err.Error(), bad.name) {
 			t.Errorf("%+v: %v, want an error naming %s", bad.c, err, bad.name)

@@ -19,8 +19,8 @@ import (
 // server: GRAPHMEM_REAL_LLM_BASE_URL and GRAPHMEM_REAL_LLM_MODEL name it
 // (scripts/real-model-check.sh starts llama-cpp-python's server with Gemma
 // 3 270M and sets them, with Gemma's sampling in GRAPHMEM_LLM_TEMPERATURE,
-// GRAPHMEM_LLM_TOP_P and GRAPHMEM_LLM_TOP_K, which the test passes on as
-// the server would read them). Skipped when they are not set. It judges the
+// GRAPHMEM_LLM_TOP_P and GRAPHMEM_LLM_TOP_K and a fixed GRAPHMEM_LLM_SEED,
+// which the test passes on as the server would read them). Skipped when they are not set. It judges the
 // protocol and the pipeline, not the quality of the facts: the episode
 // posted with wait=true ends done after one model call plus at most the
 // response-format fallback's, its facts passed validation (they are
@@ -33,7 +33,7 @@ func TestRealModel(t *testing.T) {
 	var logs syncBuffer
 	m := MustRunMain(t, func(m *Main) {
 		m.Config.LLMBaseURL, m.Config.LLMModel = base, model
-		m.Config.LLMTemp, m.Config.LLMTopP, m.Config.LLMTopK = os.Getenv("GRAPHMEM_LLM_TEMPERATURE"), os.Getenv("GRAPHMEM_LLM_TOP_P"), os.Getenv("GRAPHMEM_LLM_TOP_K")
+		m.Config.LLMTemp, m.Config.LLMTopP, m.Config.LLMTopK, m.Config.LLMSeed = os.Getenv("GRAPHMEM_LLM_TEMPERATURE"), os.Getenv("GRAPHMEM_LLM_TOP_P"), os.Getenv("GRAPHMEM_LLM_TOP_K"), os.Getenv("GRAPHMEM_LLM_SEED")
 		m.Config.LLMTimeout = "5m" // a CPU shared with other work
 		m.Config.EpisodeWait = "10m"
 		m.Logger = slog.New(slog.NewJSONHandler(&logs, nil))

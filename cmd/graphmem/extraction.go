@@ -94,6 +94,13 @@ func modelConfig(cfg Config) (extract.Config, error) {
 			return mc, fmt.Errorf("llm-top-k: %q is not a positive number", cfg.LLMTopK)
 		}
 	}
+	if cfg.LLMSeed != "" {
+		n, err := strconv.ParseInt(cfg.LLMSeed, 10, 64)
+		if err != nil {
+			return mc, fmt.Errorf("llm-seed: %q is not an integer", cfg.LLMSeed)
+		}
+		mc.Seed = &n
+	}
 	return mc, nil
 }
 

@@ -36,6 +36,7 @@ type Params struct {
 	Temperature    *float64        `json:"temperature"`
 	TopP           *float64        `json:"top_p"`
 	TopK           *int            `json:"top_k"`
+	Seed           *int64          `json:"seed"`
 	MaxTokens      *int64          `json:"max_tokens"`
 }
 
