@@ -93,6 +93,12 @@ func (t *tx) prefix(parts ...string) []byte {
 	return append(join(append([]string{t.scope}, parts...)...), sep)
 }
 
+// appendPrefix is prefix(part) written into dst (reused across calls).
+func (t *tx) appendPrefix(dst []byte, part string) []byte {
+	dst = append(append(append(dst[:0], t.scope...), sep), part...)
+	return append(dst, sep)
+}
+
 func invalid(op, format string, args ...any) error {
 	return &entity.Error{Code: entity.EINVALID, Op: op, Message: fmt.Sprintf(format, args...)}
 }
@@ -323,8 +329,7 @@ func (t *tx) EntitiesByKey(keys []string) (map[string][]entity.Entity, error) {
 		if norm == "" {
 			continue
 		}
-		prefix = append(append(append(prefix[:0], t.scope...), sep), truncKey(norm)...)
-		prefix = append(prefix, sep)
+		prefix = t.appendPrefix(prefix, truncKey(norm))
 		var found []entity.Entity
 		for k, _ := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, _ = c.Next() {
 			id := string(k[len(prefix):])
