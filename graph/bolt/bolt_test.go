@@ -136,3 +136,43 @@ func TestCheckInvariantsCatches(t *testing.T) {
 	}
 	s.Close()
 }
+
+// PutFacts skips the lookup of a fact whose id sorts above every stored
+// one; a new id below the highest, and an id written twice in one
+// transaction, must still be found and their index entries moved.
+func TestPutFacts_IDsAroundTheHighest(t *testing.T) {
+	s := mustOpen(t)
+	ctx := context.Background()
+	put := func(fs ...entity.Fact) {
+		t.Helper()
+		if err := s.Update(ctx, "s", func(tx graph.Tx) error { return tx.PutFacts(fs) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	at := graphtest.T0
+	put(graphtest.NewFact("f-5", "alice", "knows", "bob", at, nil))
+	put(graphtest.NewFact("f-3", "alice", "knows", "carol", at, nil), // new, below the highest
+		graphtest.NewFact("f-9", "alice", "knows", "dave", at, nil),  // new, above it
+		graphtest.NewFact("f-9", "alice", "knows", "erin", at, nil),  // f-9 again in the same transaction
+		graphtest.NewFact("f-5", "alice", "knows", "frank", at, nil)) // stored, below the highest
+	want := map[string]string{"bob": "", "carol": "f-3", "dave": "", "erin": "f-9", "frank": "f-5"}
+	err := s.View(ctx, "s", func(tx graph.Tx) error {
+		for obj, id := range want {
+			fs, _, err := tx.Facts(graph.FactFilter{ObjectID: obj})
+			if err != nil {
+				return err
+			}
+			got := ""
+			for _, f := range fs {
+				got += f.ID
+			}
+			if got != id {
+				t.Errorf("facts with object %s: %q, want %q", obj, got, id)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -2,6 +2,7 @@ package bolt
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -19,7 +20,7 @@ type tx struct {
 	buckets [numBuckets]*bbolt.Bucket
 	// cursors serve get, one per bucket.
 	cursors [numBuckets]*bbolt.Cursor
-	// pairs is chain's scratch list of stored keys and values.
+	// pairs is Chains' scratch list of stored keys and values.
 	pairs [][2][]byte
 	done  bool
 	// last is the highest sequence number the transaction gave.
@@ -27,6 +28,12 @@ type tx struct {
 	// stale are the change entries of the writes this transaction
 	// replaced, handed to the sweeper once it commits.
 	stale []uint64
+	// lastFactID is the highest key (scope 0 id) in the fact id bucket
+	// when the transaction first wrote a fact, raised by its own new
+	// facts; nil until then. A fact whose key sorts above it is not
+	// stored, so PutFacts skips looking it up (ids are time-ordered, so
+	// that is every new fact).
+	lastFactID []byte
 	// gone says, per kind, whether the scope may hold deletions of that
 	// kind (0 not yet known, goneNone, goneSome), so a record written for
 	// the first time skips the lookup of its deletion when there are none.
@@ -228,9 +235,8 @@ func (t *tx) writeSeq(kind byte, dataKey []byte, prev uint64, deleted bool) (uin
 func (t *tx) mayBeGone(kind byte) bool {
 	if t.gone[kind] == 0 {
 		p := goneKey(kind, t.key(""))
-		k, _ := t.bucket(bGone).Cursor().Seek(p)
 		t.gone[kind] = goneNone
-		if bytes.HasPrefix(k, p) {
+		if bytes.HasPrefix(seekKey(t.bucket(bGone).Cursor(), p), p) {
 			t.gone[kind] = goneSome
 		}
 	}
@@ -565,6 +571,23 @@ func (t *tx) factAt(op, id string) ([]byte, []byte, error) {
 	return k, v, nil
 }
 
+// factToWrite is factAt for PutFacts: a fact whose key sorts above every
+// stored one is new, with no lookup.
+func (t *tx) factToWrite(op, id string) ([]byte, []byte, error) {
+	if t.lastFactID == nil {
+		p := t.key("")
+		t.lastFactID = append([]byte{}, lastUnder(t.bucket(bFactID).Cursor(), p)...)
+		if len(t.lastFactID) == 0 {
+			t.lastFactID = p
+		}
+	}
+	if k := t.key(id); bytes.Compare(k, t.lastFactID) > 0 {
+		t.lastFactID = k
+		return nil, nil, nil
+	}
+	return t.factAt(op, id)
+}
+
 // factValue is the stored value of fact id, nil if there is none.
 func (t *tx) factValue(op, id string) ([]byte, error) {
 	_, v, err := t.factAt(op, id)
@@ -596,46 +619,68 @@ func (t *tx) Chains(keys []graph.ChainKey) (map[graph.ChainKey][]entity.Fact, er
 	if err := t.check(op); err != nil {
 		return nil, err
 	}
-	out := make(map[graph.ChainKey][]entity.Fact, len(keys))
+	// The stored pairs of every chain are gathered first, then decoded,
+	// on two goroutines when there are many: the transaction writes
+	// nothing meanwhile, so the pages stay put, and a batch's chains are
+	// most of its reading.
+	type span struct {
+		key        graph.ChainKey
+		prefix     int
+		start, end int
+	}
+	var spans []span
+	raw := t.pairs[:0]
+	c := t.bucket(bFact).Cursor()
+	seen := make(map[graph.ChainKey]bool, len(keys))
 	for _, ck := range keys {
-		if _, done := out[ck]; done || ck.SubjectID == "" {
+		if ck.SubjectID == "" || seen[ck] {
 			continue
 		}
-		chain, err := t.chain(op, t.prefix(ck.SubjectID, ck.Predicate))
-		if err != nil {
-			return nil, err
+		seen[ck] = true
+		prefix := t.prefix(ck.SubjectID, ck.Predicate)
+		start := len(raw)
+		for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
+			raw = append(raw, [2][]byte{k, v})
 		}
-		if len(chain) > 0 {
-			out[ck] = chain
+		if len(raw) > start {
+			spans = append(spans, span{ck, len(prefix), start, len(raw)})
 		}
+	}
+	t.pairs = raw[:0]
+	facts := make([]entity.Fact, len(raw))
+	decode := func(spans []span) error {
+		for _, sp := range spans {
+			for i := sp.start; i < sp.end; i++ {
+				f, err := decodeFact(t.scope, string(raw[i][0][sp.prefix:]), raw[i][1])
+				if err != nil {
+					return err
+				}
+				facts[i] = f
+			}
+		}
+		return nil
+	}
+	var err error
+	if half := len(spans) / 2; len(raw) >= parallelDecode {
+		done := make(chan error, 1)
+		go func() { done <- decode(spans[half:]) }()
+		err = errors.Join(decode(spans[:half]), <-done)
+	} else {
+		err = decode(spans)
+	}
+	if err != nil {
+		return nil, t.wrap(op, err)
+	}
+	out := make(map[graph.ChainKey][]entity.Fact, len(spans))
+	for _, sp := range spans {
+		out[sp.key] = facts[sp.start:sp.end:sp.end]
 	}
 	return out, nil
 }
 
-// chain decodes the facts stored under prefix (scope 0 subject 0 predicate
-// 0), in id order: one range of the fact bucket. The stored pairs are
-// gathered first, so the facts go into a slice of the right size (a fact
-// is large, and growing the slice copies every fact decoded so far).
-func (t *tx) chain(op string, prefix []byte) ([]entity.Fact, error) {
-	c := t.bucket(bFact).Cursor()
-	raw := t.pairs[:0]
-	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		raw = append(raw, [2][]byte{k, v})
-	}
-	t.pairs = raw[:0]
-	if len(raw) == 0 {
-		return nil, nil
-	}
-	out := make([]entity.Fact, 0, len(raw))
-	for _, kv := range raw {
-		f, err := decodeFact(t.scope, string(kv[0][len(prefix):]), kv[1])
-		if err != nil {
-			return nil, t.wrap(op, err)
-		}
-		out = append(out, f)
-	}
-	return out, nil
-}
+// parallelDecode is the number of stored facts from which Chains decodes
+// on two goroutines.
+const parallelDecode = 256
 
 func (t *tx) FactsOf(entityID string, limit int) ([]entity.Fact, error) {
 	const op = "bolt.FactsOf"
@@ -732,6 +777,12 @@ func (t *tx) newestFacts(op, entityID string, fn func(id string, v []byte) (bool
 		}
 	}
 	return nil
+}
+
+// seekKey is the first key at or after k (nil: none).
+func seekKey(c *bbolt.Cursor, k []byte) []byte {
+	got, _ := c.Seek(k)
+	return got
 }
 
 // lastUnder positions c on the last key under prefix (nil: none).
@@ -957,7 +1008,7 @@ func (t *tx) PutFacts(fs []entity.Fact) error {
 		if err := t.checkFact(op, i, &f); err != nil {
 			return err
 		}
-		oldKey, old, err := t.factAt(op, f.ID)
+		oldKey, old, err := t.factToWrite(op, f.ID)
 		if err != nil {
 			return err
 		}
@@ -1122,6 +1173,9 @@ func (t *tx) Tombstones(fingerprints []string) (map[string]entity.Tombstone, err
 	}
 	out := make(map[string]entity.Tombstone)
 	b := t.bucket(bTombstone)
+	if p := t.key(""); !bytes.HasPrefix(seekKey(b.Cursor(), p), p) {
+		return out, nil // the scope holds no tombstone: no lookups
+	}
 	for _, fp := range fingerprints {
 		if fp == "" {
 			continue
