@@ -70,7 +70,6 @@ func Open(path string, opts ...Option) (*Store, error) {
 		fn(&o)
 	}
 	o.NoSync = false // durability is part of the contract
-	o.NoFreelistSync, o.FreelistType = true, bbolt.FreelistMapType
 	db, err := bbolt.Open(path, 0o600, &o)
 	if err != nil {
 		return nil, translate(op, err)
