@@ -50,11 +50,11 @@ func WithTimeout(d time.Duration) Option {
 	return func(o *bbolt.Options) { o.Timeout = d }
 }
 
-// WithInitialMmapSize maps that many bytes up front, so long read
-// transactions do not block writers while the file grows.
-func WithInitialMmapSize(n int) Option {
-	return func(o *bbolt.Options) { o.InitialMmapSize = n }
-}
+// initialMmap is how much of the file is mapped up front (address space,
+// not memory): bbolt maps the file anew as it grows, and that waits for
+// every open read transaction, so without room a search running while the
+// file grows holds up the next commit, and every read behind it.
+const initialMmap = 1 << 30
 
 // Open opens or creates the store file at path, creating its folder.
 // Returns EUNAVAILABLE if another process holds the file, EUNPROCESSABLE if
@@ -66,6 +66,7 @@ func Open(path string, opts ...Option) (*Store, error) {
 	}
 	o := *bbolt.DefaultOptions
 	o.Timeout = 2 * time.Second
+	o.InitialMmapSize = initialMmap
 	for _, fn := range opts {
 		fn(&o)
 	}
