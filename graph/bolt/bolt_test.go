@@ -176,3 +176,44 @@ func TestPutFacts_IDsAroundTheHighest(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Chains decodes many stored facts on two goroutines: every chain still
+// comes back whole, in id order, each fact under its own id.
+func TestChains_ManyFacts(t *testing.T) {
+	s := mustOpen(t)
+	ctx := context.Background()
+	subjects := []string{"alice", "bob", "carol"}
+	var fs []entity.Fact
+	for i := range 300 {
+		fs = append(fs, graphtest.NewValueFact(fmt.Sprintf("f-%03d", i), subjects[i%3], "likes", fmt.Sprint(i), graphtest.T0, nil))
+	}
+	if err := s.Update(ctx, "s", func(tx graph.Tx) error { return tx.PutFacts(fs) }); err != nil {
+		t.Fatal(err)
+	}
+	var keys []graph.ChainKey
+	for _, sub := range subjects {
+		keys = append(keys, graph.ChainKey{SubjectID: sub, Predicate: "likes"})
+	}
+	err := s.View(ctx, "s", func(tx graph.Tx) error {
+		chains, err := tx.Chains(keys)
+		if err != nil {
+			return err
+		}
+		for c, k := range keys {
+			got := chains[k]
+			if len(got) != 100 {
+				t.Fatalf("chain %s: %d facts, want 100", k.SubjectID, len(got))
+			}
+			for j, f := range got {
+				i := 3*j + c
+				if id := fmt.Sprintf("f-%03d", i); f.ID != id || f.Value != fmt.Sprint(i) || f.SubjectID != k.SubjectID {
+					t.Fatalf("chain %s[%d]: %s %s %s, want %s %d", k.SubjectID, j, f.ID, f.SubjectID, f.Value, id, i)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

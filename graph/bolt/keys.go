@@ -77,6 +77,10 @@ const (
 	maxKeyPart = 512
 )
 
+// keyID is the last part of a key: the id that ends every index and
+// chain key.
+func keyID(k []byte) string { return string(k[bytes.LastIndexByte(k, sep)+1:]) }
+
 // truncKey cuts s to at most maxKeyPart bytes on a rune boundary.
 func truncKey(s string) string {
 	if len(s) <= maxKeyPart {

@@ -236,7 +236,7 @@ func (t *tx) mayBeGone(kind byte) bool {
 	if t.gone[kind] == 0 {
 		p := goneKey(kind, t.key(""))
 		t.gone[kind] = goneNone
-		if bytes.HasPrefix(seekKey(t.bucket(bGone).Cursor(), p), p) {
+		if lastUnder(t.bucket(bGone).Cursor(), p) != nil {
 			t.gone[kind] = goneSome
 		}
 	}
@@ -397,8 +397,7 @@ func (t *tx) EntitiesByPrefix(prefix string, limit int) ([]entity.Entity, error)
 		if limit > 0 && len(out) >= limit {
 			break
 		}
-		i := bytes.LastIndexByte(k, sep)
-		id := string(k[i+1:])
+		id := keyID(k)
 		if seen[id] {
 			continue
 		}
@@ -625,7 +624,6 @@ func (t *tx) Chains(keys []graph.ChainKey) (map[graph.ChainKey][]entity.Fact, er
 	// most of its reading.
 	type span struct {
 		key        graph.ChainKey
-		prefix     int
 		start, end int
 	}
 	var spans []span
@@ -643,30 +641,24 @@ func (t *tx) Chains(keys []graph.ChainKey) (map[graph.ChainKey][]entity.Fact, er
 			raw = append(raw, [2][]byte{k, v})
 		}
 		if len(raw) > start {
-			spans = append(spans, span{ck, len(prefix), start, len(raw)})
+			spans = append(spans, span{ck, start, len(raw)})
 		}
 	}
 	t.pairs = raw[:0]
 	facts := make([]entity.Fact, len(raw))
-	decode := func(spans []span) error {
-		for _, sp := range spans {
-			for i := sp.start; i < sp.end; i++ {
-				f, err := decodeFact(t.scope, string(raw[i][0][sp.prefix:]), raw[i][1])
-				if err != nil {
-					return err
-				}
-				facts[i] = f
-			}
+	decode := func(lo, hi int) (err error) {
+		for i := lo; i < hi && err == nil; i++ {
+			facts[i], err = decodeFact(t.scope, keyID(raw[i][0]), raw[i][1])
 		}
-		return nil
+		return err
 	}
 	var err error
-	if half := len(spans) / 2; len(raw) >= parallelDecode {
+	if half := len(raw) / 2; len(raw) >= parallelDecode {
 		done := make(chan error, 1)
-		go func() { done <- decode(spans[half:]) }()
-		err = errors.Join(decode(spans[:half]), <-done)
+		go func() { done <- decode(half, len(raw)) }()
+		err = errors.Join(decode(0, half), <-done)
 	} else {
-		err = decode(spans)
+		err = decode(0, len(raw))
 	}
 	if err != nil {
 		return nil, t.wrap(op, err)
@@ -779,12 +771,6 @@ func (t *tx) newestFacts(op, entityID string, fn func(id string, v []byte) (bool
 	return nil
 }
 
-// seekKey is the first key at or after k (nil: none).
-func seekKey(c *bbolt.Cursor, k []byte) []byte {
-	got, _ := c.Seek(k)
-	return got
-}
-
 // lastUnder positions c on the last key under prefix (nil: none).
 func lastUnder(c *bbolt.Cursor, prefix []byte) []byte {
 	var k []byte
@@ -854,7 +840,7 @@ func (t *tx) subjectFacts(subjectID string) []placedFact {
 	var out []placedFact
 	c := t.bucket(bFact).Cursor()
 	for k, v := c.Seek(prefix); k != nil && bytes.HasPrefix(k, prefix); k, v = c.Next() {
-		out = append(out, placedFact{string(k[bytes.LastIndexByte(k, sep)+1:]), v})
+		out = append(out, placedFact{keyID(k), v})
 	}
 	slices.SortFunc(out, func(a, b placedFact) int { return strings.Compare(a.id, b.id) })
 	return out
@@ -1173,7 +1159,7 @@ func (t *tx) Tombstones(fingerprints []string) (map[string]entity.Tombstone, err
 	}
 	out := make(map[string]entity.Tombstone)
 	b := t.bucket(bTombstone)
-	if p := t.key(""); !bytes.HasPrefix(seekKey(b.Cursor(), p), p) {
+	if lastUnder(b.Cursor(), t.key("")) == nil {
 		return out, nil // the scope holds no tombstone: no lookups
 	}
 	for _, fp := range fingerprints {
