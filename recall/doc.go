@@ -124,7 +124,12 @@
 //	turn    = its BM25 score (+ 0.5·B·vec for its rank among the episodes
 //	          nearest in meaning, B the best BM25 score itself: S would
 //	          let the list outweigh every word of the question, as BM25
-//	          scores of turns are far below 1), · (1 + TimeWords) on a
+//	          scores of turns are far below 1; when the question names a
+//	          speaker, that speaker's turns are ranked among themselves,
+//	          and those turns, or all when none is named, in the order of
+//	          maximal marginal relevance, λ = 0.8, so that the list
+//	          reaches more of what the person asked about said),
+//	          · (1 + TimeWords) on a
 //	          "when" question if it places something in time ("yesterday",
 //	          "last May", "去年")
 //	form    = (1 − Question) if the turn asks something (holds "?")

@@ -23,6 +23,12 @@ import (
 const (
 	vectorFacts    = 60 // nearest facts read (superseded versions included)
 	vectorEpisodes = 30
+	// vectorEpisodesRead: nearest episodes read, so that a question naming
+	// a speaker finds vectorEpisodes of the speaker's turns
+	// (rankVectorEpisodes).
+	vectorEpisodesRead = 2 * vectorEpisodes
+	// mmrLambda: see marginal.
+	mmrLambda      = 0.8
 	vectorEntities = 10
 
 	// predicateNear is what the predicate nearest to the question in
@@ -313,7 +319,7 @@ func (e *Engine) vectorEpisodeHits(ctx context.Context, c *candidates, hits []se
 	if w.Episode == 0 {
 		return hits, nil
 	}
-	near := e.Vectors.Search(p.scope, search.TypeEpisode, p.vec, vectorEpisodes)
+	near := e.Vectors.Search(p.scope, search.TypeEpisode, p.vec, vectorEpisodesRead)
 	if len(near) == 0 {
 		return hits, nil
 	}
@@ -334,18 +340,25 @@ func (e *Engine) vectorEpisodeHits(ctx context.Context, c *candidates, hits []se
 	for _, h := range hits {
 		matched[h.ID] = true
 	}
-	c.vectorEpisodes = make(map[string]vectorHit, len(near))
-	rank := 0
+	var list []vector.Hit
 	for _, n := range near {
-		h, ok := visible[n.ID]
-		if !ok {
+		if _, ok := visible[n.ID]; ok {
+			list = append(list, n)
+		}
+	}
+	ranks := rankVectorEpisodes(list, visible, c.speakerKeys(),
+		func(ids []string) [][]float64 { return e.Vectors.Pairwise(p.scope, search.TypeEpisode, ids) })
+	c.vectorEpisodes = make(map[string]vectorHit, len(ranks))
+	for _, n := range list {
+		rank := ranks[n.ID]
+		if rank == 0 {
 			continue
 		}
-		rank++
 		if !matched[n.ID] {
 			if !w.EpisodeJoin {
 				continue
 			}
+			h := visible[n.ID]
 			h.Score = 0
 			hits = append(hits, h)
 		}
@@ -359,4 +372,73 @@ type vectorHit struct {
 	add  float64
 	rank int
 	sim  float64
+}
+
+// rankVectorEpisodes ranks the visible episodes of the vector list
+// (nearest first), up to vectorEpisodes of them. When the question names
+// a speaker of some of them, the named speakers' turns are ranked among
+// themselves: the list reaches twice as deep into the turns of the person
+// asked about ("What activities does Melanie partake in?"), while every
+// other turn keeps its place in the whole list. The turns so ranked (all
+// of them when no speaker is named) are ordered by maximal marginal
+// relevance: a turn that says what a better one already said gives way
+// to one that says something else, so that a question whose answer is
+// spread over many turns ("pottery, camping, painting") reaches more of
+// them. pairwise gives the turns' similarities to one another.
+func rankVectorEpisodes(list []vector.Hit, visible map[string]search.Hit, keys map[string]bool,
+	pairwise func(ids []string) [][]float64) map[string]int {
+	bySpeaker := func(id string) bool {
+		h := visible[id]
+		return h.Speaker != "" && speakerNamed(h.Speaker, keys)
+	}
+	named := slices.ContainsFunc(list, func(n vector.Hit) bool { return bySpeaker(n.ID) })
+	ranks := map[string]int{}
+	var diverse []vector.Hit
+	for i, n := range list {
+		switch {
+		case !named || bySpeaker(n.ID):
+			diverse = append(diverse, n)
+		case i < vectorEpisodes:
+			ranks[n.ID] = i + 1
+		}
+	}
+	for i, id := range marginal(diverse, pairwise, vectorEpisodes) {
+		ranks[id] = i + 1
+	}
+	return ranks
+}
+
+// marginal picks up to k of list (nearest first) by maximal marginal
+// relevance: each next pick the hit of highest
+// λ·similarity − (1−λ)·(its highest similarity to a hit picked before).
+func marginal(list []vector.Hit, pairwise func(ids []string) [][]float64, k int) []string {
+	ids := make([]string, len(list))
+	for i, n := range list {
+		ids[i] = n.ID
+	}
+	if len(list) < 2 || mmrLambda == 1 {
+		return ids[:min(k, len(ids))]
+	}
+	sims := pairwise(ids)
+	out := make([]string, 0, min(k, len(list)))
+	redundancy := make([]float64, len(list))
+	taken := make([]bool, len(list))
+	for len(out) < cap(out) {
+		best := -1
+		var bestV float64
+		for i, n := range list {
+			if taken[i] {
+				continue
+			}
+			if v := mmrLambda*n.Similarity - (1-mmrLambda)*redundancy[i]; best < 0 || v > bestV {
+				best, bestV = i, v
+			}
+		}
+		taken[best] = true
+		out = append(out, ids[best])
+		for i := range list {
+			redundancy[i] = max(redundancy[i], sims[best][i])
+		}
+	}
+	return out
 }

@@ -203,6 +203,36 @@ func (x *Index) Search(scope entity.Scope, typ string, v []float32, k int) []Hit
 	return out
 }
 
+// Pairwise returns the similarities of the stored vectors of ids to one
+// another: m[i][j] for ids[i] and ids[j], 0 where either has no vector.
+func (x *Index) Pairwise(scope entity.Scope, typ string, ids []string) [][]float64 {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	m := make([][]float64, len(ids))
+	for i := range m {
+		m[i] = make([]float64, len(ids))
+	}
+	g := x.graphs[gkey{scope, typ}]
+	if g == nil {
+		return m
+	}
+	nodes := make([]*node, len(ids))
+	for i, id := range ids {
+		if slot, ok := g.byKey[id]; ok {
+			nodes[i] = g.nodes[slot]
+		}
+	}
+	for i, a := range nodes {
+		for j := i + 1; a != nil && j < len(nodes); j++ {
+			if b := nodes[j]; b != nil {
+				m[i][j] = float64(sim(a, b.vec, b.scale))
+				m[j][i] = m[i][j]
+			}
+		}
+	}
+	return m
+}
+
 // SetQueryCache sets how many questions' vectors QueryVector remembers
 // (512 by default; 0: none, every question is embedded).
 func (x *Index) SetQueryCache(n int) { x.queries = newQueryCache(n) }

@@ -254,3 +254,36 @@ predicates:
 		}
 	}
 }
+
+// TestIndex_Pairwise: the stored vectors' similarities to one another,
+// symmetric, 0 for a record with no vector and on the diagonal.
+func TestIndex_Pairwise(t *testing.T) {
+	e := newEnv(t)
+	res, err := e.svc.AddFacts(ctx, "s", []memory.FactInput{
+		{Subject: "identity-worker", Predicate: "memory_limit", Value: "512Mi", ValidFrom: day("2023-01-01")},
+		{Subject: "identity-worker", Predicate: "memory_limit", Value: "1Gi", ValidFrom: day("2024-01-01")},
+		{Subject: "Hiro Sato", Predicate: "reports_to", Object: "Mia Chen", ValidFrom: day("2023-01-01")},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.sync(t)
+	ids := []string{res[0].FactID, res[1].FactID, res[2].FactID, "no-such-fact"}
+	m := e.vec.Pairwise("s", search.TypeFact, ids)
+	for i := range ids {
+		for j := range ids {
+			if m[i][j] != m[j][i] {
+				t.Errorf("m[%d][%d] = %v but m[%d][%d] = %v", i, j, m[i][j], j, i, m[j][i])
+			}
+		}
+		if m[i][i] != 0 || m[i][3] != 0 {
+			t.Errorf("row %d: diagonal %v, unknown record %v; want 0", i, m[i][i], m[i][3])
+		}
+	}
+	if !(m[0][1] > m[0][2] && m[0][2] > 0) {
+		t.Errorf("two memory limits %.3f apart, a memory limit and a manager %.3f: want the limits nearer", m[0][1], m[0][2])
+	}
+	if m := e.vec.Pairwise("other", search.TypeFact, ids[:2]); m[0][1] != 0 {
+		t.Errorf("a scope with no vectors: %v", m)
+	}
+}

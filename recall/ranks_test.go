@@ -1,0 +1,106 @@
+package recall
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/graphmem/graphmem/search"
+	"github.com/graphmem/graphmem/vector"
+)
+
+// noPairs: turns unlike one another, so the ranks are the list's order.
+func noPairs(ids []string) [][]float64 {
+	m := make([][]float64, len(ids))
+	for i := range m {
+		m[i] = make([]float64, len(ids))
+	}
+	return m
+}
+
+// TestRankVectorEpisodes_Speaker: when the question names a speaker of
+// the list, that speaker's turns are ranked among themselves and the
+// others keep their place in the whole list; no rank past vectorEpisodes.
+func TestRankVectorEpisodes_Speaker(t *testing.T) {
+	visible := map[string]search.Hit{}
+	var list []vector.Hit
+	add := func(speaker string) string {
+		id := fmt.Sprintf("t%02d", len(list))
+		visible[id] = search.Hit{ID: id, Speaker: speaker}
+		list = append(list, vector.Hit{ID: id, Similarity: 0.9 - float64(len(list))/1000})
+		return id
+	}
+	var others, hers []string
+	for range vectorEpisodes {
+		others = append(others, add("caroline"))
+	}
+	hers = append(hers, add("melanie"))
+	late := add("caroline")
+	hers = append(hers, add("melanie smith")) // named by her first name
+	unknown := add("")
+	for range vectorEpisodes {
+		hers = append(hers, add("melanie"))
+	}
+
+	ranks := rankVectorEpisodes(list, visible, map[string]bool{"melanie": true}, noPairs)
+	for i, id := range others {
+		if ranks[id] != i+1 {
+			t.Errorf("turn %d by someone else ranks %d, want its place %d", i, ranks[id], i+1)
+		}
+	}
+	for i, id := range hers {
+		want := i + 1
+		if want > vectorEpisodes {
+			want = 0
+		}
+		if ranks[id] != want {
+			t.Errorf("her turn %d ranks %d, want %d", i, ranks[id], want)
+		}
+	}
+	if ranks[late] != 0 || ranks[unknown] != 0 {
+		t.Errorf("turns past the list's depth by others rank %d and %d, want none", ranks[late], ranks[unknown])
+	}
+
+	// A question naming no speaker of the list: ranks are places.
+	ranks = rankVectorEpisodes(list, visible, map[string]bool{"jon": true}, noPairs)
+	for i, n := range list {
+		want := i + 1
+		if want > vectorEpisodes {
+			want = 0
+		}
+		if ranks[n.ID] != want {
+			t.Fatalf("no named speaker: turn %d ranks %d, want %d", i, ranks[n.ID], want)
+		}
+	}
+}
+
+// TestMarginal: a turn nearly the same as a better one gives way to a
+// turn that says something else, unless it is much nearer the question.
+func TestMarginal(t *testing.T) {
+	list := []vector.Hit{{ID: "pottery", Similarity: 0.85}, {ID: "pottery again", Similarity: 0.84},
+		{ID: "camping", Similarity: 0.82}, {ID: "far", Similarity: 0.60}}
+	same := func(ids []string) [][]float64 {
+		m := noPairs(ids)
+		for i, a := range ids {
+			for j, b := range ids {
+				switch {
+				case i == j:
+				case a[:3] == b[:3]:
+					m[i][j] = 0.95
+				default:
+					m[i][j] = 0.70
+				}
+			}
+		}
+		return m
+	}
+	if got, want := marginal(list, same, 3), []string{"pottery", "camping", "pottery again"}; !slices.Equal(got, want) {
+		t.Errorf("marginal: %v, want %v", got, want)
+	}
+	if got := marginal(list, noPairs, 2); !slices.Equal(got, []string{"pottery", "pottery again"}) {
+		t.Errorf("turns unlike one another keep their order: %v", got)
+	}
+	if got := marginal(list[:1], same, 5); !slices.Equal(got, []string{"pottery"}) {
+		t.Errorf("one turn: %v", got)
+	}
+}
