@@ -209,7 +209,7 @@ func (e *Engine) rankEpisodes(ctx context.Context, tx graph.Tx, c *candidates, h
 	speakers := c.speakerKeys()
 	for id, v := range adj {
 		h := byID[id]
-		if h.Speaker != "" && speakerNamed(h.Speaker, speakers) {
+		if speakerNamed(h.Speaker, speakers) {
 			v *= 1 + w.Speaker
 			signal(id, "speaker", 1)
 		}
@@ -366,8 +366,12 @@ func (c *candidates) speakerKeys() map[string]bool {
 }
 
 // speakerNamed reports whether the query names the speaker, in full or by
-// the first word of the name ("Caroline" for "Caroline Smith").
+// the first word of the name ("Caroline" for "Caroline Smith"); a turn of
+// no speaker has none named.
 func speakerNamed(speaker string, keys map[string]bool) bool {
+	if speaker == "" {
+		return false
+	}
 	if keys[speaker] {
 		return true
 	}

@@ -387,10 +387,7 @@ type vectorHit struct {
 // them. pairwise gives the turns' similarities to one another.
 func rankVectorEpisodes(list []vector.Hit, visible map[string]search.Hit, keys map[string]bool,
 	pairwise func(ids []string) [][]float64) map[string]int {
-	bySpeaker := func(id string) bool {
-		h := visible[id]
-		return h.Speaker != "" && speakerNamed(h.Speaker, keys)
-	}
+	bySpeaker := func(id string) bool { return speakerNamed(visible[id].Speaker, keys) }
 	named := slices.ContainsFunc(list, func(n vector.Hit) bool { return bySpeaker(n.ID) })
 	ranks := map[string]int{}
 	var diverse []vector.Hit
@@ -416,7 +413,7 @@ func marginal(list []vector.Hit, pairwise func(ids []string) [][]float64, k int)
 	for i, n := range list {
 		ids[i] = n.ID
 	}
-	if len(list) < 2 || mmrLambda == 1 {
+	if len(list) < 2 {
 		return ids[:min(k, len(ids))]
 	}
 	sims := pairwise(ids)
