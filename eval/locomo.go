@@ -467,12 +467,12 @@ func ablation(all recall.EpisodeWeights) []config {
 	mentions := bm25
 	mentions.Mention = all.Mention
 	form := bm25
-	form.Question, form.Length = all.Question, all.Length
+	form.Question, form.Length, form.TimeWords = all.Question, all.Length, all.TimeWords
 	return []config{
 		{"BM25 alone", bm25},
 		{"+ conversation structure", structure},
 		{"+ mention graph", mentions},
-		{"+ turn form (question, length)", form},
+		{"+ turn form (question, length, time)", form},
 		{"+ everything", all},
 	}
 }

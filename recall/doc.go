@@ -129,9 +129,9 @@
 //	          and those turns, or all when none is named, in the order of
 //	          maximal marginal relevance, λ = 0.8, so that the list
 //	          reaches more of what the person asked about said),
-//	          · (1 + TimeWords) on a
-//	          "when" question if it places something in time ("yesterday",
-//	          "last May", "去年")
+//	          · (1 + TimeWords) if it places something in time
+//	          ("yesterday", "last May", "去年"): such a turn tells what
+//	          happened, what "when" questions and most others ask about
 //	form    = (1 − Question) if the turn asks something (holds "?")
 //	          · (1 − Length·(1 − n/30)) for a turn of n < 30 words: a
 //	          question or a short turn less often holds what is asked

@@ -16,8 +16,11 @@ import (
 // BM25 score (see the package documentation); a zero weight turns its
 // signal off. An Engine uses DefaultEpisodeWeights unless told otherwise.
 type EpisodeWeights struct {
-	// TimeWords: a "when" question and a turn that places something in
-	// time ("yesterday", "last May") — the turn's score × (1 + TimeWords).
+	// TimeWords: a turn that places something in time ("yesterday",
+	// "last May") — the turn's score × (1 + TimeWords), whatever the
+	// question: it holds the answer to a "when" question more often, and
+	// to any other more often too, as it tells what happened ("we went
+	// camping last weekend") where other turns react to it.
 	TimeWords float64 `json:"time_words"`
 	// Prev and Next: shares of the previous and the next turn's score a
 	// turn receives.
@@ -96,7 +99,7 @@ func (e *Engine) rankEpisodes(ctx context.Context, tx graph.Tx, c *candidates, h
 		if v, ok := c.vectorEpisodes[h.ID]; ok {
 			s += v.add
 		}
-		if p.a.intent.When && slices.Contains(h.Tags, search.TagTime) {
+		if slices.Contains(h.Tags, search.TagTime) {
 			s *= 1 + w.TimeWords
 		}
 		base[h.ID] = s
@@ -250,6 +253,9 @@ func (e *Engine) rankEpisodes(ctx context.Context, tx graph.Tx, c *candidates, h
 		}
 		if _, ok := base[id]; ok {
 			it.signals["bm25"] = round(byID[id].Score)
+			if w.TimeWords != 0 && slices.Contains(byID[id].Tags, search.TagTime) {
+				it.signals["time"] = 1
+			}
 		}
 		if v, ok := c.vectorEpisodes[id]; ok {
 			it.signals["vector"], it.signals["vector_rank"] = round(v.add), float64(v.rank)

@@ -192,6 +192,25 @@ func TestRankEpisodes_MentionsOfLaterEntities(t *testing.T) {
 	}
 }
 
+// A turn that places something in time tells what happened: × (1 +
+// TimeWords), whatever the question asks.
+func TestRankEpisodes_TimeWords(t *testing.T) {
+	e := newEnv(t)
+	e.conversation(t, "u", []turnSpec{
+		{1, "Bob", "We hiked around the lake near the old mill."},
+		{2, "Bob", "We hiked around the lake near the old mill last week."},
+	})
+	const q = "what did Bob say about the hike around the lake" // not a "when" question
+	sig, order := e.episodeSignals(t, "u", q, recall.EpisodeWeights{})
+	if rank(order, "s01-000") != 0 || sig["s02-001"]["time"] != 0 {
+		t.Fatalf("weights off: the shorter turn ranks first by BM25 and none has the time signal: %v %v", order, sig)
+	}
+	sig, order = e.episodeSignals(t, "u", q, recall.EpisodeWeights{TimeWords: 0.3})
+	if rank(order, "s02-001") != 0 || sig["s02-001"]["time"] != 1 || sig["s01-000"]["time"] != 0 {
+		t.Fatalf("TimeWords 0.3: the turn saying when ranks first and has the signal: %v %v", order, sig)
+	}
+}
+
 // A turn that asks, and a short turn, are less often what a question is
 // after: × (1 − Question) and × (1 − Length·(1 − words/30)).
 func TestRankEpisodes_QuestionAndLength(t *testing.T) {
