@@ -90,6 +90,13 @@ func (e *Engine) rankEpisodes(ctx context.Context, tx graph.Tx, c *candidates, h
 	w := e.episodeWeights()
 	base := map[string]float64{}
 	byID := map[string]search.Hit{}
+	sig := map[string]map[string]float64{}
+	signal := func(id, k string, v float64) {
+		if sig[id] == nil {
+			sig[id] = map[string]float64{}
+		}
+		sig[id][k] = round(v)
+	}
 	if !p.history {
 		// The index checks this too, except for known_at queries.
 		hits = slices.DeleteFunc(slices.Clone(hits), func(h search.Hit) bool { return h.Time.After(p.asOf) })
@@ -99,8 +106,9 @@ func (e *Engine) rankEpisodes(ctx context.Context, tx graph.Tx, c *candidates, h
 		if v, ok := c.vectorEpisodes[h.ID]; ok {
 			s += v.add
 		}
-		if slices.Contains(h.Tags, search.TagTime) {
+		if w.TimeWords != 0 && slices.Contains(h.Tags, search.TagTime) {
 			s *= 1 + w.TimeWords
+			signal(h.ID, "time", 1)
 		}
 		base[h.ID] = s
 		byID[h.ID] = h
@@ -170,13 +178,6 @@ func (e *Engine) rankEpisodes(ctx context.Context, tx graph.Tx, c *candidates, h
 	}
 
 	adj := map[string]float64{}
-	sig := map[string]map[string]float64{}
-	signal := func(id, k string, v float64) {
-		if sig[id] == nil {
-			sig[id] = map[string]float64{}
-		}
-		sig[id][k] = round(v)
-	}
 	for id, s := range base {
 		adj[id] = s
 	}
@@ -253,9 +254,6 @@ func (e *Engine) rankEpisodes(ctx context.Context, tx graph.Tx, c *candidates, h
 		}
 		if _, ok := base[id]; ok {
 			it.signals["bm25"] = round(byID[id].Score)
-			if w.TimeWords != 0 && slices.Contains(byID[id].Tags, search.TagTime) {
-				it.signals["time"] = 1
-			}
 		}
 		if v, ok := c.vectorEpisodes[id]; ok {
 			it.signals["vector"], it.signals["vector_rank"] = round(v.add), float64(v.rank)
