@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"os"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -94,13 +92,6 @@ func (s *Server) importScope(c *gin.Context) {
 	if _, err := parseQuery(c); err != nil {
 		Error(c, err)
 		return
-	}
-	if ct := c.GetHeader("Content-Type"); ct != "" {
-		mt, _, err := mime.ParseMediaType(ct)
-		if err != nil || !(mt == NDJSON || mt == "application/jsonl" || mt == "application/json" || strings.HasSuffix(mt, "+json")) {
-			Error(c, mediaTypeError(NDJSON))
-			return
-		}
 	}
 	body := bufio.NewReader(http.MaxBytesReader(c.Writer, c.Request.Body, s.opts.MaxImportBytes))
 	if _, err := body.Peek(1); err == io.EOF {

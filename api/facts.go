@@ -135,11 +135,7 @@ func (s *Server) postFacts(c *gin.Context) {
 // (JSON types, unknown fields, tags), then the domain rules, every problem
 // named by its JSON path.
 func (s *Server) decodeFacts(c *gin.Context) ([]memory.FactInput, error) {
-	dec, err := s.jsonBody(c)
-	if err != nil {
-		return nil, err
-	}
-	return decodeFactsBody(dec, s.opts.MaxBodyBytes)
+	return decodeFactsBody(s.jsonBody(c), s.opts.MaxBodyBytes)
 }
 
 func decodeFactsBody(dec *json.Decoder, limit int64) ([]memory.FactInput, error) {

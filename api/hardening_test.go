@@ -53,9 +53,10 @@ func TestAuditActor(t *testing.T) {
 }
 
 // TestAuth_RateLimit: repeated wrong keys from one address are answered
-// 429 (with Retry-After) without looking at the key; other addresses are
-// not affected, and requests without a key (which guess nothing) do not
-// count.
+// 429 (with Retry-After); a valid key from that address (a proxy, a NAT
+// shared with whoever sent them) is served all the same, and does not
+// clear the count; other addresses are not affected, and requests without
+// a key (which guess nothing) do not count.
 func TestAuth_RateLimit(t *testing.T) {
 	const key = "key-good-0123456789"
 	s := MustServer(t, api.Options{Keys: map[string][]string{key: {"alice"}}, AuthFailures: 3, AuthFailureEvery: time.Hour})
@@ -84,8 +85,16 @@ func TestAuth_RateLimit(t *testing.T) {
 		t.Fatalf("fourth failure: %d Retry-After %q, want 429 with Retry-After", w.Code, w.Header().Get("Retry-After"))
 	}
 	errorShape(t, w)
-	if w := from("192.0.2.1:1002", key); w.Code != http.StatusTooManyRequests {
-		t.Errorf("good key from the blocked address: %d, want 429 (a guess must not be checked)", w.Code)
+	for i := range 3 {
+		if w := from("192.0.2.1:1002", key); w.Code != http.StatusOK {
+			t.Fatalf("good key %d from the address over the limit: %d, want 200", i+1, w.Code)
+		}
+	}
+	if w := from("192.0.2.1:1003", "wrong-key-0123456789"); w.Code != http.StatusTooManyRequests {
+		t.Errorf("wrong key after the good ones: %d, want 429 still", w.Code)
+	}
+	if w := from("192.0.2.1:1004", ""); w.Code != http.StatusUnauthorized {
+		t.Errorf("no key from the address over the limit: %d, want 401", w.Code)
 	}
 	if w := from("198.51.100.7:1000", key); w.Code != http.StatusOK {
 		t.Errorf("good key from another address: %d", w.Code)

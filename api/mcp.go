@@ -57,7 +57,7 @@ func (s *Server) MountMCP(h http.Handler) {
 		}
 	}
 	for _, method := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
-		s.engine.Handle(method, MCPPath, s.authenticate, serve)
+		s.engine.Handle(method, MCPPath, s.authenticate, s.checkMediaType, serve)
 	}
 }
 

@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
+	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"slices"
 	"strconv"
@@ -161,6 +163,123 @@ func (s *Server) checkHost(c *gin.Context) {
 	c.Next()
 }
 
+// checkOrigin refuses a browser's request to /v1 or /mcp made by a page of
+// another origin than the server's own, in development mode and with keys
+// alike. A page may send a "simple" request (a POST of text or of a Blob,
+// with no preflight) to any site: the answer is hidden from it, but the
+// write or the purge is done. Browsers say where a request comes from in
+// Sec-Fetch-Site and, for anything but a plain GET, in Origin, and a page
+// can set neither; clients that are not browsers (curl, the SDKs, MCP
+// hosts) send neither and are not concerned. Pages of the allowed origins
+// are served, with the CORS headers their requests need.
+func (s *Server) checkOrigin(c *gin.Context) {
+	p := c.Request.URL.Path
+	if p != MCPPath && p != "/v1" && !strings.HasPrefix(p, "/v1/") {
+		c.Next()
+		return
+	}
+	origin := c.GetHeader("Origin")
+	if o, err := ParseOrigin(origin); err == nil && s.origins[o] {
+		s.cors(c, origin)
+		return
+	}
+	if header := crossOrigin(c.Request); header != "" {
+		Error(c, &entity.Error{Code: entity.EPERMISSION,
+			Message: "a web page of another origin may not call this server; add that origin to the allowed origins (GRAPHMEM_ALLOWED_ORIGINS) to let it",
+			Fields:  map[string]string{header: "says the request comes from another site: " + c.GetHeader(header)}})
+		return
+	}
+	c.Next()
+}
+
+// crossOrigin returns the header by which a browser says that r comes from
+// a page of another origin, or "". Sec-Fetch-Site is the browser's own
+// word; an older browser sends only Origin, compared with Host.
+func crossOrigin(r *http.Request) string {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "cross-site", "same-site":
+		// Another port of the same host is the same site, not the same
+		// origin.
+		return "Sec-Fetch-Site"
+	case "same-origin", "none":
+		return ""
+	}
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return ""
+	}
+	if o, err := ParseOrigin(origin); err == nil && strings.EqualFold(strings.SplitN(o, "://", 2)[1], withoutDefaultPort(r.Host, o)) {
+		return ""
+	}
+	return "Origin"
+}
+
+// withoutDefaultPort drops from host the port that the scheme of origin
+// implies, as an origin does.
+func withoutDefaultPort(host, origin string) string {
+	port := ":80"
+	if strings.HasPrefix(origin, "https:") {
+		port = ":443"
+	}
+	return strings.TrimSuffix(host, port)
+}
+
+// ParseOrigin checks a web origin — http or https, a host, an optional
+// port and nothing else — and returns it as a browser sends it in Origin:
+// in lower case, without the scheme's default port.
+func ParseOrigin(s string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil ||
+		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
+		return "", fmt.Errorf("%q is not a web origin (http or https, a host and an optional port: https://app.example.com)", s)
+	}
+	o := strings.ToLower(u.Scheme + "://" + u.Host)
+	return strings.TrimSuffix(o, map[string]string{"http": ":80", "https": ":443"}[u.Scheme]), nil
+}
+
+// corsHeaders are the request headers a page of an allowed origin may send.
+const corsHeaders = "Authorization, Content-Type, " + ScopeHeader + ", " + RequestIDHeader + ", Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID"
+
+// cors lets a page of an allowed origin read the answer, and answers its
+// browser's preflight (OPTIONS) itself.
+func (s *Server) cors(c *gin.Context, origin string) {
+	h := c.Writer.Header()
+	h.Set("Access-Control-Allow-Origin", origin)
+	h.Add("Vary", "Origin")
+	h.Set("Access-Control-Expose-Headers", RequestIDHeader+", Retry-After, WWW-Authenticate, Mcp-Session-Id")
+	if c.Request.Method == http.MethodOptions && c.GetHeader("Access-Control-Request-Method") != "" {
+		h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE")
+		h.Set("Access-Control-Allow-Headers", corsHeaders)
+		h.Set("Access-Control-Max-Age", "600")
+		c.AbortWithStatus(http.StatusNoContent)
+		return
+	}
+	c.Next()
+}
+
+// checkMediaType refuses a request body that does not say it is JSON (JSON
+// Lines or JSON for POST /v1/import) with 415 naming Content-Type, before
+// anything is read or written. A browser lets any page send a body of
+// text, of a form or of no stated type to any site without asking it
+// first; one said to be JSON it does not.
+func (s *Server) checkMediaType(c *gin.Context) {
+	if c.Request.ContentLength == 0 {
+		c.Next()
+		return
+	}
+	want, ok := "application/json", jsonMediaType
+	if c.FullPath() == "/v1/import" {
+		want, ok = NDJSON, func(mt string) bool { return mt == NDJSON || mt == "application/jsonl" || jsonMediaType(mt) }
+	}
+	if mt, _, err := mime.ParseMediaType(c.GetHeader("Content-Type")); err != nil || !ok(mt) {
+		Error(c, mediaTypeError(want))
+		return
+	}
+	c.Next()
+}
+
+func jsonMediaType(mt string) bool { return mt == "application/json" || strings.HasSuffix(mt, "+json") }
+
 // loopbackHost reports whether a Host header (name or address, with or
 // without a port) names this machine's loopback interface.
 func loopbackHost(host string) bool {
@@ -194,21 +313,23 @@ func (s *Server) authenticate(c *gin.Context) {
 		c.Next()
 		return
 	}
-	client := c.RemoteIP()
-	if wait := s.limiter.blocked(client, time.Now()); wait > 0 {
-		secs := int(math.Ceil(wait.Seconds()))
-		c.Header("Retry-After", strconv.Itoa(secs))
-		Error(c, entity.Errorf(entity.ERATELIMIT, "too many wrong API keys from this address; retry in %ds", secs))
-		return
-	}
 	key, given := bearer(c.GetHeader("Authorization"))
 	k, ok := s.keys[sha256.Sum256([]byte(key))]
 	scopes := k.scopes
 	if !given || !ok || len(scopes) == 0 {
+		// Only a wrong key counts, and only wrong keys are held back: a
+		// request without one guesses nothing, and a valid key from the
+		// same address (a proxy, a NAT) is served whatever the others
+		// sent.
 		if given {
-			// Only a wrong key counts: a request without one guesses
-			// nothing.
-			s.limiter.fail(client, time.Now())
+			client, now := c.RemoteIP(), time.Now()
+			if wait := s.limiter.blocked(client, now); wait > 0 {
+				secs := int(math.Ceil(wait.Seconds()))
+				c.Header("Retry-After", strconv.Itoa(secs))
+				Error(c, entity.Errorf(entity.ERATELIMIT, "too many wrong API keys from this address; retry in %ds", secs))
+				return
+			}
+			s.limiter.fail(client, now)
 		}
 		Error(c, entity.Errorf(entity.EUNAUTHENTICATED, "a valid API key is required (Authorization: Bearer <key>)"))
 		return

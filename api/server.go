@@ -50,8 +50,8 @@ type Options struct {
 	BodyTimeout   time.Duration
 	ImportTimeout time.Duration
 	// AuthFailures wrong API keys a client address may send at once; it
-	// regains one every AuthFailureEvery. Past that, its requests are
-	// answered 429 without looking at the key (defaults
+	// regains one every AuthFailureEvery. Past that, its wrong keys are
+	// answered 429; a valid key is served all the same (defaults
 	// DefaultAuthFailures, DefaultAuthFailureEvery).
 	AuthFailures     int
 	AuthFailureEvery time.Duration
@@ -73,6 +73,13 @@ type Options struct {
 	Ready func(ctx context.Context) error
 	// Now is the clock used to derive fact statuses; time.Now when nil.
 	Now func() time.Time
+	// AllowedOrigins lists the web origins ("https://app.example.com",
+	// scheme, host and port as a browser sends them in Origin) whose pages
+	// may call /v1 and /mcp: they are answered with CORS headers. A
+	// browser's request from any other origin than the server's own is
+	// refused (see checkOrigin). Each must be a well-formed origin
+	// (ParseOrigin).
+	AllowedOrigins []string
 	// Purged, when set, runs after a purge (the search index compacts, so
 	// purged text leaves its files).
 	Purged func(ctx context.Context) error
@@ -82,6 +89,7 @@ type Options struct {
 type Server struct {
 	svc     *memory.Service
 	keys    map[[sha256.Size]byte]apiKey
+	origins map[string]bool
 	limiter *failureLimiter
 	log     *slog.Logger
 	reg     *prometheus.Registry
@@ -133,6 +141,10 @@ func New(o Options) *Server {
 	}
 	s := &Server{svc: o.Service, log: o.Logger, reg: o.Registry, opts: o, keys: map[[sha256.Size]byte]apiKey{},
 		limiter: newFailureLimiter(o.AuthFailures, o.AuthFailureEvery)}
+	s.origins = map[string]bool{}
+	for _, o := range o.AllowedOrigins {
+		s.origins[o] = true
+	}
 	for k, scopes := range o.Keys {
 		s.keys[sha256.Sum256([]byte(k))] = apiKey{scopes: scopes, actor: keyActor(k, o.KeyNames[k], o.ActorSecret)}
 	}
@@ -150,7 +162,7 @@ func New(o Options) *Server {
 	// the header), in the one error shape.
 	e.HandleMethodNotAllowed = true
 	e.ContextWithFallback = true
-	e.Use(s.observe, s.recover, s.checkHost, s.bodyDeadline)
+	e.Use(s.observe, s.recover, s.checkHost, s.checkOrigin, s.bodyDeadline)
 	e.NoRoute(func(c *gin.Context) {
 		Error(c, entity.Errorf(entity.ENOTFOUND, "no route %s %s", c.Request.Method, c.Request.URL.Path))
 	})
@@ -158,7 +170,7 @@ func New(o Options) *Server {
 		Error(c, entity.Errorf(entity.EMETHOD, "%s does not answer %s (Allow: %s)", c.Request.URL.Path, c.Request.Method, c.Writer.Header().Get("Allow")))
 	})
 	s.engine = e
-	s.v1 = e.Group("/v1", s.authenticate)
+	s.v1 = e.Group("/v1", s.authenticate, s.checkMediaType)
 
 	s.registerOpsRoutes()
 	s.registerFactRoutes()
