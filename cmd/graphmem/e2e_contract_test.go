@@ -34,7 +34,9 @@ func TestE2E_OneDateFormat(t *testing.T) {
 	m := MustRunMain(t, nil)
 	c := newClient(t, m)
 	url := "http://" + m.Addr()
-	bad := []string{"yesterday", "2024-03-01T09:30", "2024-03-01T09:30:00"}
+	// The last three are well-formed but outside the years 1000 to 9999:
+	// year 1 must not read as "start unknown".
+	bad := []string{"yesterday", "2024-03-01T09:30", "2024-03-01T09:30:00", "0001-01-01T00:00:00Z", "0000-01-01", "9999-12-31T23:00:00-05:00"}
 
 	t.Run("REST", func(t *testing.T) {
 		c.postFacts(map[string]any{"subject": "rest-db", "predicate": "port", "value": "5432", "valid_from": "2024-03-01"})
