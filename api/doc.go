@@ -4,7 +4,9 @@
 // The package owns the transport concerns and nothing else: request ids and
 // structured logs, recovery, authentication (an API key maps to the scopes it
 // may use; the scope of a request comes from its credentials, never from its
-// body), request decoding and shape validation, the one error shape, metrics
+// body), the refusal of browsers' cross-site requests (Origin,
+// Sec-Fetch-Site) and of bodies not said to be JSON, request decoding and
+// shape validation, the one error shape, metrics
 // and the OpenAPI document. Domain rules live in the memory service so every
 // entry point (HTTP, CLI, MCP) enforces them alike.
 //

@@ -125,7 +125,8 @@ func (s *Server) OpenAPI() map[string]any {
 		"info": map[string]any{
 			"title":       "graphmem",
 			"version":     "1",
-			"description": "Temporal knowledge-graph memory for LLM agents. Times are RFC 3339 or plain dates (2024-03-01, midnight UTC); errors always use the Error shape.",
+			"description": "Temporal knowledge-graph memory for LLM agents. Times are RFC 3339 or plain dates (2024-03-01, midnight UTC) in the years 1000 to 9999; errors always use the Error shape. " +
+				"A request body must be sent as the media type the operation names (415 otherwise); a browser's request from a page of another origin is refused (403) unless that origin is allowed.",
 		},
 		"paths": paths,
 		"components": map[string]any{
@@ -321,10 +322,14 @@ func (sc *schemas) of(t reflect.Type) map[string]any {
 }
 
 // timeFormats are the times graphmem reads (entity.ParseTime): an RFC 3339
-// time or a plain date.
+// time or a plain date, in the years 1000 to 9999 (the pattern; in UTC,
+// which a schema cannot say).
 func timeFormats() []any {
-	return []any{map[string]any{"format": "date-time"}, map[string]any{"format": "date"}}
+	return []any{map[string]any{"format": "date-time", "pattern": yearPattern}, map[string]any{"format": "date", "pattern": yearPattern}}
 }
+
+// yearPattern is a four-digit year from 1000.
+const yearPattern = "^[1-9][0-9]{3}-"
 
 func (sc *schemas) plain(t reflect.Type) map[string]any {
 	if t == timeType {

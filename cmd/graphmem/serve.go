@@ -94,6 +94,10 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		}
 		m.Logger.Warn("development mode: no API keys configured; every request is accepted, in scope \"default\" or the X-Graphmem-Scope header")
 	}
+	origins, err := parseOrigins(cfg.Origins)
+	if err != nil {
+		return err
+	}
 	wait, err := positiveDuration("episode-wait", cfg.EpisodeWait)
 	if err != nil {
 		return err
@@ -133,7 +137,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		}
 	}
 	m.API = api.New(api.Options{
-		Service: m.Service, Keys: keys, KeyNames: names, ActorSecret: secret,
+		Service: m.Service, Keys: keys, KeyNames: names, ActorSecret: secret, AllowedOrigins: origins,
 		Logger: m.Logger, Registry: m.Registry, MaxBodyBytes: cfg.MaxBodyBytes, WaitTimeout: wait,
 		// A purge must leave no trace in the index files either: apply the
 		// deletions now and merge the segments that held the text.
@@ -324,6 +328,23 @@ loopback only (development mode, scope "default").`, storeSettings, serverSettin
 	case serveErr = <-m.Err():
 	}
 	return errors.Join(serveErr, m.Close())
+}
+
+// parseOrigins reads the comma-separated allowed origins, each as a
+// browser sends it (api.ParseOrigin).
+func parseOrigins(s string) ([]string, error) {
+	var out []string
+	for _, part := range strings.Split(s, ",") {
+		if part = strings.TrimSpace(part); part == "" {
+			continue
+		}
+		o, err := api.ParseOrigin(part)
+		if err != nil {
+			return nil, fmt.Errorf("allowed origins: %w", err)
+		}
+		out = append(out, o)
+	}
+	return out, nil
 }
 
 // MinKeyLen is the shortest API key graphmem accepts: a short key can be
