@@ -84,7 +84,7 @@ func Error(c *gin.Context, err error) {
 		// Kept for the request log line: what went wrong, in one word.
 		c.Set(ctxErrorCode, string(body.Error.Code))
 	}
-	if status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests {
+	if (status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests) && c.Writer.Header().Get("Retry-After") == "" {
 		c.Header("Retry-After", retryAfter)
 	}
 	if status == http.StatusUnauthorized {

@@ -81,8 +81,8 @@ func TestAuth_RateLimit(t *testing.T) {
 		}
 	}
 	w := from("192.0.2.1:1001", "wrong-key-0123456789")
-	if w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") == "" {
-		t.Fatalf("fourth failure: %d Retry-After %q, want 429 with Retry-After", w.Code, w.Header().Get("Retry-After"))
+	if w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") != "3600" {
+		t.Fatalf("fourth failure: %d Retry-After %q, want 429 with Retry-After 3600 (one failure regained an hour)", w.Code, w.Header().Get("Retry-After"))
 	}
 	errorShape(t, w)
 	for i := range 3 {

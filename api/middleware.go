@@ -208,20 +208,19 @@ func crossOrigin(r *http.Request) string {
 	if origin == "" {
 		return ""
 	}
-	if o, err := ParseOrigin(origin); err == nil && strings.EqualFold(strings.SplitN(o, "://", 2)[1], withoutDefaultPort(r.Host, o)) {
-		return ""
+	if o, err := ParseOrigin(origin); err == nil {
+		scheme, host, _ := strings.Cut(o, "://")
+		if host == withoutDefaultPort(scheme, strings.ToLower(r.Host)) {
+			return ""
+		}
 	}
 	return "Origin"
 }
 
-// withoutDefaultPort drops from host the port that the scheme of origin
-// implies, as an origin does.
-func withoutDefaultPort(host, origin string) string {
-	port := ":80"
-	if strings.HasPrefix(origin, "https:") {
-		port = ":443"
-	}
-	return strings.TrimSuffix(host, port)
+// withoutDefaultPort drops from host the port that scheme implies, as an
+// origin does.
+func withoutDefaultPort(scheme, host string) string {
+	return strings.TrimSuffix(host, map[string]string{"http": ":80", "https": ":443"}[scheme])
 }
 
 // ParseOrigin checks a web origin — http or https, a host, an optional
@@ -233,8 +232,7 @@ func ParseOrigin(s string) (string, error) {
 		(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" {
 		return "", fmt.Errorf("%q is not a web origin (http or https, a host and an optional port: https://app.example.com)", s)
 	}
-	o := strings.ToLower(u.Scheme + "://" + u.Host)
-	return strings.TrimSuffix(o, map[string]string{"http": ":80", "https": ":443"}[u.Scheme]), nil
+	return u.Scheme + "://" + withoutDefaultPort(u.Scheme, strings.ToLower(u.Host)), nil
 }
 
 // corsHeaders are the request headers a page of an allowed origin may send.

@@ -123,8 +123,8 @@ func (s *Server) OpenAPI() map[string]any {
 	return map[string]any{
 		"openapi": "3.1.0",
 		"info": map[string]any{
-			"title":       "graphmem",
-			"version":     "1",
+			"title":   "graphmem",
+			"version": "1",
 			"description": "Temporal knowledge-graph memory for LLM agents. Times are RFC 3339 or plain dates (2024-03-01, midnight UTC) in the years 1000 to 9999; errors always use the Error shape. " +
 				"A request body must be sent as the media type the operation names (415 otherwise); a browser's request from a page of another origin is refused (403) unless that origin is allowed.",
 		},
