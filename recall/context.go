@@ -79,9 +79,17 @@ type block struct {
 // line is one rendered line of a context; it is also the json format's
 // item.
 type line struct {
-	Kind       string        `json:"kind"` // constraint, preference, fact, was, later, then, decision, source, episode, entity
-	ID         string        `json:"id"`
-	Text       string        `json:"text"`
+	Kind string `json:"kind"` // constraint, preference, fact, was, later, then, decision, source, episode, entity
+	ID   string `json:"id"`
+	// Text is a fact's sentence (its own text, else subject, predicate and
+	// value), a quote, or an entity with its summary.
+	Text string `json:"text"`
+	// Subject, Predicate and Object or Value are a fact's as stored: the
+	// line shows them whatever its text says.
+	Subject    string        `json:"subject,omitempty"`
+	Predicate  string        `json:"predicate,omitempty"`
+	Object     string        `json:"object,omitempty"`
+	Value      string        `json:"value,omitempty"`
 	Status     entity.Status `json:"status,omitempty"`
 	ValidFrom  *time.Time    `json:"valid_from,omitempty"`
 	ValidTo    *time.Time    `json:"valid_to,omitempty"`
@@ -94,6 +102,12 @@ type line struct {
 	Conflicts string     `json:"conflicts,omitempty"`
 	Speaker   string     `json:"speaker,omitempty"`
 	Time      *time.Time `json:"time,omitempty"`
+	// note is a fact's own text, conflicts the values Conflicts joins and
+	// entity the entity of an entity line: the text and markdown formats
+	// quote each of them on its own.
+	note      string
+	conflicts []string
+	entity    *entity.Entity
 	optional  bool
 	nested    bool
 }
@@ -306,7 +320,7 @@ func (b *builder) collect(ctx context.Context, tx graph.Tx) error {
 		}
 		en := boundedEntity(*it.entity)
 		b.blocks = append(b.blocks, &block{priority: it.score * 0.5, entity: &en, lines: []line{{
-			Kind: "entity", ID: en.ID, Text: clip(entityLine(&en), summaryRunes),
+			Kind: "entity", ID: en.ID, Text: clip(entityLine(&en), summaryRunes), entity: &en,
 		}}})
 	}
 	return nil
@@ -484,10 +498,22 @@ func (b *builder) addSuccessor(bl *block, f entity.Fact) {
 }
 
 func (b *builder) factLine(kind string, f *entity.Fact) line {
-	l := line{Kind: kind, ID: f.ID, Text: flatten(factSentence(f)), Status: f.StatusAt(b.p.asOf, b.p.now),
-		SourceKind: string(f.SourceKind), Reason: attrText(f.Attributes["reason"]), Details: details(f.Attributes)}
+	l := line{Kind: kind, ID: f.ID, Text: flatten(factSentence(f)), Subject: flatten(f.Subject), Predicate: f.Predicate,
+		Status: f.StatusAt(b.p.asOf, b.p.now), SourceKind: string(f.SourceKind), Reason: attrText(f.Attributes["reason"]),
+		Details: details(f.Attributes)}
+	if t := flatten(f.Text); t != flatten(plainSentence(f)) {
+		l.note = t // a text of its own, not the one made of the statement
+	}
+	if f.ObjectID != "" {
+		l.Object = flatten(f.Object)
+	} else {
+		l.Value = flatten(f.Value)
+	}
 	if len(f.Conflicts) > 0 {
 		l.Conflicts = flatten(strings.Join(f.Conflicts, ", "))
+		for _, c := range f.Conflicts {
+			l.conflicts = append(l.conflicts, flatten(c))
+		}
 	}
 	if !f.ValidFrom.IsZero() {
 		l.ValidFrom = timePtr(f.ValidFrom)

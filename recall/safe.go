@@ -13,8 +13,17 @@ import (
 // flatten makes stored text safe to put on one line of a block: control
 // characters, line and paragraph separators become spaces and runs of
 // white space one space, so a stored value can never start a line of its
-// own (and pass for a fact the model should trust).
+// own (and pass for a fact the model should trust); format characters —
+// zero-width spaces and joiners, bidi embeddings, overrides and isolates,
+// the byte-order mark, tags — are removed, so none can hide or reorder
+// what a line shows.
 func flatten(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if unicode.Is(unicode.Cf, r) {
+			return -1
+		}
+		return r
+	}, s)
 	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
 }
 

@@ -30,6 +30,12 @@ func factSentence(f *entity.Fact) string {
 	if t := strings.TrimSpace(f.Text); t != "" {
 		return t
 	}
+	return plainSentence(f)
+}
+
+// plainSentence is "subject predicate object", the text a fact stated
+// without one is given.
+func plainSentence(f *entity.Fact) string {
 	return strings.TrimSpace(f.Subject + " " + strings.ReplaceAll(f.Predicate, "_", " ") + " " + f.ObjectText())
 }
 
