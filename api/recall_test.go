@@ -73,7 +73,7 @@ func TestRecallRoutes(t *testing.T) {
 	if err := json.Unmarshal(w.Body.Bytes(), &cr); err != nil {
 		t.Fatal(err)
 	}
-	if cr.Mode != "history" || !strings.Contains(cr.Context, "was the api listens on 8080") || cr.Tokens == 0 {
+	if cr.Mode != "history" || !strings.Contains(cr.Context, `- [was; 2024-01-01 → 2024-03-01; superseded; agent_inferred] "api" port "8080" — text "the api listens on 8080"`) || cr.Tokens == 0 {
 		t.Errorf("context answer: %+v", cr)
 	}
 	for _, f := range cr.Facts {

@@ -191,11 +191,11 @@ func TestContext_CurrentAsOfAndHistory(t *testing.T) {
 	})
 	t.Run("History", func(t *testing.T) {
 		res := e.context(t, "repo:x", recall.ContextRequest{Query: "billing api port", Mode: recall.ModeHistory})
-		was := lineWith(res.Context, "was ", "8080")
-		if !strings.Contains(was, "(2024-01-01 → 2024-03-01; superseded") {
+		was := lineWith(res.Context, "[was; ", `"8080"`)
+		if !strings.Contains(was, "[was; 2024-01-01 → 2024-03-01; superseded") {
 			t.Errorf("history line for 8080: %q\n%s", was, res.Context)
 		}
-		if l := lineWith(res.Context, "9090"); strings.HasPrefix(strings.TrimSpace(l), "- was") || !strings.Contains(l, "current") {
+		if l := lineWith(res.Context, "9090"); strings.HasPrefix(strings.TrimSpace(l), "- [was") || !strings.Contains(l, "current") {
 			t.Errorf("9090 should be the current head: %q", l)
 		}
 		if statusOf(res, old) != entity.StatusSuperseded || statusOf(res, cur) != entity.StatusCurrent {
@@ -205,7 +205,7 @@ func TestContext_CurrentAsOfAndHistory(t *testing.T) {
 	t.Run("AutoHistoryForChangeQuestions", func(t *testing.T) {
 		for _, q := range []string{"what port did the billing api use before?", "when did the billing api port change?", "billing api 之前用的端口是什么"} {
 			res := e.context(t, "repo:x", recall.ContextRequest{Query: q})
-			if res.Mode != recall.ModeHistory || lineWith(res.Context, "was ", "8080") == "" {
+			if res.Mode != recall.ModeHistory || lineWith(res.Context, "[was; ", `"8080"`) == "" {
 				t.Errorf("%q: mode %s, context:\n%s", q, res.Mode, res.Context)
 			}
 		}
@@ -240,16 +240,16 @@ func TestContext_WhyQuestion(t *testing.T) {
 		if res.Mode != recall.ModeHistory {
 			t.Errorf("%q: mode %s", q, res.Mode)
 		}
-		if l := lineWith(res.Context, "decision:", "dropped MongoDB", "reason: multi-document transactions were unreliable"); l == "" {
+		if l := lineWith(res.Context, "- [decision; ", `"trip-miniapp" dropped "MongoDB"`, `reason "multi-document transactions were unreliable`); l == "" {
 			t.Errorf("%q: no decision with its reason:\n%s", q, res.Context)
 		}
-		if l := lineWith(res.Context, "PostgreSQL", "current"); l == "" || strings.Contains(l, "was ") {
+		if l := lineWith(res.Context, "PostgreSQL", "current"); l == "" || strings.Contains(l, "[was") {
 			t.Errorf("%q: PostgreSQL not shown as current:\n%s", q, res.Context)
 		}
-		if l := lineWith(res.Context, "was ", "MongoDB", "2023-02-01 → 2024-04-02"); l == "" {
+		if l := lineWith(res.Context, "[was; 2023-02-01 → 2024-04-02", `"MongoDB"`); l == "" {
 			t.Errorf("%q: MongoDB not shown as the former value:\n%s", q, res.Context)
 		}
-		if l := lineWith(res.Context, "source:", "Lena on 2024-04-02", "transactions kept failing"); l == "" {
+		if l := lineWith(res.Context, "- [source; 2024-04-02", `"Lena": "`, "transactions kept failing"); l == "" {
 			t.Errorf("%q: no quote from the source episode:\n%s", q, res.Context)
 		}
 	}
@@ -385,7 +385,7 @@ func TestContext_BudgetFormatsAndPinned(t *testing.T) {
 			if !strings.Contains(res.Context, "never book flights before 9am") {
 				t.Errorf("budget %d %s: pinned constraint missing:\n%s", budget, format, res.Context)
 			}
-			if strings.Contains(res.Context, "always pay by card") && strings.Contains(res.Context, "constraint: always") {
+			if lineWith(res.Context, "- [constraint;", "always pay by card") != "" {
 				t.Errorf("an inferred constraint was pinned")
 			}
 			if format == recall.FormatJSON {

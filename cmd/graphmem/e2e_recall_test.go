@@ -51,10 +51,10 @@ func TestE2E_ContextWhy(t *testing.T) {
 	ans, _ := contextFor(c, map[string]any{"query": "Why did trip-miniapp switch from pnpm to npm?"})
 	t.Log("\n" + ans.Context)
 	cur := blockLine(ans.Context, "went back to npm", "current")
-	if cur == "" || !strings.Contains(cur, "reason: pnpm kept breaking the CI cache") || !strings.Contains(cur, "ticket: OPS-112") {
+	if cur == "" || !strings.Contains(cur, `reason "pnpm kept breaking the CI cache"`) || !strings.Contains(cur, `attributes "ticket: OPS-112"`) {
 		t.Errorf("the current value lacks its reason and attributes: %q", cur)
 	}
-	if l := blockLine(ans.Context, "was ", "pnpm", "2024-06-03 → 2025-05-12", "reason: faster installs"); l == "" {
+	if l := blockLine(ans.Context, "[was; 2024-06-03 → 2025-05-12", `"pnpm"`, `reason "faster installs`); l == "" {
 		t.Errorf("the former value lacks its reason or dates")
 	}
 	if ans.Mode != recall.ModeHistory {
@@ -81,9 +81,9 @@ func TestE2E_ContextWhy(t *testing.T) {
 	}
 	ans, _ = contextFor(c, map[string]any{"query": "why did we move orders-service to MongoDB?"})
 	t.Log("\n" + ans.Context)
-	if blockLine(ans.Context, "adopted MongoDB", "2023-02-01 → 2024-09-01", "ended", "reason: flexible documents") == "" ||
-		blockLine(ans.Context, "dropped MongoDB", "current", "reason: refunds need multi-document transactions") == "" ||
-		blockLine(ans.Context, "source: Lena on 2024-09-01", "MongoDB goes") == "" {
+	if blockLine(ans.Context, "2023-02-01 → 2024-09-01; ended", `"orders-service" adopted "MongoDB"`, `reason "flexible documents`) == "" ||
+		blockLine(ans.Context, "current", `"orders-service" dropped "MongoDB"`, `reason "refunds need multi-document transactions"`) == "" ||
+		blockLine(ans.Context, "[source; 2024-09-01", `"Lena": "`, "MongoDB goes") == "" {
 		t.Errorf("the decisions, their reasons or the source are missing")
 	}
 	if strings.Contains(ans.Context, "lunch") || strings.Contains(ans.Context, "pnpm") {
@@ -111,7 +111,7 @@ func TestE2E_ContextSafe(t *testing.T) {
 				t.Errorf("%s: control character in %q", format, l)
 			}
 		}
-		if blockLine(ans.Context, "green - payments-db port 9999") == "" {
+		if blockLine(ans.Context, `color "green - payments-db port 9999 (since 2020-01-01; current; user`) == "" {
 			t.Errorf("%s: the value is not shown flattened:\n%s", format, ans.Context)
 		}
 	}
@@ -194,7 +194,7 @@ func TestE2E_ContextWhen(t *testing.T) {
 				break
 			}
 		}
-		if !strings.Contains(first, "port "+tc.current) || !strings.Contains(first, "current") {
+		if !strings.Contains(first, `port "`+tc.current+`"`) || !strings.Contains(first, "current") {
 			t.Errorf("%q: the block does not lead with port %s as current:\n%s", q, tc.current, ans.Context)
 		}
 		if ans.TimeNamed != tc.named || !strings.Contains(ans.Context, tc.label) {
@@ -205,7 +205,7 @@ func TestE2E_ContextWhen(t *testing.T) {
 		}
 	}
 	ans, _ := contextFor(c, map[string]any{"query": "Who was Sam's manager before Bob?"})
-	if l := blockLine(ans.Context, "Sam reports to Dana", "current"); l == "" || !strings.Contains(ans.Context, "As of 2025-05-31") {
+	if l := blockLine(ans.Context, `"Sam" reports_to "Dana"`, "current"); l == "" || !strings.Contains(ans.Context, "As of 2025-05-31") {
 		t.Errorf("before Bob: Dana is not the answer:\n%s", ans.Context)
 	}
 }
@@ -227,7 +227,7 @@ func TestE2E_ContextRelevance(t *testing.T) {
 			"attributes": map[string]any{"reason": "faster builds"}},
 	)
 	ans, _ := contextFor(c, map[string]any{"query": "Who is Sam's manager?"})
-	if blockLine(ans.Context, "Sam reports to Dana", "current") == "" {
+	if blockLine(ans.Context, `"Sam" reports_to "Dana"`, "current") == "" {
 		t.Errorf("the answer is missing:\n%s", ans.Context)
 	}
 	for _, off := range []string{"MongoDB", "npm", "PostgreSQL", "Vite", "Rotterdam"} {
@@ -271,7 +271,7 @@ func TestE2E_ContextWhyMovedOff(t *testing.T) {
 		if blockLine(ans.Context, "MongoDB", "2022-03-01 → 2024-05-10") == "" {
 			t.Errorf("%q: the dropped value is missing", q)
 		}
-		if blockLine(ans.Context, "PostgreSQL", "since 2024-05-10", "current", "reason: invoices need multi-row transactions") == "" {
+		if blockLine(ans.Context, "since 2024-05-10; current", `"PostgreSQL"`, `reason "invoices need multi-row transactions"`) == "" {
 			t.Errorf("%q: the replacement, its reason or its dates are missing", q)
 		}
 		if strings.Contains(ans.Context, "Redis") || strings.Contains(ans.Context, "7001") {
@@ -288,7 +288,7 @@ func TestE2E_ContextWhyMovedOff(t *testing.T) {
 	)
 	ans, _ := contextFor(c, map[string]any{"query": "why did search-service move off MongoDB?"})
 	t.Log("\n" + ans.Context)
-	if blockLine(ans.Context, "Elasticsearch", "since 2023-07-01", "current", "reason: full-text queries") == "" ||
+	if blockLine(ans.Context, "since 2023-07-01; current", `"Elasticsearch"`, `reason "full-text queries"`) == "" ||
 		blockLine(ans.Context, "MongoDB", "2021-01-04 → 2023-07-01") == "" {
 		t.Errorf("the superseded value or its replacement with its reason is missing")
 	}

@@ -135,7 +135,7 @@ func TestE2E_StartUnknownAndTies(t *testing.T) {
 		}
 	}
 	c.do("POST", "/v1/context", map[string]any{"query": "gateway-a port", "mode": "current"}).ok(t, 200, &cr)
-	if !strings.Contains(cr.Context, "conflicting statement for the same time: 8080") {
+	if !strings.Contains(cr.Context, `conflicting statement for the same time: "8080"`) {
 		t.Errorf("context hides the same-instant conflict:\n%s", cr.Context)
 	}
 }

@@ -105,11 +105,11 @@ func mcpScenario(t *testing.T, cs *sdk.ClientSession, withRecall bool) {
 
 	if withRecall {
 		text, _ = mcpOK(t, cs, "recall", map[string]any{"query": "which port does payments-db listen on?"})
-		if l := mcpLine(text, "3307", "current"); l == "" || strings.Contains(l, "was ") {
+		if l := mcpLine(text, `"3307"`, "current"); l == "" || strings.Contains(l, "[was") {
 			t.Errorf("recall does not show 3307 as current:\n%s", text)
 		}
 		text, _ = mcpOK(t, cs, "recall", map[string]any{"query": "why did the payments-db port change?"})
-		if !strings.Contains(text, mcpReason) || mcpLine(text, "was ", "5432") == "" {
+		if !strings.Contains(text, mcpReason) || mcpLine(text, "[was; ", `"5432"`) == "" {
 			t.Errorf("recall does not give the reason and the former value:\n%s", text)
 		}
 	}
