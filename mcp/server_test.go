@@ -208,10 +208,10 @@ func TestTools_SupersessionRecallTimeline(t *testing.T) {
 	// The current value, for a plain question.
 	text, out = call(t, cs, "recall", map[string]any{"query": "which port does payments-db listen on?"})
 	t.Log("\n" + text)
-	if l := lineWith(text, "3307", "current"); l == "" || strings.Contains(l, "was ") {
+	if l := lineWith(text, `"3307"`, "current"); l == "" || strings.Contains(l, "[was") {
 		t.Errorf("recall does not show 3307 as current:\n%s", text)
 	}
-	if l := lineWith(text, "5432", "current"); l != "" && !strings.Contains(l, "was ") && !strings.Contains(l, "decided") {
+	if l := lineWith(text, `"5432"`, "current"); l != "" && !strings.Contains(l, "[was") && !strings.Contains(l, "decided") {
 		t.Errorf("recall shows 5432 as current: %q", l)
 	}
 	if ids, _ := out["fact_ids"].([]any); len(ids) == 0 {
@@ -224,10 +224,10 @@ func TestTools_SupersessionRecallTimeline(t *testing.T) {
 	if !strings.Contains(text, reason) {
 		t.Errorf("recall does not give the reason:\n%s", text)
 	}
-	if lineWith(text, "was ", "5432") == "" {
+	if lineWith(text, "[was; ", `"5432"`) == "" {
 		t.Errorf("recall does not show 5432 as the former value:\n%s", text)
 	}
-	if l := lineWith(text, "3307", "current"); l == "" || strings.Contains(l, "was ") {
+	if l := lineWith(text, `"3307"`, "current"); l == "" || strings.Contains(l, "[was") {
 		t.Errorf("recall (history) does not show 3307 as current:\n%s", text)
 	}
 
