@@ -170,14 +170,14 @@ def test_search_and_context(alice: Graphmem, name: str) -> None:
     assert only_entities and all(h.type == "entity" for h in only_entities)
 
     ctx = alice.context(f"which port does {name} use?", max_tokens=400)
-    assert "6543" in ctx.text
+    assert f'current; user_explicit] "{name}" port "6543"' in ctx.text  # metadata first, stored text quoted
     assert any(cf.fact.value == "6543" for cf in ctx.facts)
     assert ctx.tokens > 0 and ctx.as_of.tzinfo is not None
     then = alice.context(f"which port did {name} use last year?", reference_time=date(2025, 6, 1))
     assert then.time_named and then.period is not None
     assert then.period.from_ == datetime(2024, 1, 1, tzinfo=timezone.utc)
     md = alice.context(f"which port does {name} use?", format="markdown", mode="current")
-    assert md.mode == "current" and "6543" in md.text
+    assert md.mode == "current" and 'port "6543"' in md.text
 
 
 def test_remember_and_read_episodes(alice: Graphmem, name: str) -> None:
