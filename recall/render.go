@@ -142,15 +142,12 @@ func renderLine(l line, format string) string {
 		return indent + brackets(m) + " " + s
 	case "entity":
 		m = append(m, "entity")
-		if l.entity == nil {
-			return indent + brackets(m) + " " + q(l.Text)
-		}
 		s := q(l.entity.Name)
 		if l.entity.Type != "" {
 			s += " (" + ident(l.entity.Type, format) + ")"
 		}
 		if l.entity.Summary != "" {
-			s += ": " + q(clip(l.entity.Summary, summaryRunes))
+			s += ": " + q(l.entity.Summary) // clipped by boundedEntity
 		}
 		return indent + brackets(m) + " " + s
 	default:
