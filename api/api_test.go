@@ -357,7 +357,7 @@ func TestImport_AllOrNothing(t *testing.T) {
 	good := body.Len()
 	body.WriteString(`{"entity":{"id":"e-last","scope":"x","name":""}}` + "\n")
 	w := serve(s, "POST", "/v1/import", body.Bytes(), "Content-Type", api.NDJSON)
-	if w.Code != http.StatusBadRequest || errorShape(t, w).Fields["line[1201].entity"] == "" {
+	if w.Code != http.StatusBadRequest || errorShape(t, w).Fields["line[1201].entity.name"] != "required" {
 		t.Fatalf("status %d: %s", w.Code, w.Body)
 	}
 	if w := serve(s, "GET", "/v1/export", nil); w.Code != http.StatusOK || w.Body.Len() != 0 {

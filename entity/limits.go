@@ -17,7 +17,11 @@ const (
 	MaxValueLen     = 2000 // a literal value
 	MaxTextLen      = 4000 // a fact's sentence, a question
 	MaxKeyLen       = 256  // an idempotency key
+	MaxReasonLen    = 1000 // why something was forgotten
 	MaxEpisodeBytes = 256 << 10
+	// MaxIDBytes bounds what the stores keep in their keys: an id, an
+	// idempotency key, a fingerprint.
+	MaxIDBytes = 1024
 	// MaxAttributes bounds the attributes of a fact or an entity and the
 	// metadata of an episode; MaxAttributeKeyLen the length of a name and
 	// MaxAttributeBytes the JSON size of one value.

@@ -91,7 +91,7 @@ type ForgetArgs struct {
 
 // Limits on arguments the service does not bound itself.
 const (
-	maxReasonLen = 1000
+	maxReasonLen = entity.MaxReasonLen
 	maxIDLen     = 128
 )
 

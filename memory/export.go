@@ -2,11 +2,17 @@ package memory
 
 import (
 	"bufio"
+	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph"
@@ -105,12 +111,29 @@ type ImportResult struct {
 	Blocked int `json:"blocked_by_tombstone"`
 }
 
+// MaxRecordBytes bounds one line of an import. The largest record the API
+// can make is an episode: MaxEpisodeBytes of content, at worst six bytes of
+// JSON each once escaped, and a full set of metadata. Four times that
+// leaves room for a fact whose claims each carry their own attributes.
+const MaxRecordBytes = 4 * (6*entity.MaxEpisodeBytes + attributesJSON)
+
+// attributesJSON is the most JSON one set of attributes (or metadata) takes
+// within the limits: MaxAttributes values of MaxAttributeBytes, each named
+// by MaxAttributeKeyLen characters of at most six bytes once escaped.
+const attributesJSON = entity.MaxAttributes * (entity.MaxAttributeBytes + 6*entity.MaxAttributeKeyLen + 4)
+
 // Import reads an export into the scope, keeping ids and times. Tombstones
 // are honoured: a fact matching one is left out unless it was itself
 // forgotten (and stays so) or is an explicit user statement recorded after
-// the forget. The whole stream is read and checked before anything is
-// written (it is spooled to a temporary file meanwhile), so a malformed
-// record — EINVALID naming its line — leaves the scope untouched.
+// the forget.
+//
+// Nothing is written before the whole stream is read and checked: each line
+// as it is read, against the API's limits and in at most MaxRecordBytes (a
+// longer line is refused as soon as it passes them, never held whole), then
+// every id a record refers to, which must be in the import or already in
+// the scope. A refused import is EINVALID naming the line and the field
+// ("line[3].fact.subject_id") and leaves the scope untouched. Meanwhile the
+// stream waits in a temporary file, so memory does not grow with it.
 func (s *Service) Import(ctx context.Context, scope entity.Scope, r io.Reader) (ImportResult, error) {
 	var res ImportResult
 	spool, err := os.CreateTemp("", "graphmem-import-*.jsonl")
@@ -122,12 +145,15 @@ func (s *Service) Import(ctx context.Context, scope entity.Scope, r io.Reader) (
 		os.Remove(spool.Name())
 	}()
 	w := bufio.NewWriter(spool)
-	enc := json.NewEncoder(w)
-	if err := readRecords(r, true, func(rec *Record) error { return enc.Encode(rec) }); err != nil {
+	refs := newRefs()
+	if err := readRecords(io.TeeReader(r, w), true, refs.add); err != nil {
 		return res, err
 	}
 	if err := w.Flush(); err != nil {
 		return res, entity.Wrap(entity.EINTERNAL, "memory.Import", err)
+	}
+	if err := refs.check(ctx, s.Store, scope); err != nil {
+		return res, err
 	}
 	if _, err := spool.Seek(0, io.SeekStart); err != nil {
 		return res, entity.Wrap(entity.EINTERNAL, "memory.Import", err)
@@ -152,7 +178,7 @@ func (s *Service) Import(ctx context.Context, scope entity.Scope, r io.Reader) (
 		}
 		return err
 	}
-	err = readRecords(bufio.NewReader(spool), false, func(rec *Record) error {
+	err = readRecords(spool, false, func(_ int, rec *Record) error {
 		batch = append(batch, *rec)
 		if len(batch) == exportPage {
 			return flush()
@@ -165,35 +191,126 @@ func (s *Service) Import(ctx context.Context, scope entity.Scope, r io.Reader) (
 	return res, flush()
 }
 
-// readRecords decodes JSON Lines of Records and calls fn with each; with
-// check, a malformed record is EINVALID naming its line ("line[3].fact").
-func readRecords(r io.Reader, check bool, fn func(*Record) error) error {
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
+// readRecords reads JSON Lines of Records, one line at a time, and calls fn
+// with each record and its line; blank lines are skipped. With check, each
+// record is checked (checkRecord) and a bad line is EINVALID naming it
+// ("line[3]", "line[3].fact.text").
+func readRecords(r io.Reader, check bool, fn func(line int, rec *Record) error) error {
+	br := bufio.NewReaderSize(r, 64<<10)
 	for line := 1; ; line++ {
-		var rec Record
-		err := dec.Decode(&rec)
-		if err == io.EOF {
+		if _, err := br.Peek(1); err == io.EOF {
 			return nil
 		}
-		at := fmt.Sprintf("line[%d]", line)
+		lr := &lineReader{br: br, max: MaxRecordBytes}
+		var rec Record
+		err := decodeLine(lr, &rec)
+		if err == errBlank {
+			continue
+		}
+		at := func() string { return fmt.Sprintf("line[%d]", line) }
 		if err != nil {
-			return entity.FieldErrors{at: err.Error()}.Err()
+			return entity.FieldErrors{at(): lineMessage(lr, err)}.Err()
 		}
 		if check {
-			if field, msg := checkRecord(&rec); msg != "" {
-				return entity.FieldErrors{at + field: msg}.Err()
+			if fe := checkRecord(&rec); len(fe) > 0 {
+				out := entity.FieldErrors{}
+				for field, msg := range fe {
+					out.Add(strings.TrimSuffix(at()+"."+field, "."), msg)
+				}
+				return out.Err()
 			}
 		}
-		if err := fn(&rec); err != nil {
+		if err := fn(line, &rec); err != nil {
 			return err
 		}
 	}
 }
 
-// checkRecord says what is wrong with a record of an export, if anything:
-// the field under its line and the message.
-func checkRecord(rec *Record) (string, string) {
+var (
+	errBlank       = errors.New("blank line")
+	errTrailing    = errors.New("more than one JSON value on the line")
+	errLineTooLong = errors.New("line too long")
+)
+
+// decodeLine decodes the one record on lr's line, refusing unknown fields
+// and anything after the record; errBlank when the line holds none.
+func decodeLine(lr *lineReader, rec *Record) error {
+	dec := json.NewDecoder(lr)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(rec); err != nil {
+		if err == io.EOF {
+			return errBlank
+		}
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		if lr.err != nil {
+			return lr.err
+		}
+		return errTrailing
+	}
+	return nil
+}
+
+// lineMessage says what is wrong with a line decodeLine refused.
+func lineMessage(lr *lineReader, err error) string {
+	var se *json.SyntaxError
+	switch {
+	case lr.err == errLineTooLong:
+		return fmt.Sprintf("longer than %d bytes, more than any record holds within the API's limits", MaxRecordBytes)
+	case lr.err != nil:
+		return "could not be read: " + lr.err.Error()
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return "malformed JSON: the record ends before its line does"
+	case errors.As(err, &se):
+		return fmt.Sprintf("malformed JSON at byte %d of the line: %s", se.Offset, strings.TrimPrefix(se.Error(), "json: "))
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// lineReader reads one line of br: io.EOF after its newline (or at the end
+// of br), and errLineTooLong as soon as the line passes max bytes, so a
+// line is never read further than the limit. err keeps the first error
+// that did not come from the JSON.
+type lineReader struct {
+	br   *bufio.Reader
+	n    int
+	max  int
+	done bool
+	err  error
+}
+
+func (l *lineReader) Read(p []byte) (int, error) {
+	if l.done || l.err != nil {
+		return 0, cmp.Or(l.err, io.EOF)
+	}
+	if _, err := l.br.Peek(1); err == io.EOF {
+		return 0, io.EOF
+	} else if err != nil {
+		l.err = err
+		return 0, err
+	}
+	b, _ := l.br.Peek(min(len(p), l.br.Buffered()))
+	size := len(b)
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		b, size, l.done = b[:i+1], i, true
+	}
+	if l.n+size > l.max {
+		l.err = errLineTooLong
+		return 0, l.err
+	}
+	n := copy(p, b)
+	l.br.Discard(n)
+	l.n += n
+	return n, nil
+}
+
+// checkRecord says what is wrong with a record, each problem under its
+// field ("fact.text"; "" for the record): the limits of the API, so an
+// import holds nothing the API would have refused, and the stores' rules
+// on ids, so that no write fails once an import has begun.
+func checkRecord(rec *Record) entity.FieldErrors {
+	fe := entity.FieldErrors{}
 	n := 0
 	for _, set := range []bool{rec.Tombstone != nil, rec.Entity != nil, rec.Episode != nil, rec.Fact != nil} {
 		if set {
@@ -202,19 +319,242 @@ func checkRecord(rec *Record) (string, string) {
 	}
 	switch {
 	case n != 1:
-		return "", "exactly one of tombstone, entity, episode, fact"
-	case rec.Fact != nil:
-		if err := rec.Fact.Validate(); err != nil || rec.Fact.ID == "" || rec.Fact.SubjectID == "" {
-			return ".fact", "invalid fact"
+		fe.Add("", "exactly one of tombstone, entity, episode, fact")
+	case rec.Tombstone != nil:
+		t := rec.Tombstone
+		checkID(fe, "tombstone.fingerprint", t.Fingerprint, true)
+		entity.CheckLen(fe, "tombstone.reason", t.Reason, entity.MaxReasonLen)
+		checkIDs(fe, "tombstone.fact_ids", t.FactIDs)
+	case rec.Entity != nil:
+		e := rec.Entity
+		checkID(fe, "entity.id", e.ID, true)
+		if strings.TrimSpace(e.Name) == "" {
+			fe.Add("entity.name", "required")
 		}
-	case rec.Entity != nil && (rec.Entity.ID == "" || rec.Entity.Name == ""):
-		return ".entity", "an entity needs an id and a name"
-	case rec.Episode != nil && rec.Episode.ID == "":
-		return ".episode", "an episode needs an id"
-	case rec.Tombstone != nil && rec.Tombstone.Fingerprint == "":
-		return ".tombstone", "a tombstone needs a fingerprint"
+		entity.CheckLen(fe, "entity.name", e.Name, entity.MaxNameLen)
+		entity.CheckLen(fe, "entity.type", e.Type, entity.MaxPredicateLen)
+		entity.CheckLen(fe, "entity.summary", e.Summary, entity.MaxTextLen)
+		for i, a := range e.Aliases {
+			if len(a) > entity.MaxNameLen {
+				entity.CheckLen(fe, fmt.Sprintf("entity.aliases[%d]", i), a, entity.MaxNameLen)
+			}
+		}
+		entity.CheckAttributes(fe, "entity.attributes", e.Attributes)
+	case rec.Episode != nil:
+		e := rec.Episode
+		checkID(fe, "episode.id", e.ID, true)
+		checkID(fe, "episode.idempotency_key", e.IdempotencyKey, false)
+		switch e.Status {
+		case entity.EpisodeQueued, entity.EpisodeProcessing, entity.EpisodeDone, entity.EpisodeFailed:
+		default:
+			fe.Add("episode.status", "must be queued, processing, done or failed")
+		}
+		addFields(fe, "episode.", ValidateEpisode(&EpisodeInput{Content: e.Content, Kind: e.Kind, Speaker: e.Speaker,
+			Role: e.Role, SourceKind: e.SourceKind, IdempotencyKey: e.IdempotencyKey, Metadata: e.Metadata}))
+		checkIDs(fe, "episode.fact_ids", e.FactIDs)
+	case rec.Fact != nil:
+		f := rec.Fact
+		checkID(fe, "fact.id", f.ID, true)
+		checkID(fe, "fact.subject_id", f.SubjectID, true)
+		checkID(fe, "fact.object_id", f.ObjectID, false)
+		checkID(fe, "fact.predicate", f.Predicate, true)
+		checkID(fe, "fact.supersedes", f.Supersedes, false)
+		checkID(fe, "fact.superseded_by", f.SupersededBy, false)
+		checkIDs(fe, "fact.episode_ids", f.EpisodeIDs)
+		addFields(fe, "fact.", f.Validate())
+		entity.CheckLen(fe, "fact.subject", f.Subject, entity.MaxNameLen)
+		entity.CheckLen(fe, "fact.predicate", f.Predicate, entity.MaxPredicateLen)
+		entity.CheckLen(fe, "fact.object", f.Object, entity.MaxNameLen)
+		entity.CheckLen(fe, "fact.value", f.Value, entity.MaxValueLen)
+		entity.CheckLen(fe, "fact.text", f.Text, entity.MaxTextLen)
+		for i := range f.Claims {
+			c := &f.Claims[i]
+			p := fmt.Sprintf("fact.claims[%d].", i)
+			checkID(fe, p+"episode_id", c.EpisodeID, false)
+			entity.CheckLen(fe, p+"text", c.Text, entity.MaxTextLen)
+			entity.CheckAttributes(fe, p+"attributes", c.Attributes)
+		}
+		for i := range f.Revisions {
+			p := fmt.Sprintf("fact.revisions[%d].", i)
+			checkID(fe, p+"supersedes", f.Revisions[i].Supersedes, false)
+			checkID(fe, p+"superseded_by", f.Revisions[i].SupersededBy, false)
+		}
 	}
-	return "", ""
+	return fe
+}
+
+// checkID adds to fe what keeps id from being a key in the stores.
+func checkID(fe entity.FieldErrors, field, id string, required bool) {
+	switch {
+	case id == "" && required:
+		fe.Add(field, "required")
+	case len(id) > entity.MaxIDBytes:
+		fe.Add(field, fmt.Sprintf("at most %d bytes", entity.MaxIDBytes))
+	case strings.IndexByte(id, 0) >= 0:
+		fe.Add(field, "must not contain a NUL character")
+	}
+}
+
+// checkIDs checks a list of ids, naming each by its index.
+func checkIDs(fe entity.FieldErrors, field string, ids []string) {
+	for i, id := range ids {
+		if id == "" || len(id) > entity.MaxIDBytes || strings.IndexByte(id, 0) >= 0 {
+			checkID(fe, fmt.Sprintf("%s[%d]", field, i), id, true)
+		}
+	}
+}
+
+// addFields adds the field errors of err, a FieldErrors error or nil, to
+// fe under prefix.
+func addFields(fe entity.FieldErrors, prefix string, err error) {
+	var e *entity.Error
+	if errors.As(err, &e) {
+		for field, msg := range e.Fields {
+			fe.Add(prefix+field, msg)
+		}
+	}
+}
+
+// refs checks that the ids an import's records refer to name records of
+// the right kind, in the import or already in the scope. Of each record the
+// import holds it keeps a keyed 64-bit hash of its kind and id, a few bytes
+// however long the id, so a reference to nothing could pass only by a
+// collision no input can aim at (the key is random).
+type refs struct {
+	seed    maphash.Seed
+	defined map[uint64]struct{}
+	// pending are the references to ids the import had not defined when
+	// they were read: defined later, in the scope, or nowhere.
+	pending []ref
+}
+
+// ref is an id a record refers to, the line and field that hold it, and
+// the kind of record it must name. A field with %d is formatted with i.
+type ref struct {
+	line  int
+	field string
+	i     int
+	kind  string
+	id    string
+}
+
+func newRefs() *refs {
+	return &refs{seed: maphash.MakeSeed(), defined: map[uint64]struct{}{}}
+}
+
+func (r *refs) key(kind, id string) uint64 {
+	return maphash.Comparable(r.seed, [2]string{kind, id})
+}
+
+// add notes what rec defines and what it refers to: subject, object,
+// episodes (its own and its claims') and the facts it supersedes or is
+// superseded by. Former beliefs (revisions), the facts a tombstone
+// forgot and the facts an episode led to are history that a purge may
+// have deleted since; they are kept as they are.
+func (r *refs) add(line int, rec *Record) error {
+	switch {
+	case rec.Entity != nil:
+		r.defined[r.key(graph.KindEntity, rec.Entity.ID)] = struct{}{}
+	case rec.Episode != nil:
+		r.defined[r.key(graph.KindEpisode, rec.Episode.ID)] = struct{}{}
+	case rec.Fact != nil:
+		f := rec.Fact
+		r.defined[r.key(graph.KindFact, f.ID)] = struct{}{}
+		r.refer(ref{line, "fact.subject_id", 0, graph.KindEntity, f.SubjectID})
+		r.refer(ref{line, "fact.object_id", 0, graph.KindEntity, f.ObjectID})
+		r.refer(ref{line, "fact.supersedes", 0, graph.KindFact, f.Supersedes})
+		r.refer(ref{line, "fact.superseded_by", 0, graph.KindFact, f.SupersededBy})
+		for i, id := range f.EpisodeIDs {
+			r.refer(ref{line, "fact.episode_ids[%d]", i, graph.KindEpisode, id})
+		}
+		for i := range f.Claims {
+			r.refer(ref{line, "fact.claims[%d].episode_id", i, graph.KindEpisode, f.Claims[i].EpisodeID})
+		}
+	}
+	return nil
+}
+
+func (r *refs) refer(p ref) {
+	if p.id == "" {
+		return
+	}
+	if _, ok := r.defined[r.key(p.kind, p.id)]; !ok {
+		r.pending = append(r.pending, p)
+	}
+}
+
+// maxMissing bounds the references to nothing one refusal names.
+const maxMissing = 10
+
+// check looks up in the scope each reference the import did not settle,
+// each id once, and refuses the import naming (up to maxMissing of) those
+// that name nothing.
+func (r *refs) check(ctx context.Context, store graph.Store, scope entity.Scope) error {
+	var rest []ref
+	for _, p := range r.pending {
+		if _, ok := r.defined[r.key(p.kind, p.id)]; !ok {
+			rest = append(rest, p)
+		}
+	}
+	r.pending = nil
+	slices.SortFunc(rest, func(a, b ref) int {
+		return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.id, b.id), cmp.Compare(a.line, b.line))
+	})
+	var missing []ref
+	for start := 0; start < len(rest); start += exportPage {
+		page := rest[start:min(start+exportPage, len(rest))]
+		var gone []ref
+		err := store.View(ctx, scope, func(tx graph.Tx) error {
+			gone = gone[:0]
+			found := false
+			for i, p := range page {
+				if i == 0 || p.kind != page[i-1].kind || p.id != page[i-1].id {
+					var err error
+					if found, err = exists(tx, p.kind, p.id); err != nil {
+						return err
+					}
+				}
+				if !found {
+					gone = append(gone, p)
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		missing = append(missing, gone...)
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	slices.SortFunc(missing, func(a, b ref) int { return cmp.Compare(a.line, b.line) })
+	fe := entity.FieldErrors{}
+	for _, p := range missing[:min(len(missing), maxMissing)] {
+		field := p.field
+		if strings.Contains(field, "%d") {
+			field = fmt.Sprintf(field, p.i)
+		}
+		fe.Add(fmt.Sprintf("line[%d].%s", p.line, field), fmt.Sprintf("no %s %q in the import or the scope", p.kind, p.id))
+	}
+	return fe.Err()
+}
+
+// exists reports whether the scope holds a record of the kind with the id.
+func exists(tx graph.Tx, kind, id string) (bool, error) {
+	var err error
+	switch kind {
+	case graph.KindEntity:
+		_, err = tx.Entity(id)
+	case graph.KindEpisode:
+		_, err = tx.Episode(id)
+	default:
+		_, err = tx.Fact(id)
+	}
+	if entity.ErrorCode(err) == entity.ENOTFOUND {
+		return false, nil
+	}
+	return err == nil, err
 }
 
 func (s *Service) importBatch(tx graph.Tx, scope entity.Scope, batch []Record, res *ImportResult) error {

@@ -71,7 +71,7 @@ const sep = 0x00
 // Bounds on the strings that go into keys. bbolt keys are at most 32 KiB;
 // a chain key holds a scope, a subject id, a predicate and a fact id.
 const (
-	maxIDLen = 1024
+	maxIDLen = entity.MaxIDBytes
 	// maxKeyPart is where names and literal values are cut in index keys;
 	// lookups through a cut key re-check the full record.
 	maxKeyPart = 512

@@ -145,7 +145,7 @@ func invalid(op, format string, args ...any) error {
 }
 
 // maxIDLen bounds ids, keys and fingerprints, as on the embedded store.
-const maxIDLen = 1024
+const maxIDLen = entity.MaxIDBytes
 
 // checkPart rejects an identifier the embedded store could not key by, so
 // both stores accept exactly the same records.
