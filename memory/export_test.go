@@ -1,0 +1,224 @@
+package memory_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/memory"
+)
+
+var t0 = time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func entityRec(id string) memory.Record {
+	return memory.Record{Entity: &entity.Entity{ID: id, Name: "name of " + id, CreatedAt: t0, UpdatedAt: t0}}
+}
+
+func episodeRec(id string) memory.Record {
+	return memory.Record{Episode: &entity.Episode{ID: id, Kind: entity.KindMessage, Content: "hello", Status: entity.EpisodeDone,
+		ReferenceTime: t0, RecordedAt: t0, SourceKind: entity.UserExplicit}}
+}
+
+func factRec(id, subjectID string) memory.Record {
+	return memory.Record{Fact: &entity.Fact{ID: id, SubjectID: subjectID, Subject: "db", Predicate: "port", Value: "5432",
+		Text: "db port 5432", ValidFrom: t0, RecordedAt: t0, UpdatedAt: t0, SourceKind: entity.UserExplicit, Confidence: 1, Importance: 5}}
+}
+
+// jsonLines writes records as an import.
+func jsonLines(tb testing.TB, recs ...memory.Record) *bytes.Buffer {
+	tb.Helper()
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	for i := range recs {
+		if err := enc.Encode(&recs[i]); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return &b
+}
+
+// mustRefuse imports r into the scope and wants EINVALID with msg (a
+// prefix) under field, and the scope exactly as it was.
+func mustRefuse(tb testing.TB, svc *memory.Service, r io.Reader, field, msg string) {
+	tb.Helper()
+	var before bytes.Buffer
+	if err := svc.Export(ctx, scope, &before); err != nil {
+		tb.Fatal(err)
+	}
+	_, err := svc.Import(ctx, scope, r)
+	e, ok := err.(*entity.Error)
+	if ok {
+		_, ok = e.Fields[field]
+	}
+	if !ok || e.Code != entity.EINVALID || !strings.HasPrefix(e.Fields[field], msg) {
+		tb.Fatalf("want %s: %q…, got %v", field, msg, err)
+	}
+	var after bytes.Buffer
+	if err := svc.Export(ctx, scope, &after); err != nil {
+		tb.Fatal(err)
+	}
+	if after.String() != before.String() {
+		tb.Fatalf("a refused import changed the scope:\n%s\n---\n%s", before.String(), after.String())
+	}
+}
+
+// TestImport_LargestRecordFits: the largest episode the API accepts —
+// content of MaxEpisodeBytes and a full set of metadata, every character
+// one that JSON escapes — is one line within MaxRecordBytes, and imports.
+func TestImport_LargestRecordFits(t *testing.T) {
+	svc, _ := MustOpenService(t)
+	in := memory.EpisodeInput{Content: strings.Repeat("<", entity.MaxEpisodeBytes), Speaker: strings.Repeat("<", entity.MaxNameLen), Metadata: map[string]any{}}
+	for i := range entity.MaxAttributes {
+		// json.Marshal writes "<" as \u003c: six bytes.
+		in.Metadata[fmt.Sprintf("%02d", i)+strings.Repeat("<", entity.MaxAttributeKeyLen-2)] = strings.Repeat("<", (entity.MaxAttributeBytes-2)/6)
+	}
+	if err := memory.ValidateEpisode(&in); err != nil {
+		t.Fatalf("the API would refuse it: %v", err)
+	}
+	ep, _, err := svc.AddEpisode(ctx, "source", in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := jsonLines(t, memory.Record{Episode: &ep})
+	if line.Len() > memory.MaxRecordBytes {
+		t.Fatalf("the largest episode takes %d bytes, more than MaxRecordBytes %d", line.Len(), memory.MaxRecordBytes)
+	}
+	t.Logf("largest episode: %d bytes of %d", line.Len(), memory.MaxRecordBytes)
+	if res, err := svc.Import(ctx, scope, line); err != nil || res.Episodes != 1 {
+		t.Fatalf("import: %+v %v", res, err)
+	}
+}
+
+// endless reads as a first record, then a second line that never ends.
+type endless struct {
+	head []byte
+	read int
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	n := 0
+	if e.read < len(e.head) {
+		n = copy(p, e.head[e.read:])
+	}
+	for i := n; i < len(p); i++ {
+		p[i] = 'a'
+	}
+	e.read += len(p)
+	return len(p), nil
+}
+
+// TestImport_LongLine: a line longer than MaxRecordBytes is refused with
+// its line number once the limit is passed: the rest of it is never read.
+func TestImport_LongLine(t *testing.T) {
+	svc, _ := MustOpenService(t)
+	head := jsonLines(t, entityRec("e1")).String() + "\n" + `{"episode":{"id":"p1","status":"done","content":"`
+	r := &endless{head: []byte(head)}
+	mustRefuse(t, svc, r, "line[3]", "longer than")
+	if r.read > memory.MaxRecordBytes+1<<20 {
+		t.Errorf("read %d bytes for a limit of %d", r.read, memory.MaxRecordBytes)
+	}
+}
+
+// TestImport_Limits: each record is checked against the API's limits and
+// the stores' rules on ids before anything is written; the refusal names
+// the line and the field.
+func TestImport_Limits(t *testing.T) {
+	long := func(n int) string { return strings.Repeat("x", n+1) }
+	for _, tc := range []struct {
+		name, field string
+		rec         func() memory.Record
+	}{
+		{"EntityName", "entity.name", func() memory.Record { r := entityRec("e9"); r.Entity.Name = long(entity.MaxNameLen); return r }},
+		{"EntityAlias", "entity.aliases[1]", func() memory.Record {
+			r := entityRec("e9")
+			r.Entity.Aliases = []string{"ok", long(entity.MaxNameLen)}
+			return r
+		}},
+		{"EntityID", "entity.id", func() memory.Record { return entityRec(long(entity.MaxIDBytes)) }},
+		{"EpisodeContent", "episode.content", func() memory.Record {
+			r := episodeRec("p9")
+			r.Episode.Content = long(entity.MaxEpisodeBytes)
+			return r
+		}},
+		{"EpisodeStatus", "episode.status", func() memory.Record { r := episodeRec("p9"); r.Episode.Status = ""; return r }},
+		{"EpisodeMetadata", "episode.metadata.k", func() memory.Record {
+			r := episodeRec("p9")
+			r.Episode.Metadata = map[string]any{"k": long(entity.MaxAttributeBytes)}
+			return r
+		}},
+		{"FactText", "fact.text", func() memory.Record { r := factRec("f9", "e1"); r.Fact.Text = long(entity.MaxTextLen); return r }},
+		{"FactValue", "fact.value", func() memory.Record { r := factRec("f9", "e1"); r.Fact.Value = long(entity.MaxValueLen); return r }},
+		{"FactObject", "fact.object", func() memory.Record {
+			r := factRec("f9", "e1")
+			r.Fact.Value, r.Fact.ObjectID, r.Fact.Object = "", "e1", long(entity.MaxNameLen)
+			return r
+		}},
+		{"ClaimText", "fact.claims[0].text", func() memory.Record {
+			r := factRec("f9", "e1")
+			r.Fact.Claims = []entity.Claim{{From: t0, Text: long(entity.MaxTextLen), RecordedAt: t0}}
+			return r
+		}},
+		{"FactNUL", "fact.supersedes", func() memory.Record { r := factRec("f9", "e1"); r.Fact.Supersedes = "f\x00"; return r }},
+		{"TombstoneReason", "tombstone.reason", func() memory.Record {
+			return memory.Record{Tombstone: &entity.Tombstone{Fingerprint: "fp", At: t0, Reason: long(entity.MaxReasonLen)}}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			svc, _ := MustOpenService(t)
+			mustRefuse(t, svc, jsonLines(t, entityRec("e1"), tc.rec()), "line[2]."+tc.field, "")
+		})
+	}
+	svc, _ := MustOpenService(t)
+	mustRefuse(t, svc, strings.NewReader(`{"entity":{"id":"e1","name":"a"}} {"entity":{"id":"e2","name":"b"}}`), "line[1]", "more than one JSON value")
+	mustRefuse(t, svc, strings.NewReader("{\"entity\":\n{\"id\":\"e1\",\"name\":\"a\"}}\n"), "line[1]", "malformed JSON")
+	mustRefuse(t, svc, strings.NewReader(`{"entity":{"id":"e1","name":"a","planet":"mars"}}`), "line[1]", `unknown field "planet"`)
+}
+
+// TestImport_References: the ids a fact refers to must name records of
+// their kind in the import (before or after the fact) or in the scope;
+// otherwise the import is refused naming the line and the field, and
+// nothing of it is written.
+func TestImport_References(t *testing.T) {
+	svc, _ := MustOpenService(t)
+	for _, tc := range []struct {
+		name, field string
+		change      func(f *entity.Fact)
+	}{
+		{"Subject", "fact.subject_id", func(f *entity.Fact) { f.SubjectID = "nobody" }},
+		{"SubjectIsEpisode", "fact.subject_id", func(f *entity.Fact) { f.SubjectID = "p1" }},
+		{"Object", "fact.object_id", func(f *entity.Fact) { f.Value, f.ObjectID, f.Object = "", "nothing", "nothing" }},
+		{"Episode", "fact.episode_ids[1]", func(f *entity.Fact) { f.EpisodeIDs = []string{"p1", "p404"} }},
+		{"ClaimEpisode", "fact.claims[0].episode_id", func(f *entity.Fact) {
+			f.Claims = []entity.Claim{{From: t0, EpisodeID: "p404", RecordedAt: t0}}
+		}},
+		{"Supersedes", "fact.supersedes", func(f *entity.Fact) { f.Supersedes = "f404" }},
+		{"SupersededBy", "fact.superseded_by", func(f *entity.Fact) { f.SupersededBy = "e1" }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bad := factRec("f2", "e1")
+			tc.change(bad.Fact)
+			mustRefuse(t, svc, jsonLines(t, entityRec("e1"), episodeRec("p1"), factRec("f1", "e1"), bad), "line[4]."+tc.field, "no ")
+		})
+	}
+
+	// Forward references within the import: a fact before its subject,
+	// its episode and the fact that supersedes it.
+	old, cur := factRec("f1", "e1"), factRec("f2", "e1")
+	old.Fact.SupersededBy, cur.Fact.Supersedes = "f2", "f1"
+	old.Fact.EpisodeIDs = []string{"p1"}
+	res, err := svc.Import(ctx, scope, jsonLines(t, old, entityRec("e1"), cur, episodeRec("p1")))
+	if err != nil || res.Facts != 2 || res.Entities != 1 || res.Episodes != 1 {
+		t.Fatalf("forward references: %+v %v", res, err)
+	}
+	// References to what the scope holds.
+	next := factRec("f3", "e1")
+	next.Fact.Value, next.Fact.Supersedes, next.Fact.EpisodeIDs = "3307", "f2", []string{"p1"}
+	if res, err := svc.Import(ctx, scope, jsonLines(t, next)); err != nil || res.Facts != 1 {
+		t.Fatalf("references to the scope: %+v %v", res, err)
+	}
+}
