@@ -26,7 +26,11 @@ func (s *Server) registerExportRoutes() {
 			Summary:  "Everything in the scope as JSON Lines (tombstones, entities, episodes, facts with both time axes), for a lossless round trip.",
 			Response: memory.Record{}, ResponseType: NDJSON},
 		Endpoint{Method: "POST", Path: "/v1/import", Tag: "export",
-			Summary: "Load an export into the scope, keeping ids and times; tombstoned facts stay out.",
+			Summary: fmt.Sprintf("Load an export into the scope, keeping ids and times; tombstoned facts stay out. "+
+				"Each line holds one record of at most %d bytes, checked against the API's limits as it is read "+
+				"(an episode's content is at most %d bytes); the entities, episodes and facts a fact refers to must be "+
+				"in the import or already in the scope. A refused import writes nothing: 400 names the line and the field "+
+				"(line[3].fact.subject_id).", memory.MaxRecordBytes, entity.MaxEpisodeBytes),
 			Body:    memory.Record{}, BodyType: NDJSON, Response: memory.ImportResult{},
 			Errors: []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusServiceUnavailable}},
 	)

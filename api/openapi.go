@@ -3,6 +3,7 @@ package api
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
 	"regexp"
@@ -384,7 +385,8 @@ var exactlyOne = map[reflect.Type][]string{
 // stores' key rules) that JSON Schema can state; they sit on the
 // properties of those types, which have no validate tags. The rules it
 // cannot state (valid_to not before valid_from, exactly one of object and
-// value, sizes in bytes) are said in the import's description.
+// value, sizes in bytes, ids that must name records in the import or the
+// scope) are said in the import's summary.
 var storedRules = func() map[reflect.Type]map[string]map[string]any {
 	nonEmpty := map[string]any{"minLength": 1}
 	attrs := map[string]any{
@@ -395,16 +397,40 @@ var storedRules = func() map[reflect.Type]map[string]map[string]any {
 	for _, k := range entity.SourceKinds {
 		kinds = append(kinds, string(k))
 	}
+	notBlank := map[string]any{"minLength": 1, "pattern": notBlankPattern}
+	maxLen := func(n int) map[string]any { return map[string]any{"maxLength": n} }
+	with := func(ms ...map[string]any) map[string]any {
+		out := map[string]any{}
+		for _, m := range ms {
+			maps.Copy(out, m)
+		}
+		return out
+	}
 	return map[reflect.Type]map[string]map[string]any{
-		reflect.TypeOf(entity.Tombstone{}): {"fingerprint": nonEmpty},
-		reflect.TypeOf(entity.Entity{}):    {"id": nonEmpty, "name": nonEmpty, "attributes": attrs},
-		reflect.TypeOf(entity.Episode{}):   {"id": nonEmpty, "status": nonEmpty, "metadata": attrs},
+		reflect.TypeOf(entity.Tombstone{}): {"fingerprint": nonEmpty, "reason": maxLen(entity.MaxReasonLen)},
+		reflect.TypeOf(entity.Entity{}): {
+			"id": nonEmpty, "name": with(notBlank, maxLen(entity.MaxNameLen)), "attributes": attrs,
+			"type": maxLen(entity.MaxPredicateLen), "summary": maxLen(entity.MaxTextLen),
+			"aliases": {"items": with(map[string]any{"type": "string"}, maxLen(entity.MaxNameLen))},
+		},
+		reflect.TypeOf(entity.Episode{}): {
+			"id": nonEmpty, "content": notBlank, "metadata": attrs,
+			"status":          {"enum": []string{entity.EpisodeQueued, entity.EpisodeProcessing, entity.EpisodeDone, entity.EpisodeFailed}},
+			"kind":            {"enum": []string{"", entity.KindMessage, entity.KindText, entity.KindJSON}},
+			"role":            {"enum": []string{"", entity.RoleUser, entity.RoleAssistant, entity.RoleSystem, entity.RoleTool}},
+			"source_kind":     {"enum": kinds},
+			"speaker":         maxLen(entity.MaxNameLen),
+			"idempotency_key": maxLen(entity.MaxKeyLen),
+		},
 		reflect.TypeOf(entity.Fact{}): {
-			"id": nonEmpty, "subject_id": nonEmpty, "predicate": nonEmpty, "attributes": attrs,
+			"id": nonEmpty, "subject_id": nonEmpty, "predicate": with(nonEmpty, maxLen(entity.MaxPredicateLen)), "attributes": attrs,
+			"subject": maxLen(entity.MaxNameLen), "object": maxLen(entity.MaxNameLen),
+			"value": maxLen(entity.MaxValueLen), "text": maxLen(entity.MaxTextLen),
 			"confidence":  {"minimum": 0, "maximum": 1},
 			"importance":  {"minimum": 0, "maximum": 10},
 			"source_kind": {"enum": kinds},
 		},
+		reflect.TypeOf(entity.Claim{}): {"text": maxLen(entity.MaxTextLen), "attributes": attrs},
 	}
 }()
 
@@ -415,7 +441,7 @@ var storedRequired = map[reflect.Type][]string{
 	reflect.TypeOf(memory.Record{}):    nil,
 	reflect.TypeOf(entity.Tombstone{}): {"fingerprint"},
 	reflect.TypeOf(entity.Entity{}):    {"id", "name"},
-	reflect.TypeOf(entity.Episode{}):   {"id", "status"},
+	reflect.TypeOf(entity.Episode{}):   {"id", "status", "content"},
 	reflect.TypeOf(entity.Fact{}):      {"id", "predicate", "subject_id"},
 	reflect.TypeOf(entity.Claim{}):     nil,
 	reflect.TypeOf(entity.Revision{}):  nil,

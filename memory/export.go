@@ -398,8 +398,8 @@ func checkID(fe entity.FieldErrors, field, id string, required bool) {
 // checkIDs checks a list of ids, naming each by its index.
 func checkIDs(fe entity.FieldErrors, field string, ids []string) {
 	for i, id := range ids {
-		if id == "" || len(id) > entity.MaxIDBytes || strings.IndexByte(id, 0) >= 0 {
-			checkID(fe, fmt.Sprintf("%s[%d]", field, i), id, true)
+		if len(id) > entity.MaxIDBytes || strings.IndexByte(id, 0) >= 0 {
+			checkID(fe, fmt.Sprintf("%s[%d]", field, i), id, false)
 		}
 	}
 }
