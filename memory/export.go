@@ -416,16 +416,33 @@ func addFields(fe entity.FieldErrors, prefix string, err error) {
 }
 
 // refs checks that the ids an import's records refer to name records of
-// the right kind, in the import or already in the scope. Of each record the
-// import holds it keeps a keyed 64-bit hash of its kind and id, a few bytes
-// however long the id, so a reference to nothing could pass only by a
-// collision no input can aim at (the key is random).
+// the right kind, in the import or already in the scope, and that no
+// idempotency key would name two episodes. Of each record the import holds
+// it keeps a keyed 64-bit hash of its kind and id, a few bytes however long
+// the id, so a reference to nothing could pass only by a collision no input
+// can aim at (the key is random).
 type refs struct {
 	seed    maphash.Seed
 	defined map[uint64]struct{}
 	// pending are the references to ids the import had not defined when
 	// they were read: defined later, in the scope, or nowhere.
 	pending []ref
+	// keys maps each idempotency key to the first episode holding it;
+	// keyed are the episodes with a key, checked against the scope.
+	keys  map[uint64]keyUse
+	keyed []keyed
+}
+
+// keyed is an episode of the import with an idempotency key.
+type keyed struct {
+	line         int
+	episode, key string
+}
+
+// keyUse is the episode (hashed id) and line that first hold a key.
+type keyUse struct {
+	episode uint64
+	line    int
 }
 
 // ref is an id a record refers to, the line and field that hold it, and
@@ -439,7 +456,7 @@ type ref struct {
 }
 
 func newRefs() *refs {
-	return &refs{seed: maphash.MakeSeed(), defined: map[uint64]struct{}{}}
+	return &refs{seed: maphash.MakeSeed(), defined: map[uint64]struct{}{}, keys: map[uint64]keyUse{}}
 }
 
 func (r *refs) key(kind, id string) uint64 {
@@ -456,7 +473,20 @@ func (r *refs) add(line int, rec *Record) error {
 	case rec.Entity != nil:
 		r.defined[r.key(graph.KindEntity, rec.Entity.ID)] = struct{}{}
 	case rec.Episode != nil:
-		r.defined[r.key(graph.KindEpisode, rec.Episode.ID)] = struct{}{}
+		e := rec.Episode
+		id := r.key(graph.KindEpisode, e.ID)
+		r.defined[id] = struct{}{}
+		if e.IdempotencyKey == "" {
+			break
+		}
+		k := r.key("idempotency_key", e.IdempotencyKey)
+		if u, ok := r.keys[k]; ok && u.episode != id {
+			return entity.FieldErrors{fmt.Sprintf("line[%d].episode.idempotency_key", line): fmt.Sprintf(
+				"the key of another episode, on line %d", u.line)}.Err()
+		} else if !ok {
+			r.keys[k] = keyUse{episode: id, line: line}
+		}
+		r.keyed = append(r.keyed, keyed{line: line, episode: e.ID, key: e.IdempotencyKey})
 	case rec.Fact != nil:
 		f := rec.Fact
 		r.defined[r.key(graph.KindFact, f.ID)] = struct{}{}
@@ -483,12 +513,19 @@ func (r *refs) refer(p ref) {
 	}
 }
 
-// maxMissing bounds the references to nothing one refusal names.
-const maxMissing = 10
+// maxProblems bounds the problems one refusal names.
+const maxProblems = 10
+
+// problem is what is wrong with a field of a line.
+type problem struct {
+	line       int
+	field, msg string
+}
 
 // check looks up in the scope each reference the import did not settle,
-// each id once, and refuses the import naming (up to maxMissing of) those
-// that name nothing.
+// each id once, and each idempotency key; it refuses the import naming (up
+// to maxProblems of) the references to nothing and the keys another
+// episode of the scope holds.
 func (r *refs) check(ctx context.Context, store graph.Store, scope entity.Scope) error {
 	var rest []ref
 	for _, p := range r.pending {
@@ -500,42 +537,71 @@ func (r *refs) check(ctx context.Context, store graph.Store, scope entity.Scope)
 	slices.SortFunc(rest, func(a, b ref) int {
 		return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.id, b.id), cmp.Compare(a.line, b.line))
 	})
-	var missing []ref
-	for start := 0; start < len(rest); start += exportPage {
-		page := rest[start:min(start+exportPage, len(rest))]
-		var gone []ref
-		err := store.View(ctx, scope, func(tx graph.Tx) error {
-			gone = gone[:0]
-			found := false
-			for i, p := range page {
-				if i == 0 || p.kind != page[i-1].kind || p.id != page[i-1].id {
-					var err error
-					if found, err = exists(tx, p.kind, p.id); err != nil {
+	var problems []problem
+	view := func(n int, each func(tx graph.Tx, i int) (*problem, error)) error {
+		for start := 0; start < n; start += exportPage {
+			var got []problem
+			err := store.View(ctx, scope, func(tx graph.Tx) error {
+				got = got[:0]
+				for i := start; i < min(start+exportPage, n); i++ {
+					p, err := each(tx, i)
+					if err != nil {
 						return err
 					}
+					if p != nil {
+						got = append(got, *p)
+					}
 				}
-				if !found {
-					gone = append(gone, p)
-				}
+				return nil
+			})
+			if err != nil {
+				return err
 			}
-			return nil
-		})
-		if err != nil {
-			return err
+			problems = append(problems, got...)
 		}
-		missing = append(missing, gone...)
-	}
-	if len(missing) == 0 {
 		return nil
 	}
-	slices.SortFunc(missing, func(a, b ref) int { return cmp.Compare(a.line, b.line) })
-	fe := entity.FieldErrors{}
-	for _, p := range missing[:min(len(missing), maxMissing)] {
+	found := false
+	err := view(len(rest), func(tx graph.Tx, i int) (*problem, error) {
+		p := rest[i]
+		if i == 0 || p.kind != rest[i-1].kind || p.id != rest[i-1].id {
+			var err error
+			if found, err = exists(tx, p.kind, p.id); err != nil {
+				return nil, err
+			}
+		}
+		if found {
+			return nil, nil
+		}
 		field := p.field
 		if strings.Contains(field, "%d") {
 			field = fmt.Sprintf(field, p.i)
 		}
-		fe.Add(fmt.Sprintf("line[%d].%s", p.line, field), fmt.Sprintf("no %s %q in the import or the scope", p.kind, p.id))
+		return &problem{p.line, field, fmt.Sprintf("no %s %q in the import or the scope", p.kind, p.id)}, nil
+	})
+	if err != nil {
+		return err
+	}
+	err = view(len(r.keyed), func(tx graph.Tx, i int) (*problem, error) {
+		k := r.keyed[i]
+		other, err := tx.EpisodeByKey(k.key)
+		switch {
+		case entity.ErrorCode(err) == entity.ENOTFOUND:
+			return nil, nil
+		case err != nil:
+			return nil, err
+		case other.ID == k.episode:
+			return nil, nil
+		}
+		return &problem{k.line, "episode.idempotency_key", fmt.Sprintf("the key of episode %q in the scope", other.ID)}, nil
+	})
+	if err != nil || len(problems) == 0 {
+		return err
+	}
+	slices.SortFunc(problems, func(a, b problem) int { return cmp.Compare(a.line, b.line) })
+	fe := entity.FieldErrors{}
+	for _, p := range problems[:min(len(problems), maxProblems)] {
+		fe.Add(fmt.Sprintf("line[%d].%s", p.line, p.field), p.msg)
 	}
 	return fe.Err()
 }

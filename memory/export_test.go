@@ -222,3 +222,26 @@ func TestImport_References(t *testing.T) {
 		t.Fatalf("references to the scope: %+v %v", res, err)
 	}
 }
+
+// TestImport_IdempotencyKeys: an import whose episode takes the
+// idempotency key of another episode, in the import or in the scope, is
+// refused before anything is written (the store would refuse the write
+// halfway); the same episodes imported again are not a conflict.
+func TestImport_IdempotencyKeys(t *testing.T) {
+	svc, _ := MustOpenService(t)
+	keyed := func(id, key string) memory.Record {
+		r := episodeRec(id)
+		r.Episode.IdempotencyKey = key
+		return r
+	}
+	mustRefuse(t, svc, jsonLines(t, keyed("p1", "k1"), entityRec("e1"), keyed("p2", "k1")), "line[3].episode.idempotency_key", "the key of another episode, on line 1")
+	if _, _, err := svc.AddEpisode(ctx, scope, memory.EpisodeInput{Content: "first", IdempotencyKey: "k1"}); err != nil {
+		t.Fatal(err)
+	}
+	mustRefuse(t, svc, jsonLines(t, entityRec("e1"), keyed("p1", "k2"), keyed("p2", "k1")), "line[3].episode.idempotency_key", "the key of episode")
+	for range 2 {
+		if res, err := svc.Import(ctx, scope, jsonLines(t, keyed("p1", "k2"), keyed("p2", "k3"))); err != nil || res.Episodes != 2 {
+			t.Fatalf("import: %+v %v", res, err)
+		}
+	}
+}
