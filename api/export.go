@@ -27,10 +27,11 @@ func (s *Server) registerExportRoutes() {
 			Response: memory.Record{}, ResponseType: NDJSON},
 		Endpoint{Method: "POST", Path: "/v1/import", Tag: "export",
 			Summary: fmt.Sprintf("Load an export into the scope, keeping ids and times; tombstoned facts stay out. "+
-				"Each line holds one record of at most %d bytes, checked against the API's limits as it is read "+
-				"(an episode's content is at most %d bytes); the entities, episodes and facts a fact refers to must be "+
-				"in the import or already in the scope. A refused import writes nothing: 400 names the line and the field "+
-				"(line[3].fact.subject_id).", memory.MaxRecordBytes, entity.MaxEpisodeBytes),
+				"Each line holds one record of at most %d bytes, %d values and %d objects, checked against the API's limits "+
+				"as it is read (an episode's content is at most %d bytes); the entities, episodes and facts a fact refers to "+
+				"must be in the import or already in the scope, and no two episodes may share an idempotency key. A refused "+
+				"import writes nothing: 400 names the line and the field (line[3].fact.subject_id).",
+				memory.MaxRecordBytes, memory.MaxRecordValues, memory.MaxRecordObjects, entity.MaxEpisodeBytes),
 			Body:    memory.Record{}, BodyType: NDJSON, Response: memory.ImportResult{},
 			Errors: []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusServiceUnavailable}},
 	)

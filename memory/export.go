@@ -117,6 +117,16 @@ type ImportResult struct {
 // leaves room for a fact whose claims each carry their own attributes.
 const MaxRecordBytes = 4 * (6*entity.MaxEpisodeBytes + attributesJSON)
 
+// MaxRecordValues and MaxRecordObjects bound the values (array items and
+// object members) and the objects of one line of an import, since a value
+// of a few bytes of JSON takes tens once decoded, and an object hundreds.
+// Values: twice the most a full set of attributes holds, each a digit and
+// a comma. Objects: a fact with thousands of claims, each with attributes.
+const (
+	MaxRecordValues  = 2 * entity.MaxAttributes * entity.MaxAttributeBytes / 2
+	MaxRecordObjects = 16 << 10
+)
+
 // attributesJSON is the most JSON one set of attributes (or metadata) takes
 // within the limits: MaxAttributes values of MaxAttributeBytes, each named
 // by MaxAttributeKeyLen characters of at most six bytes once escaped.
@@ -149,14 +159,23 @@ func (s *Service) Import(ctx context.Context, scope entity.Scope, r io.Reader) (
 	if err := readRecords(io.TeeReader(r, w), true, refs.add); err != nil {
 		return res, err
 	}
+	rewind := func() error {
+		if _, err := spool.Seek(0, io.SeekStart); err != nil {
+			return entity.Wrap(entity.EINTERNAL, "memory.Import", err)
+		}
+		return nil
+	}
 	if err := w.Flush(); err != nil {
 		return res, entity.Wrap(entity.EINTERNAL, "memory.Import", err)
 	}
-	if err := refs.check(ctx, s.Store, scope); err != nil {
+	if err := rewind(); err != nil {
 		return res, err
 	}
-	if _, err := spool.Seek(0, io.SeekStart); err != nil {
-		return res, entity.Wrap(entity.EINTERNAL, "memory.Import", err)
+	if err := refs.check(ctx, s.Store, scope, spool); err != nil {
+		return res, err
+	}
+	if err := rewind(); err != nil {
+		return res, err
 	}
 	var batch []Record
 	flush := func() error {
@@ -227,9 +246,10 @@ func readRecords(r io.Reader, check bool, fn func(line int, rec *Record) error) 
 }
 
 var (
-	errBlank       = errors.New("blank line")
-	errTrailing    = errors.New("more than one JSON value on the line")
-	errLineTooLong = errors.New("line too long")
+	errBlank         = errors.New("blank line")
+	errTrailing      = errors.New("more than one JSON value on the line")
+	errLineTooLong   = errors.New("line too long")
+	errTooManyValues = errors.New("too many values")
 )
 
 // decodeLine decodes the one record on lr's line, refusing unknown fields
@@ -258,6 +278,9 @@ func lineMessage(lr *lineReader, err error) string {
 	switch {
 	case lr.err == errLineTooLong:
 		return fmt.Sprintf("longer than %d bytes, more than any record holds within the API's limits", MaxRecordBytes)
+	case lr.err == errTooManyValues:
+		return fmt.Sprintf("holds more than %d values or %d objects, more than any record holds within the API's limits",
+			MaxRecordValues, MaxRecordObjects)
 	case lr.err != nil:
 		return "could not be read: " + lr.err.Error()
 	case errors.Is(err, io.ErrUnexpectedEOF):
@@ -269,15 +292,20 @@ func lineMessage(lr *lineReader, err error) string {
 }
 
 // lineReader reads one line of br: io.EOF after its newline (or at the end
-// of br), and errLineTooLong as soon as the line passes max bytes, so a
-// line is never read further than the limit. err keeps the first error
-// that did not come from the JSON.
+// of br), errLineTooLong as soon as the line passes max bytes and
+// errTooManyValues as soon as it holds more than MaxRecordValues values or
+// MaxRecordObjects objects, so a line is never read further than the
+// limits. err keeps the first error that did not come from the JSON.
 type lineReader struct {
 	br   *bufio.Reader
 	n    int
 	max  int
 	done bool
 	err  error
+	// values and objects count the commas and braces outside strings so
+	// far; inString and escaped say where the last byte read left the JSON.
+	values, objects   int
+	inString, escaped bool
 }
 
 func (l *lineReader) Read(p []byte) (int, error) {
@@ -299,10 +327,33 @@ func (l *lineReader) Read(p []byte) (int, error) {
 		l.err = errLineTooLong
 		return 0, l.err
 	}
+	if l.count(b); l.values > MaxRecordValues || l.objects > MaxRecordObjects {
+		l.err = errTooManyValues
+		return 0, l.err
+	}
 	n := copy(p, b)
 	l.br.Discard(n)
 	l.n += n
 	return n, nil
+}
+
+// count counts the values b adds to the line.
+func (l *lineReader) count(b []byte) {
+	for _, c := range b {
+		switch {
+		case l.escaped:
+			l.escaped = false
+		case l.inString:
+			l.escaped = c == '\\'
+			l.inString = c != '"'
+		case c == '"':
+			l.inString = true
+		case c == ',':
+			l.values++
+		case c == '{':
+			l.objects++
+		}
+	}
 }
 
 // checkRecord says what is wrong with a record, each problem under its
@@ -415,28 +466,26 @@ func addFields(fe entity.FieldErrors, prefix string, err error) {
 	}
 }
 
+// maxImportIDs bounds what checking an import's references keeps in
+// memory: the ids of its records, the idempotency keys of its episodes
+// and the ids it refers to that it had not defined when they were read,
+// each as a keyed 64-bit hash (a few bytes each, so a few tens of MB in
+// all, however the import is made).
+const maxImportIDs = 2 << 20
+
 // refs checks that the ids an import's records refer to name records of
 // the right kind, in the import or already in the scope, and that no
-// idempotency key would name two episodes. Of each record the import holds
-// it keeps a keyed 64-bit hash of its kind and id, a few bytes however long
-// the id, so a reference to nothing could pass only by a collision no input
-// can aim at (the key is random).
+// idempotency key would name two episodes. The hashes are keyed with a
+// random seed, so an id could pass for another only by a collision no
+// input can aim at.
 type refs struct {
 	seed    maphash.Seed
 	defined map[uint64]struct{}
-	// pending are the references to ids the import had not defined when
-	// they were read: defined later, in the scope, or nowhere.
-	pending []ref
-	// keys maps each idempotency key to the first episode holding it;
-	// keyed are the episodes with a key, checked against the scope.
-	keys  map[uint64]keyUse
-	keyed []keyed
-}
-
-// keyed is an episode of the import with an idempotency key.
-type keyed struct {
-	line         int
-	episode, key string
+	// pending are the ids referred to before the import defined them:
+	// defined later, in the scope, or nowhere.
+	pending map[uint64]struct{}
+	// keys maps each idempotency key to the first episode holding it.
+	keys map[uint64]keyUse
 }
 
 // keyUse is the episode (hashed id) and line that first hold a key.
@@ -445,30 +494,56 @@ type keyUse struct {
 	line    int
 }
 
-// ref is an id a record refers to, the line and field that hold it, and
-// the kind of record it must name. A field with %d is formatted with i.
-type ref struct {
-	line  int
-	field string
-	i     int
-	kind  string
-	id    string
-}
-
 func newRefs() *refs {
-	return &refs{seed: maphash.MakeSeed(), defined: map[uint64]struct{}{}, keys: map[uint64]keyUse{}}
+	return &refs{seed: maphash.MakeSeed(), defined: map[uint64]struct{}{}, pending: map[uint64]struct{}{}, keys: map[uint64]keyUse{}}
 }
 
 func (r *refs) key(kind, id string) uint64 {
 	return maphash.Comparable(r.seed, [2]string{kind, id})
 }
 
-// add notes what rec defines and what it refers to: subject, object,
-// episodes (its own and its claims') and the facts it supersedes or is
-// superseded by. Former beliefs (revisions), the facts a tombstone
-// forgot and the facts an episode led to are history that a purge may
-// have deleted since; they are kept as they are.
+// eachRef calls fn with every id rec refers to, the field that holds it
+// (with %d for the index i) and the kind of record it must name: a fact's
+// subject, object, episodes (its own and its claims') and the facts it
+// supersedes or is superseded by. Former beliefs (revisions), the facts a
+// tombstone forgot and the facts an episode led to are history that a
+// purge may have deleted since; they are kept as they are.
+func eachRef(rec *Record, fn func(field string, i int, kind, id string) error) error {
+	f := rec.Fact
+	if f == nil {
+		return nil
+	}
+	for _, r := range []struct{ field, kind, id string }{
+		{"fact.subject_id", graph.KindEntity, f.SubjectID}, {"fact.object_id", graph.KindEntity, f.ObjectID},
+		{"fact.supersedes", graph.KindFact, f.Supersedes}, {"fact.superseded_by", graph.KindFact, f.SupersededBy},
+	} {
+		if err := fn(r.field, 0, r.kind, r.id); err != nil {
+			return err
+		}
+	}
+	for i, id := range f.EpisodeIDs {
+		if err := fn("fact.episode_ids[%d]", i, graph.KindEpisode, id); err != nil {
+			return err
+		}
+	}
+	for i := range f.Claims {
+		if err := fn("fact.claims[%d].episode_id", i, graph.KindEpisode, f.Claims[i].EpisodeID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// add notes what rec defines and refers to; a reference to a record
+// already read is settled at once.
 func (r *refs) add(line int, rec *Record) error {
+	full := func() error {
+		if len(r.defined)+len(r.pending)+len(r.keys) <= maxImportIDs {
+			return nil
+		}
+		return entity.FieldErrors{fmt.Sprintf("line[%d]", line): fmt.Sprintf("the import holds more than %d records, "+
+			"idempotency keys and references to records after them: split it (entities, episodes, then facts)", maxImportIDs)}.Err()
+	}
 	switch {
 	case rec.Entity != nil:
 		r.defined[r.key(graph.KindEntity, rec.Entity.ID)] = struct{}{}
@@ -480,131 +555,150 @@ func (r *refs) add(line int, rec *Record) error {
 			break
 		}
 		k := r.key("idempotency_key", e.IdempotencyKey)
-		if u, ok := r.keys[k]; ok && u.episode != id {
+		if u, ok := r.keys[k]; !ok {
+			r.keys[k] = keyUse{episode: id, line: line}
+		} else if u.episode != id {
 			return entity.FieldErrors{fmt.Sprintf("line[%d].episode.idempotency_key", line): fmt.Sprintf(
 				"the key of another episode, on line %d", u.line)}.Err()
-		} else if !ok {
-			r.keys[k] = keyUse{episode: id, line: line}
 		}
-		r.keyed = append(r.keyed, keyed{line: line, episode: e.ID, key: e.IdempotencyKey})
 	case rec.Fact != nil:
-		f := rec.Fact
-		r.defined[r.key(graph.KindFact, f.ID)] = struct{}{}
-		r.refer(ref{line, "fact.subject_id", 0, graph.KindEntity, f.SubjectID})
-		r.refer(ref{line, "fact.object_id", 0, graph.KindEntity, f.ObjectID})
-		r.refer(ref{line, "fact.supersedes", 0, graph.KindFact, f.Supersedes})
-		r.refer(ref{line, "fact.superseded_by", 0, graph.KindFact, f.SupersededBy})
-		for i, id := range f.EpisodeIDs {
-			r.refer(ref{line, "fact.episode_ids[%d]", i, graph.KindEpisode, id})
-		}
-		for i := range f.Claims {
-			r.refer(ref{line, "fact.claims[%d].episode_id", i, graph.KindEpisode, f.Claims[i].EpisodeID})
-		}
+		r.defined[r.key(graph.KindFact, rec.Fact.ID)] = struct{}{}
 	}
-	return nil
+	err := eachRef(rec, func(_ string, _ int, kind, id string) error {
+		if id == "" {
+			return nil
+		}
+		if h := r.key(kind, id); !has(r.defined, h) {
+			r.pending[h] = struct{}{}
+			return full()
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return full()
 }
 
-func (r *refs) refer(p ref) {
-	if p.id == "" {
-		return
-	}
-	if _, ok := r.defined[r.key(p.kind, p.id)]; !ok {
-		r.pending = append(r.pending, p)
-	}
+func has(set map[uint64]struct{}, h uint64) bool {
+	_, ok := set[h]
+	return ok
 }
 
 // maxProblems bounds the problems one refusal names.
 const maxProblems = 10
 
-// problem is what is wrong with a field of a line.
-type problem struct {
-	line       int
-	field, msg string
+// lookup is a reference, or an idempotency key of episode, to look up in
+// the scope.
+type lookup struct {
+	line         int
+	field        string
+	i            int
+	kind, id     string
+	key, episode string
 }
 
-// check looks up in the scope each reference the import did not settle,
-// each id once, and each idempotency key; it refuses the import naming (up
-// to maxProblems of) the references to nothing and the keys another
-// episode of the scope holds.
-func (r *refs) check(ctx context.Context, store graph.Store, scope entity.Scope) error {
-	var rest []ref
-	for _, p := range r.pending {
-		if _, ok := r.defined[r.key(p.kind, p.id)]; !ok {
-			rest = append(rest, p)
+// check reads the import again from spool when it must: to look up in
+// the scope the references the import did not settle and the idempotency
+// keys of its episodes. It refuses the import naming (up to maxProblems
+// of) the references to nothing and the keys another episode of the scope
+// holds.
+func (r *refs) check(ctx context.Context, store graph.Store, scope entity.Scope, spool io.Reader) error {
+	for h := range r.pending {
+		if has(r.defined, h) {
+			delete(r.pending, h)
 		}
 	}
-	r.pending = nil
-	slices.SortFunc(rest, func(a, b ref) int {
-		return cmp.Or(cmp.Compare(a.kind, b.kind), cmp.Compare(a.id, b.id), cmp.Compare(a.line, b.line))
-	})
-	var problems []problem
-	view := func(n int, each func(tx graph.Tx, i int) (*problem, error)) error {
-		for start := 0; start < n; start += exportPage {
-			var got []problem
-			err := store.View(ctx, scope, func(tx graph.Tx) error {
-				got = got[:0]
-				for i := start; i < min(start+exportPage, n); i++ {
-					p, err := each(tx, i)
-					if err != nil {
+	if len(r.pending) == 0 && len(r.keys) == 0 {
+		return nil
+	}
+	fe := entity.FieldErrors{}
+	var page []lookup
+	lookUp := func() error {
+		var found []uint64
+		var got []lookup
+		err := store.View(ctx, scope, func(tx graph.Tx) error {
+			found, got = found[:0], got[:0]
+			for _, l := range page {
+				if l.key != "" {
+					other, err := tx.EpisodeByKey(l.key)
+					if err == nil && other.ID != l.episode {
+						l.id = other.ID
+						got = append(got, l)
+					} else if err != nil && entity.ErrorCode(err) != entity.ENOTFOUND {
 						return err
 					}
-					if p != nil {
-						got = append(got, *p)
-					}
+					continue
 				}
-				return nil
-			})
-			if err != nil {
-				return err
+				h := r.key(l.kind, l.id)
+				if !has(r.pending, h) || slices.Contains(found, h) {
+					continue
+				}
+				ok, err := exists(tx, l.kind, l.id)
+				if err != nil {
+					return err
+				}
+				if ok {
+					found = append(found, h)
+				} else {
+					got = append(got, l)
+				}
 			}
-			problems = append(problems, got...)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for _, h := range found {
+			delete(r.pending, h)
+		}
+		for _, l := range got {
+			field, msg := l.field, fmt.Sprintf("no %s %q in the import or the scope", l.kind, l.id)
+			if l.key != "" {
+				msg = fmt.Sprintf("the key of episode %q in the scope", l.id)
+			} else if strings.Contains(field, "%d") {
+				field = fmt.Sprintf(field, l.i)
+			}
+			if len(fe) < maxProblems {
+				fe.Add(fmt.Sprintf("line[%d].%s", l.line, field), msg)
+			}
+		}
+		page = page[:0]
+		if len(fe) >= maxProblems {
+			return errEnough
 		}
 		return nil
 	}
-	found := false
-	err := view(len(rest), func(tx graph.Tx, i int) (*problem, error) {
-		p := rest[i]
-		if i == 0 || p.kind != rest[i-1].kind || p.id != rest[i-1].id {
-			var err error
-			if found, err = exists(tx, p.kind, p.id); err != nil {
-				return nil, err
+	add := func(l lookup) error {
+		page = append(page, l)
+		if len(page) < exportPage {
+			return nil
+		}
+		return lookUp()
+	}
+	err := readRecords(spool, false, func(line int, rec *Record) error {
+		if e := rec.Episode; e != nil && e.IdempotencyKey != "" {
+			if err := add(lookup{line: line, field: "episode.idempotency_key", key: e.IdempotencyKey, episode: e.ID}); err != nil {
+				return err
 			}
 		}
-		if found {
-			return nil, nil
-		}
-		field := p.field
-		if strings.Contains(field, "%d") {
-			field = fmt.Sprintf(field, p.i)
-		}
-		return &problem{p.line, field, fmt.Sprintf("no %s %q in the import or the scope", p.kind, p.id)}, nil
+		return eachRef(rec, func(field string, i int, kind, id string) error {
+			if id == "" || !has(r.pending, r.key(kind, id)) {
+				return nil
+			}
+			return add(lookup{line: line, field: field, i: i, kind: kind, id: id})
+		})
 	})
-	if err != nil {
-		return err
+	if err == nil {
+		err = lookUp()
 	}
-	err = view(len(r.keyed), func(tx graph.Tx, i int) (*problem, error) {
-		k := r.keyed[i]
-		other, err := tx.EpisodeByKey(k.key)
-		switch {
-		case entity.ErrorCode(err) == entity.ENOTFOUND:
-			return nil, nil
-		case err != nil:
-			return nil, err
-		case other.ID == k.episode:
-			return nil, nil
-		}
-		return &problem{k.line, "episode.idempotency_key", fmt.Sprintf("the key of episode %q in the scope", other.ID)}, nil
-	})
-	if err != nil || len(problems) == 0 {
+	if err != nil && err != errEnough {
 		return err
-	}
-	slices.SortFunc(problems, func(a, b problem) int { return cmp.Compare(a.line, b.line) })
-	fe := entity.FieldErrors{}
-	for _, p := range problems[:min(len(problems), maxProblems)] {
-		fe.Add(fmt.Sprintf("line[%d].%s", p.line, p.field), p.msg)
 	}
 	return fe.Err()
 }
+
+var errEnough = errors.New("enough problems found")
 
 // exists reports whether the scope holds a record of the kind with the id.
 func exists(tx graph.Tx, kind, id string) (bool, error) {

@@ -124,6 +124,26 @@ func TestImport_LongLine(t *testing.T) {
 	}
 }
 
+// TestImport_ManyValues: a line of more than MaxRecordValues values or
+// MaxRecordObjects objects is refused while it is read (decoded, each
+// would take tens or hundreds of bytes); a full set of attributes of the
+// smallest values imports.
+func TestImport_ManyValues(t *testing.T) {
+	svc, _ := MustOpenService(t)
+	line := `{"entity":{"id":"e1","name":"a","aliases":[` + strings.Repeat(`"",`, memory.MaxRecordValues) + `""]}}`
+	mustRefuse(t, svc, strings.NewReader(line), "line[1]", "holds more than")
+	line = `{"entity":{"id":"e1","name":"a","attributes":{"a":[` + strings.Repeat(`{},`, memory.MaxRecordObjects) + `{}]}}}`
+	mustRefuse(t, svc, strings.NewReader(line), "line[1]", "holds more than")
+	e := entityRec("e1")
+	e.Entity.Attributes = map[string]any{}
+	for i := range entity.MaxAttributes {
+		e.Entity.Attributes[fmt.Sprint(i)] = make([]int, (entity.MaxAttributeBytes-2)/2)
+	}
+	if res, err := svc.Import(ctx, scope, jsonLines(t, e)); err != nil || res.Entities != 1 {
+		t.Fatalf("import: %+v %v", res, err)
+	}
+}
+
 // TestImport_Limits: each record is checked against the API's limits and
 // the stores' rules on ids before anything is written; the refusal names
 // the line and the field.
