@@ -13,6 +13,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph"
@@ -403,6 +404,7 @@ func checkRecord(rec *Record) entity.FieldErrors {
 		addFields(fe, "episode.", ValidateEpisode(&EpisodeInput{Content: e.Content, Kind: e.Kind, Speaker: e.Speaker,
 			Role: e.Role, SourceKind: e.SourceKind, IdempotencyKey: e.IdempotencyKey, Metadata: e.Metadata}))
 		checkIDs(fe, "episode.fact_ids", e.FactIDs)
+		checkYear(fe, "episode.reference_time", e.ReferenceTime)
 	case rec.Fact != nil:
 		f := rec.Fact
 		checkID(fe, "fact.id", f.ID, true)
@@ -418,9 +420,18 @@ func checkRecord(rec *Record) entity.FieldErrors {
 		entity.CheckLen(fe, "fact.object", f.Object, entity.MaxNameLen)
 		entity.CheckLen(fe, "fact.value", f.Value, entity.MaxValueLen)
 		entity.CheckLen(fe, "fact.text", f.Text, entity.MaxTextLen)
+		checkYear(fe, "fact.valid_from", f.ValidFrom)
+		if f.ValidTo != nil {
+			checkYear(fe, "fact.valid_to", *f.ValidTo)
+		}
 		for i := range f.Claims {
 			c := &f.Claims[i]
 			p := fmt.Sprintf("fact.claims[%d].", i)
+			checkYear(fe, p+"from", c.From)
+			if c.To != nil {
+				checkYear(fe, p+"to", *c.To)
+			}
+			checkYear(fe, p+"said", c.Said)
 			checkID(fe, p+"episode_id", c.EpisodeID, false)
 			entity.CheckLen(fe, p+"text", c.Text, entity.MaxTextLen)
 			entity.CheckAttributes(fe, p+"attributes", c.Attributes)
@@ -443,6 +454,14 @@ func checkID(fe entity.FieldErrors, field, id string, required bool) {
 		fe.Add(field, fmt.Sprintf("at most %d bytes", entity.MaxIDBytes))
 	case strings.IndexByte(id, 0) >= 0:
 		fe.Add(field, "must not contain a NUL character")
+	}
+}
+
+// checkYear refuses a time outside the years every other interface reads
+// (entity.ParseTime); the zero time is an unknown start, not year 1.
+func checkYear(fe entity.FieldErrors, field string, t time.Time) {
+	if y := t.UTC().Year(); !t.IsZero() && (y < entity.MinYear || y > entity.MaxYear) {
+		fe.Add(field, fmt.Sprintf("the year must be %d to %d", entity.MinYear, entity.MaxYear))
 	}
 }
 

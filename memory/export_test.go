@@ -183,6 +183,27 @@ func TestImport_Limits(t *testing.T) {
 			r.Fact.Claims = []entity.Claim{{From: t0, Text: long(entity.MaxTextLen), RecordedAt: t0}}
 			return r
 		}},
+		{"FactYearOne", "fact.valid_from", func() memory.Record {
+			r := factRec("f9", "e1")
+			r.Fact.ValidFrom = time.Date(1, 1, 1, 0, 0, 1, 0, time.UTC)
+			return r
+		}},
+		{"FactYearZero", "fact.valid_to", func() memory.Record {
+			r := factRec("f9", "e1")
+			to := time.Date(0, 6, 1, 0, 0, 0, 0, time.UTC)
+			r.Fact.ValidTo = &to
+			return r
+		}},
+		{"ClaimYear", "fact.claims[0].from", func() memory.Record {
+			r := factRec("f9", "e1")
+			r.Fact.Claims = []entity.Claim{{From: time.Date(999, 12, 31, 0, 0, 0, 0, time.UTC), RecordedAt: t0}}
+			return r
+		}},
+		{"EpisodeYear", "episode.reference_time", func() memory.Record {
+			r := episodeRec("p9")
+			r.Episode.ReferenceTime = time.Date(500, 1, 1, 0, 0, 0, 0, time.UTC)
+			return r
+		}},
 		{"FactNUL", "fact.supersedes", func() memory.Record { r := factRec("f9", "e1"); r.Fact.Supersedes = "f\x00"; return r }},
 		{"TombstoneReason", "tombstone.reason", func() memory.Record {
 			return memory.Record{Tombstone: &entity.Tombstone{Fingerprint: "fp", At: t0, Reason: long(entity.MaxReasonLen)}}
