@@ -49,11 +49,9 @@ type ContextResult struct {
 	Period    *Period `json:"period,omitempty"`
 }
 
-// Packing limits.
+// Packing limits (its weights are ContextWeights).
 const (
 	contextCandidates = 40  // ranked results considered for a context
-	perSubject        = 3   // fact blocks per subject before the rest is demoted
-	pinnedShare       = 4   // pinned lines take at most 1/pinnedShare of the budget
 	quoteRunes        = 240 // length of a quoted episode
 	sourceQuotes      = 5   // facts whose source episode is quoted
 	chainFacts        = 10  // fact blocks whose supersession chain is read
@@ -163,7 +161,7 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 			return err
 		}
 		if !e.NoRelevanceFloor {
-			b.blocks = floor(c.topic(), b.blocks)
+			b.blocks = floor(c.topic(), b.blocks, c.w.Floor.Share)
 		}
 		return nil
 	})
@@ -171,7 +169,7 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 		return ContextResult{}, err
 	}
 	hd := header{asOf: asOf, now: now, knownAt: req.KnownAt, mode: mode, named: at.named, during: at.during}
-	chosen, room := pack(b.blocks, req.MaxTokens, EstimateTokens(renderHeader(req.Format, hd)+nothing)+2, req.Format)
+	chosen, room := pack(b.blocks, req.MaxTokens, EstimateTokens(renderHeader(req.Format, hd)+nothing)+2, req.Format, c.w.Context.PinnedShare)
 	res := ContextResult{Mode: mode, AsOf: asOf, TimeNamed: at.named, Facts: []ContextFact{}, Entities: []entity.Entity{}, Episodes: []ContextEpisode{}}
 	if at.during != nil {
 		res.Period = &Period{From: at.during.from, To: at.during.to}
@@ -215,6 +213,9 @@ type builder struct {
 	quoted  map[string]bool // episodes already quoted
 }
 
+// collect makes the blocks of a context from the best candidates: the
+// pinned rules, then a block per fact chain, per episode and per entity
+// card, each stage below on its own.
 func (b *builder) collect(ctx context.Context, tx graph.Tx) error {
 	ranked := b.c.ranked()
 	if len(ranked) > contextCandidates {
@@ -227,20 +228,7 @@ func (b *builder) collect(ctx context.Context, tx graph.Tx) error {
 	if err != nil {
 		return err
 	}
-	pinnedIDs := map[string]bool{}
-	for i := range pinned {
-		f := &pinned[i]
-		pinnedIDs[f.ID] = true
-		kind := "preference"
-		if f.Predicate == "constraint" {
-			kind = "constraint"
-		}
-		l := b.factLine(kind, f)
-		b.blocks = append(b.blocks, &block{pinned: true, priority: float64(f.Importance), lines: []line{l},
-			facts: []ContextFact{{Fact: boundedFact(*f), Status: l.Status, Role: "pinned"}}})
-	}
-
-	// Facts: one block per supersession chain, diversified by subject.
+	pinnedIDs := b.pinnedBlocks(pinned)
 	var factItems []*item
 	for _, it := range ranked {
 		if it.typ == search.TypeFact && !pinnedIDs[it.id] {
@@ -251,17 +239,43 @@ func (b *builder) collect(ctx context.Context, tx graph.Tx) error {
 	if err != nil {
 		return err
 	}
-	inBlock := map[string]bool{}
-	perSubj := map[string]int{}
-	headBlock := map[string]*block{}
-	type successorOf struct {
-		bl   *block
-		succ entity.Fact
+	sourced := b.factBlocks(factItems, chains)
+	if err := b.addSources(tx, sourced); err != nil {
+		return err
 	}
+	b.episodeBlocks(ranked)
+	b.entityBlocks(ranked)
+	return nil
+}
+
+// pinnedBlocks adds a block per pinned constraint and preference and
+// returns their ids.
+func (b *builder) pinnedBlocks(pinned []entity.Fact) map[string]bool {
+	ids := map[string]bool{}
+	for i := range pinned {
+		f := &pinned[i]
+		ids[f.ID] = true
+		kind := "preference"
+		if f.Predicate == "constraint" {
+			kind = "constraint"
+		}
+		l := b.factLine(kind, f)
+		b.blocks = append(b.blocks, &block{pinned: true, priority: float64(f.Importance), lines: []line{l},
+			facts: []ContextFact{{Fact: boundedFact(*f), Status: l.Status, Role: "pinned"}}})
+	}
+	return ids
+}
+
+// factBlocks adds one block per supersession chain of the fact items, in
+// their order, diversified by subject (diversify); a value that replaced
+// an ended one joins the ended one's block (mergeSuccessors). It returns
+// the blocks whose source episode is to be quoted.
+func (b *builder) factBlocks(items []*item, chains map[graph.ChainKey][]entity.Fact) []*block {
+	inBlock := map[string]bool{}
+	headBlock := map[string]*block{}
 	var replaced []successorOf
-	var sourced []*block
-	var sourceIDs []string
-	for _, it := range factItems {
+	var sourced, made []*block
+	for _, it := range items {
 		if inBlock[it.id] {
 			continue
 		}
@@ -275,17 +289,43 @@ func (b *builder) collect(ctx context.Context, tx graph.Tx) error {
 			replaced = append(replaced, successorOf{bl, succ})
 		}
 		headBlock[head.ID] = bl
-		perSubj[head.SubjectID]++
-		if perSubj[head.SubjectID] > perSubject {
-			bl.priority *= 0.5 // no ten facts about one entity
-		}
-		b.blocks = append(b.blocks, bl)
-		if (b.history || b.p.a.intent.History()) && len(sourced) < sourceQuotes && len(head.EpisodeIDs) > 0 {
+		made = append(made, bl)
+		if b.explains() && len(sourced) < sourceQuotes && len(head.EpisodeIDs) > 0 {
 			sourced = append(sourced, bl)
-			sourceIDs = append(sourceIDs, head.EpisodeIDs[0])
 		}
 	}
-	// A value that replaced an ended one joins its block, leaving its own.
+	diversify(made, &b.c.w.Context)
+	b.blocks = append(b.blocks, made...)
+	b.mergeSuccessors(replaced, headBlock)
+	return sourced
+}
+
+// explains reports whether blocks show history and sources: in history
+// mode and for questions about time, change or causes.
+func (b *builder) explains() bool { return b.history || b.p.a.intent.History() }
+
+// diversify demotes, in order, the fact blocks of a subject beyond the
+// first PerSubject: no ten facts about one entity.
+func diversify(blocks []*block, w *ContextWeights) {
+	perSubj := map[string]int{}
+	for _, bl := range blocks {
+		subj := bl.facts[0].Fact.SubjectID
+		if perSubj[subj]++; perSubj[subj] > w.PerSubject {
+			bl.priority *= w.Demote
+		}
+	}
+}
+
+// successorOf is a block whose head ended and the value that replaced it.
+type successorOf struct {
+	bl   *block
+	succ entity.Fact
+}
+
+// mergeSuccessors adds each replacing value to the block of the value it
+// replaced, taking it out of its own block unless that shows a history of
+// its own.
+func (b *builder) mergeSuccessors(replaced []successorOf, headBlock map[string]*block) {
 	for _, r := range replaced {
 		if own := headBlock[r.succ.ID]; own != nil {
 			if len(own.lines) > 1 || own == r.bl {
@@ -297,11 +337,10 @@ func (b *builder) collect(ctx context.Context, tx graph.Tx) error {
 		}
 		b.addSuccessor(r.bl, r.succ)
 	}
-	if err := b.addSources(tx, sourced, sourceIDs); err != nil {
-		return err
-	}
+}
 
-	// Episodes the search found, quoted.
+// episodeBlocks quotes the episodes the search found.
+func (b *builder) episodeBlocks(ranked []*item) {
 	for _, it := range ranked {
 		if it.typ != search.TypeEpisode || it.episode == nil || b.quoted[it.id] {
 			continue
@@ -313,17 +352,20 @@ func (b *builder) collect(ctx context.Context, tx graph.Tx) error {
 			Kind: "episode", ID: ep.ID, Text: q, Speaker: clip(ep.Speaker, 80), Time: timePtr(t), SourceKind: string(ep.SourceKind),
 		}}, episodes: []ContextEpisode{{Episode: boundedEpisode(ep, q), Quote: q}}})
 	}
-	// Entities the query names or the search found, with their summaries.
+}
+
+// entityBlocks adds the cards of the entities the query names or the
+// search found, with their summaries.
+func (b *builder) entityBlocks(ranked []*item) {
 	for _, it := range ranked {
 		if it.typ != search.TypeEntity || it.entity == nil || it.entity.Summary == "" {
 			continue
 		}
 		en := boundedEntity(*it.entity)
-		b.blocks = append(b.blocks, &block{priority: it.score * 0.5, entity: &en, lines: []line{{
+		b.blocks = append(b.blocks, &block{priority: it.score * b.c.w.Context.EntityCard, entity: &en, lines: []line{{
 			Kind: "entity", ID: en.ID, Text: clip(entityLine(&en), summaryRunes), entity: &en,
 		}}})
 	}
-	return nil
 }
 
 func chainKey(f *entity.Fact) graph.ChainKey {
@@ -336,7 +378,7 @@ func chainKey(f *entity.Fact) graph.ChainKey {
 // change or causes, and then every candidate is valid at as_of — one
 // version per chain —, so there is nothing to read.
 func (b *builder) chains(tx graph.Tx, items []*item) (map[graph.ChainKey][]entity.Fact, error) {
-	if !(b.history || b.p.a.intent.History()) {
+	if !b.explains() {
 		return nil, nil
 	}
 	var keys []graph.ChainKey
@@ -415,7 +457,7 @@ func (b *builder) factBlock(score float64, head entity.Fact, chain []entity.Fact
 	}
 	hl := b.factLine(kind, &head)
 	bl := &block{priority: score, lines: []line{hl}, facts: []ContextFact{{Fact: boundedFact(head), Status: hl.Status, Role: role, Score: round(score)}}}
-	if !(b.history || b.p.a.intent.History()) {
+	if !b.explains() {
 		return bl
 	}
 	for i := range chain {
@@ -448,7 +490,7 @@ const successorSlack = 31 * 24 * time.Hour
 // facts retrieval read: those of the entities the question names, and the
 // walk's.
 func (b *builder) successor(head entity.Fact, chain []entity.Fact) (entity.Fact, bool) {
-	if !(b.history || b.p.a.intent.History()) || head.ValidTo == nil || head.ValidTo.After(b.p.asOf) {
+	if !b.explains() || head.ValidTo == nil || head.ValidTo.After(b.p.asOf) {
 		return entity.Fact{}, false
 	}
 	for _, g := range chain {
@@ -525,9 +567,13 @@ func (b *builder) factLine(kind string, f *entity.Fact) line {
 }
 
 // addSources quotes the source episode of each block's fact.
-func (b *builder) addSources(tx graph.Tx, blocks []*block, ids []string) error {
-	if len(ids) == 0 {
+func (b *builder) addSources(tx graph.Tx, blocks []*block) error {
+	if len(blocks) == 0 {
 		return nil
+	}
+	ids := make([]string, len(blocks))
+	for i, bl := range blocks {
+		ids[i] = bl.facts[0].Fact.EpisodeIDs[0]
 	}
 	found, err := graph.EpisodesByID(tx, ids)
 	if err != nil {
@@ -594,10 +640,10 @@ func timePtr(t time.Time) *time.Time {
 
 // pack chooses the blocks that fit in budget tokens — and whose items fit
 // in ItemsPerToken × budget, so the whole answer is bounded — and orders them:
-// pinned blocks first (the first always, if it fits; the others within a
-// quarter of the budget), then the rest with the most important at both ends
+// pinned blocks first (the first always, if it fits; the others within
+// pinnedShare of the budget), then the rest with the most important at both ends
 // and the least important in the middle, where models attend least.
-func pack(blocks []*block, budget, header int, format string) ([]*block, int) {
+func pack(blocks []*block, budget, header int, format string, pinnedShare float64) ([]*block, int) {
 	used := header
 	items, itemBudget := 0, ItemsPerToken*budget
 	fits := func(bl *block) bool {
@@ -612,8 +658,8 @@ func pack(blocks []*block, budget, header int, format string) ([]*block, int) {
 	for _, bl := range blocks {
 		if bl.pinned {
 			// The most important rule always gets in if it fits at all;
-			// the others share a quarter of the budget.
-			limit := header + budget/pinnedShare
+			// the others share pinnedShare of the budget.
+			limit := header + int(pinnedShare*float64(budget))
 			if len(pinned) == 0 {
 				limit = budget
 			}

@@ -37,6 +37,8 @@ type Engine struct {
 	VectorWait time.Duration
 	Ontology   *ontology.Ontology // ontology.Default() when nil
 	Now        func() time.Time   // time.Now when nil
+	// Weights weigh every score of recall; DefaultWeights when nil.
+	Weights *Weights
 	// EpisodeWeights weigh episode ranking; DefaultEpisodeWeights when
 	// nil.
 	EpisodeWeights *EpisodeWeights
@@ -276,7 +278,7 @@ func (e *Engine) Search(ctx context.Context, scope entity.Scope, req SearchReque
 		if it.typ == search.TypeEpisode && it.episode == nil {
 			continue // deleted since it was indexed
 		}
-		h := SearchHit{Type: it.typ, ID: it.id, Score: round(it.score), Signals: it.signals}
+		h := SearchHit{Type: it.typ, ID: it.id, Score: round(it.score), Signals: it.signalMap()}
 		switch it.typ {
 		case search.TypeFact:
 			f := boundedFact(*it.fact)

@@ -18,17 +18,14 @@ import (
 // it, or when its predicate is what the question asks for (predicate
 // linking). Then:
 //
-//   - a block that covers nothing, or less than floorShare of what the
-//     best block covers, is left out;
+//   - a block that covers nothing, or less than FloorWeights.Share of what
+//     the best block covers, is left out;
 //   - when some block covers an entity the question names exactly or by
 //     alias, blocks that cover none of those entities are left out.
 //
 // A question of nothing but generic words ("what should I know?") has no
 // concepts, and one whose concepts no block covers has nothing to measure
 // by: no floor then. Pinned constraints and preferences always stay.
-
-// floorShare is the share of the best block's coverage a block needs.
-const floorShare = 0.6
 
 // genericWords say what kind of answer a question wants, not what it is
 // about (analysed like the index analyses text).
@@ -216,14 +213,14 @@ func (t *topic) cover(touches []string, text string, preds []string) coverage {
 // or property words, not its description) satisfies ok.
 func (t *topic) named(preds []string, ok func(phrase) bool) bool {
 	for _, p := range preds {
-		if own, has := newPhrase(strings.ReplaceAll(p, "_", " "), phraseName); has && ok(own) {
+		if own, has := newPhrase(strings.ReplaceAll(p, "_", " ")); has && ok(own) {
 			return true
 		}
 		if t.lx == nil {
 			continue
 		}
 		for _, ph := range t.lx.phrases[p] {
-			if ph.weight >= phraseName && ok(ph) {
+			if !ph.desc && ok(ph) {
 				return true
 			}
 		}
@@ -283,7 +280,8 @@ func factWords(f *entity.Fact) string {
 // piece that covers no entity the question names but touches an entity
 // of a piece that covers one (Mia works at Acme; Acme is in Lyon) counts
 // as covering one, so the walk's neighbours of a single named entity stay.
-func (t *topic) keepPieces(ps []piece) []bool {
+// share is the share of the best piece's coverage a piece needs.
+func (t *topic) keepPieces(ps []piece, share float64) []bool {
 	keep := make([]bool, len(ps))
 	if t.concepts() == 0 {
 		for i := range keep {
@@ -322,18 +320,18 @@ func (t *topic) keepPieces(ps []piece) []bool {
 		// When nothing covers any concept, the question's words are not in
 		// memory's words at all: no floor rather than an empty block.
 		keep[i] = p.always || best == 0 ||
-			cv.n > 0 && float64(cv.n) >= floorShare*float64(best) && (cv.strong || !strong)
+			cv.n > 0 && float64(cv.n) >= share*float64(best) && (cv.strong || !strong)
 	}
 	return keep
 }
 
 // floor keeps the blocks of a context that bear on the question.
-func floor(t *topic, blocks []*block) []*block {
+func floor(t *topic, blocks []*block, share float64) []*block {
 	ps := make([]piece, len(blocks))
 	for i, bl := range blocks {
 		ps[i] = blockPiece(bl)
 	}
-	keep := t.keepPieces(ps)
+	keep := t.keepPieces(ps, share)
 	out := blocks[:0:0]
 	for i, bl := range blocks {
 		if keep[i] {
@@ -356,7 +354,7 @@ func (c *candidates) floorFacts(items []*item, window int) []*item {
 			at = append(at, i)
 		}
 	}
-	keep := t.keepPieces(ps)
+	keep := t.keepPieces(ps, c.w.Floor.Share)
 	out := items[:0:0]
 	j := 0
 	for _, it := range items {

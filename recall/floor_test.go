@@ -44,7 +44,7 @@ func TestKeepPieces(t *testing.T) {
 		}, []bool{true}},
 		{"no concepts", topicOf(nil), []piece{{text: "anything"}}, []bool{true}},
 	} {
-		if got := tc.topic.keepPieces(tc.pieces); !slices.Equal(got, tc.want) {
+		if got := tc.topic.keepPieces(tc.pieces, DefaultWeights().Floor.Share); !slices.Equal(got, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}

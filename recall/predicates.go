@@ -27,20 +27,16 @@ import (
 // ("limit" says less than "memory"). A predicate's match is its best
 // phrase's, times 0.75 + 0.25·(the share of the question's words its
 // phrases hold), so that of two predicates named equally well, the one
-// that explains more of the question wins.
-
-// Weights of the phrases that name a predicate.
-const (
-	phraseName        = 1.0
-	phraseDescription = 0.35
-)
+// that explains more of the question wins (PredicateWeights).
 
 // phrase is one way of naming a predicate: stemmed terms, or a CJK word
-// matched as a substring of the normalised question.
+// matched as a substring of the normalised question. A description's
+// words name it weakly (PredicateWeights.Description), others fully
+// (PredicateWeights.Name).
 type phrase struct {
-	terms  []string
-	cjk    string
-	weight float64
+	terms []string
+	cjk   string
+	desc  bool
 }
 
 // lexicon holds the phrases of the ontology's predicates and of the
@@ -69,23 +65,23 @@ func lexiconOf(o *ontology.Ontology) *lexicon {
 	}
 	lx := &lexicon{phrases: map[string][]phrase{}}
 	for _, p := range o.Predicates {
-		lx.add(p.Name, strings.ReplaceAll(p.Name, "_", " "), phraseName)
+		lx.add(p.Name, strings.ReplaceAll(p.Name, "_", " "))
 		for _, s := range p.Synonyms {
-			lx.add(p.Name, strings.ReplaceAll(entity.CanonicalPredicate(s), "_", " "), phraseName)
+			lx.add(p.Name, strings.ReplaceAll(entity.CanonicalPredicate(s), "_", " "))
 		}
 		for _, t := range search.Analyze(p.Description) {
 			if !descriptionFiller[t] && !isCJKTerm(t) {
-				lx.phrases[p.Name] = append(lx.phrases[p.Name], phrase{terms: []string{t}, weight: phraseDescription})
+				lx.phrases[p.Name] = append(lx.phrases[p.Name], phrase{terms: []string{t}, desc: true})
 			}
 		}
 	}
 	for pred, words := range propertyWords {
 		name := o.Canonical(pred)
 		if _, ok := o.Predicate(name); !ok {
-			lx.add(name, strings.ReplaceAll(name, "_", " "), phraseName)
+			lx.add(name, strings.ReplaceAll(name, "_", " "))
 		}
 		for _, w := range words {
-			lx.add(name, w, phraseName)
+			lx.add(name, w)
 		}
 	}
 	lx.spread = map[string]int{}
@@ -93,7 +89,7 @@ func lexiconOf(o *ontology.Ontology) *lexicon {
 		seen := map[string]bool{}
 		for _, ph := range phs {
 			for _, t := range ph.terms {
-				if ph.weight == phraseName && !seen[t] {
+				if !ph.desc && !seen[t] {
 					seen[t] = true
 					lx.spread[t]++
 				}
@@ -104,20 +100,21 @@ func lexiconOf(o *ontology.Ontology) *lexicon {
 	return v.(*lexicon)
 }
 
-func (lx *lexicon) add(pred, words string, weight float64) {
-	if ph, ok := newPhrase(words, weight); ok {
+func (lx *lexicon) add(pred, words string) {
+	if ph, ok := newPhrase(words); ok {
 		lx.phrases[pred] = append(lx.phrases[pred], ph)
 	}
 }
 
-func newPhrase(words string, weight float64) (phrase, bool) {
+// newPhrase is a phrase naming a predicate by its words.
+func newPhrase(words string) (phrase, bool) {
 	for _, r := range words {
 		if isCJK(r) {
-			return phrase{cjk: entity.Normalize(words), weight: weight}, true
+			return phrase{cjk: entity.Normalize(words)}, true
 		}
 	}
 	terms := search.Analyze(words)
-	return phrase{terms: terms, weight: weight}, len(terms) > 0
+	return phrase{terms: terms}, len(terms) > 0
 }
 
 // descriptionFiller are stemmed words of predicate descriptions, and
@@ -156,14 +153,15 @@ type question struct {
 	// scores caches the match of each predicate.
 	scores map[string]float64
 	lx     *lexicon
+	w      *PredicateWeights
 	// near is how close in meaning the question is to each predicate the
 	// linked entities' facts have, in [0, 1] (nearPredicates; nil without
 	// embeddings).
 	near map[string]float64
 }
 
-func newQuestion(lx *lexicon, text string, names []string) *question {
-	q := &question{terms: map[string]bool{}, norm: entity.Normalize(text), scores: map[string]float64{}, lx: lx}
+func newQuestion(lx *lexicon, w *PredicateWeights, text string, names []string) *question {
+	q := &question{terms: map[string]bool{}, norm: entity.Normalize(text), scores: map[string]float64{}, lx: lx, w: w}
 	q.full = q.norm
 	for _, t := range search.Analyze(text) {
 		if !questionFiller[t] {
@@ -209,7 +207,11 @@ func (q *question) match(pred string) float64 {
 			}
 			cov = got / all
 		}
-		best = max(best, cov*ph.weight)
+		pw := q.w.Name
+		if ph.desc {
+			pw = q.w.Description
+		}
+		best = max(best, cov*pw)
 	}
 	phs, known := q.lx.phrases[pred]
 	for _, ph := range phs {
@@ -217,14 +219,14 @@ func (q *question) match(pred string) float64 {
 	}
 	// A predicate neither the ontology nor the lexicon knows is named by
 	// its own words.
-	if ph, ok := newPhrase(strings.ReplaceAll(pred, "_", " "), phraseName); ok && !known {
+	if ph, ok := newPhrase(strings.ReplaceAll(pred, "_", " ")); ok && !known {
 		try(ph)
 	}
 	// Chinese words are matched as phrases, not terms: the share counts
 	// the other words only.
 	score := best
 	if q.latin > 0 {
-		score = best * (0.75 + 0.25*float64(len(explained))/float64(q.latin))
+		score = best * ((1 - q.w.Explained) + q.w.Explained*float64(len(explained))/float64(q.latin))
 	}
 	// Meaning names a predicate too, less surely than its words.
 	score = max(score, predicateNear*q.near[pred])
@@ -232,23 +234,10 @@ func (q *question) match(pred string) float64 {
 	return score
 }
 
-// Limits and weights of linked facts.
+// Limits of linked facts.
 const (
 	linkedFactsScan = 150 // facts read per entity the query names, current and newest first (400 and 150 answer the tune seed alike)
 	linkedEntities  = 4   // entities whose facts are read
-	// pairWeight is what a fact of an entity the query names, whose
-	// predicate the question names, is worth in units of the best BM25
-	// score: the strongest signal, above graph proximity (graphLinked).
-	pairWeight = 2.0
-	// objectSide weighs a fact that names the entity as its object
-	// ("who reports to Hiro" reads Hiro's reports).
-	objectSide = 0.6
-	// localWeight: the question's words that tell the entity's facts
-	// apart count a third as much as a linked predicate.
-	localWeight = 0.35
-	// predicateOnly scales the BM25 score of a fact whose predicate the
-	// question names but whose entities it does not.
-	predicateOnly = 0.5
 )
 
 // linkedFacts are the visible facts of the entities the query names,
@@ -330,10 +319,10 @@ func (c *candidates) readLinked(tx graph.Tx) (keep, of []string, err error) {
 	return keep, ids, nil
 }
 
-// addLinked makes candidates of the facts readLinked read, with the
-// signals "predicate" (how well the question names the fact's predicate)
-// and "local" (the share of the question's distinguishing words, weighed
-// by their rarity among the entity's facts, the fact holds).
+// addLinkedFacts makes candidates of the facts readLinked read, reached
+// at one hop from the named entity, with Local: the share of the
+// question's distinguishing words, weighed by their rarity among the
+// entity's facts, the fact holds.
 func (c *candidates) addLinkedFacts(q *question) {
 	lf := c.linkedFacts
 	if lf == nil {
@@ -351,14 +340,14 @@ func (c *candidates) addLinkedFacts(q *question) {
 		f := &lf.facts[i]
 		it, ok := c.facts[f.ID]
 		if !ok {
-			it = &item{typ: search.TypeFact, id: f.ID, fact: f, signals: make(map[string]float64, 8)}
+			it = &item{typ: search.TypeFact, id: f.ID, fact: f}
 			c.facts[f.ID] = it
 		}
 		// It touches an entity the query names: one hop, as the walk
 		// would weigh it had its fan-out cap not left it out.
 		for _, id := range []string{f.SubjectID, f.ObjectID} {
-			if k, ok := c.linked[id]; ok && graphLinked*linkWeight(k) > it.signals["graph"] {
-				it.signals["graph"], it.signals["graph_distance"] = graphLinked*linkWeight(k), 1
+			if k, ok := c.linked[id]; ok {
+				it.ff.Reach.add(1, seedOf(k))
 			}
 		}
 		if total > 0 {
@@ -369,37 +358,10 @@ func (c *candidates) addLinkedFacts(q *question) {
 				}
 			}
 			if s > 0 {
-				it.signals["local"] = round(s / total)
+				it.ff.Local = s / total
 			}
 		}
 	}
-}
-
-// pairScore is the predicate signal of a fact: how well the question
-// names its predicate and the words that tell it apart from the other facts
-// of the entities the query names, weighed by the side the named entity is
-// on. It is zero for a fact touching no named entity.
-func (c *candidates) pairScore(it *item, q *question) float64 {
-	f := it.fact
-	side := 0.0
-	_, subj := c.linked[f.SubjectID]
-	_, obj := c.linked[f.ObjectID]
-	obj = obj && f.ObjectID != ""
-	switch {
-	case obj && c.namedAfter(q, f.Predicate, f.ObjectID):
-		// "who reports to Mia": Mia is the object of the facts asked for.
-		side = 1
-		it.signals["object_named"] = 1
-	case subj && !c.namedAfter(q, f.Predicate, f.SubjectID):
-		side = 1
-	case subj || obj:
-		side = objectSide
-	}
-	pm := q.match(f.Predicate)
-	if pm > 0 {
-		it.signals["predicate"] = round(pm)
-	}
-	return side * (pm + localWeight*it.signals["local"])
 }
 
 // namedAfter reports whether the question names the entity right after
@@ -420,16 +382,11 @@ func (c *candidates) namedAfter(q *question, pred, id string) bool {
 	return false
 }
 
-// Ordering rules applied after every signal is fused, so that no signal —
-// a further ranked list fused into the scores included — can break them.
-const (
-	// answerMatch is the predicate match a fact needs to be taken as the
-	// answer to the question, ahead of its entity's card.
-	answerMatch = 0.5
-	// below is the share of a score an item is set to when it must rank
-	// under another.
-	below = 0.95
-)
+// below is the share of a score an item is set to by settle when it must
+// rank under another. It is not a weight: settle runs after every score
+// is fused, so that no weight — and no further ranked list fused into
+// the scores — can break its orderings.
+const below = 0.95
 
 // settle enforces two orderings on the fused scores:
 //
@@ -446,7 +403,7 @@ func (c *candidates) settle() {
 		cur := c.validVersion(it.fact)
 		if cur != nil && it.score >= below*cur.score {
 			it.score = below * cur.score
-			it.signals["below_current"] = 1
+			it.why.add("below_current", 1)
 		}
 	}
 	if !c.p.wants(search.TypeFact) {
@@ -454,10 +411,7 @@ func (c *candidates) settle() {
 	}
 	var answer *item
 	for _, it := range c.facts {
-		f := it.fact
-		_, named := c.linked[f.SubjectID]
-		named = named || it.signals["object_named"] == 1
-		if !named || it.signals["predicate"] < answerMatch || !f.ValidAt(c.p.asOf) {
+		if !it.ff.answers(c.w) {
 			continue
 		}
 		if answer == nil || it.score > answer.score {
@@ -470,7 +424,7 @@ func (c *candidates) settle() {
 	for id := range c.linked {
 		if en := c.entities[id]; en != nil && en.score >= answer.score {
 			en.score = below * answer.score
-			en.signals["below_answer"] = 1
+			en.why.add("below_answer", 1)
 		}
 	}
 }

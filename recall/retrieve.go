@@ -2,13 +2,13 @@ package recall
 
 import (
 	"context"
-	"math"
 	"slices"
 	"sort"
 	"time"
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph"
+	"github.com/graphmem/graphmem/ontology"
 	"github.com/graphmem/graphmem/search"
 )
 
@@ -35,26 +35,26 @@ type params struct {
 
 func (p *params) wants(typ string) bool { return len(p.types) == 0 || slices.Contains(p.types, typ) }
 
-// Weights of the fused score; see the package documentation.
+// Limits of retrieval: how much is read, not how it is weighed (Weights).
 const (
 	candidatesMin = 100 // BM25 candidates fetched, at least
 	candidatesPer = 10  // … and this many per requested result
-
-	graphLinked   = 0.6  // a fact touching an entity the query names
-	graphHop2     = 0.25 // a fact one entity further
-	graphFromHits = 0.5  // seeds found through fact hits weigh half
-	linkedEntity  = 0.8  // an entity the query names
 
 	fanOut     = 15 // facts kept per entity and hop
 	fanOutScan = 20 // facts read per entity (current and newest first), before the policy
 	maxSeeds   = 8  // entities a hop expands
 )
 
-// item is one ranked candidate.
+// item is one ranked candidate: what the sources measured of it (ff for
+// a fact, ef for an entity), its score and the explanation of the score.
 type item struct {
-	typ     string
-	id      string
-	score   float64
+	typ   string
+	id    string
+	score float64
+	ff    factFeatures
+	ef    entityFeatures
+	why   explanation
+	// signals are an episode's inputs, as rankEpisodes measured them.
 	signals map[string]float64
 
 	fact    *entity.Fact
@@ -66,6 +66,7 @@ type item struct {
 // candidates is everything one retrieval found.
 type candidates struct {
 	p        params
+	w        *Weights
 	facts    map[string]*item
 	entities map[string]*item
 	episodes map[string]*item
@@ -85,6 +86,17 @@ type candidates struct {
 
 	// vectorEpisodes are the episodes of the vector list, by id.
 	vectorEpisodes map[string]vectorHit
+}
+
+// signalMap is what the API shows of an item's score.
+func (it *item) signalMap() map[string]float64 {
+	if it.typ == search.TypeEpisode {
+		if it.signals == nil {
+			return map[string]float64{}
+		}
+		return it.signals
+	}
+	return it.why.signals()
 }
 
 func (c *candidates) ranked() []*item {
@@ -156,7 +168,7 @@ func (p *params) around(limit int) graph.Around {
 // retrieve runs the BM25 search, links entities, walks the graph and
 // scores every candidate, reading the store through tx.
 func (e *Engine) retrieve(ctx context.Context, tx graph.Tx, p params) (*candidates, error) {
-	c := &candidates{p: p, facts: map[string]*item{}, entities: map[string]*item{}, episodes: map[string]*item{},
+	c := &candidates{p: p, w: e.weights(), facts: map[string]*item{}, entities: map[string]*item{}, episodes: map[string]*item{},
 		linked: map[string]entity.MatchKind{}}
 	n := p.candidates
 	if n == 0 {
@@ -181,7 +193,7 @@ func (e *Engine) retrieve(ctx context.Context, tx graph.Tx, p params) (*candidat
 	if err != nil {
 		return nil, err
 	}
-	c.q = newQuestion(lexiconOf(e.ontology()), p.a.text, c.linkedNames)
+	c.q = newQuestion(lexiconOf(e.ontology()), &c.w.Predicate, p.a.text, c.linkedNames)
 	hits, err := e.Index.Search(ctx, search.Query{
 		Scope: p.scope, Text: p.a.text, Limit: n, AsOf: p.asOf, KnownAt: p.knownAt, Now: p.now,
 		IncludeHistory: p.history, Types: types, Keep: keep, KeepFor: keepFor,
@@ -240,8 +252,9 @@ func (e *Engine) retrieve(ctx context.Context, tx graph.Tx, p params) (*candidat
 			return nil, err
 		}
 	}
-	c.scoreFacts(scale, e)
-	c.scoreEntities(scale, e.vectorWeights())
+	c.describeFacts(e.ontology())
+	c.scoreFacts(scale)
+	c.scoreEntities(scale)
 	c.settle()
 	return c, nil
 }
@@ -259,7 +272,7 @@ func (c *candidates) loadFactHits(hits []search.Hit, found map[string]entity.Fac
 			continue
 		}
 		c.facts[f.ID] = &item{typ: search.TypeFact, id: f.ID, fact: &f, hit: h,
-			signals: map[string]float64{"bm25": round(h.Score), "bm25_rank": float64(i + 1)}}
+			ff: factFeatures{BM25: h.Score, BM25Rank: i + 1}}
 	}
 }
 
@@ -272,11 +285,11 @@ func (c *candidates) loadEntityHits(hits []search.Hit, found map[string]entity.E
 		}
 		if it, ok := c.entities[en.ID]; ok { // linked before the search
 			it.hit = h
-			it.signals["bm25"], it.signals["bm25_rank"] = round(h.Score), float64(i+1)
+			it.ef.BM25, it.ef.BM25Rank = h.Score, i+1
 			continue
 		}
 		c.entities[en.ID] = &item{typ: search.TypeEntity, id: en.ID, entity: &en, hit: h,
-			signals: map[string]float64{"bm25": round(h.Score), "bm25_rank": float64(i + 1)}}
+			ef: entityFeatures{BM25: h.Score, BM25Rank: i + 1}}
 	}
 }
 
@@ -344,20 +357,10 @@ func (c *candidates) addLinked(en entity.Entity, kind entity.MatchKind) {
 	c.linked[en.ID] = kind
 	it, ok := c.entities[en.ID]
 	if !ok {
-		it = &item{typ: search.TypeEntity, id: en.ID, entity: &en, signals: map[string]float64{}}
+		it = &item{typ: search.TypeEntity, id: en.ID, entity: &en}
 		c.entities[en.ID] = it
 	}
-	it.signals["linked"] = linkWeight(kind)
-}
-
-func linkWeight(k entity.MatchKind) float64 {
-	switch k {
-	case entity.MatchExact, entity.MatchAlias:
-		return 1
-	case entity.MatchFuzzy:
-		return 0.75
-	}
-	return 0
+	it.ef.Link = kind
 }
 
 // walk explores the graph breadth-first (graph.Walk) from the seed
@@ -366,18 +369,18 @@ func linkWeight(k entity.MatchKind) float64 {
 // reads each entity's current and newest facts first; of those, the walk
 // takes the most important and recent fanOut (selectFacts). Beyond the
 // first hop, hubs — entities with more facts than the cap — are not
-// expanded. A fact's graph signal is the hop weight times the weight of
-// the seed it was reached from.
+// expanded. Each fact records the hop and the kind of seed it was
+// reached from (factFeatures.Reach).
 func (c *candidates) walk(tx graph.Tx) error {
-	weight := map[string]float64{}
+	from := map[string]seed{}
 	var seeds []string
 	for id, k := range c.linked {
 		seeds = append(seeds, id)
-		weight[id] = linkWeight(k)
+		from[id] = seedOf(k)
 	}
 	sort.Slice(seeds, func(i, j int) bool {
-		if weight[seeds[i]] != weight[seeds[j]] {
-			return weight[seeds[i]] > weight[seeds[j]]
+		if from[seeds[i]] != from[seeds[j]] {
+			return from[seeds[i]] < from[seeds[j]]
 		}
 		return seeds[i] < seeds[j]
 	})
@@ -397,8 +400,8 @@ func (c *candidates) walk(tx graph.Tx) error {
 			break
 		}
 		for _, id := range []string{it.fact.SubjectID, it.fact.ObjectID} {
-			if _, ok := weight[id]; id != "" && !ok && len(seeds) < maxSeeds {
-				weight[id] = graphFromHits
+			if _, ok := from[id]; id != "" && !ok && len(seeds) < maxSeeds {
+				from[id] = seedHit
 				seeds = append(seeds, id)
 			}
 		}
@@ -415,24 +418,16 @@ func (c *candidates) walk(tx graph.Tx) error {
 	}
 	for _, s := range steps {
 		f := s.Fact // the item keeps a pointer: one copy per step
-		w := graphLinked
-		if s.Hop > 1 {
-			w = graphHop2
-		}
-		sw := weight[s.From]
-		g := w * sw
 		it, ok := c.facts[f.ID]
 		if !ok {
-			it = &item{typ: search.TypeFact, id: f.ID, fact: &f, signals: make(map[string]float64, 8)}
+			it = &item{typ: search.TypeFact, id: f.ID, fact: &f}
 			c.facts[f.ID] = it
 		}
-		if g > it.signals["graph"] {
-			it.signals["graph"] = g
-			it.signals["graph_distance"] = float64(s.Hop)
-		}
+		sk := from[s.From]
+		it.ff.Reach.add(s.Hop, sk)
 		for _, id := range []string{f.SubjectID, f.ObjectID} {
-			if _, ok := weight[id]; id != "" && !ok {
-				weight[id] = sw
+			if _, ok := from[id]; id != "" && !ok {
+				from[id] = sk
 			}
 		}
 	}
@@ -465,93 +460,39 @@ func hitIDs(hits []search.Hit) []string {
 	return ids
 }
 
-// scoreFacts computes the fused score of every fact candidate:
-//
-//	(bm25 + scale·graph) · quality
-//
-// where quality combines confidence, importance, recency of valid_from and
-// how often recall returned the fact.
-func (c *candidates) scoreFacts(scale float64, e *Engine) {
-	vw := e.vectorWeights()
+// describeFacts fills in what the fact candidates' scores read of the
+// question and the facts themselves: which side of each fact the query
+// names, how well it names the predicate, and the fact's quality.
+func (c *candidates) describeFacts(o *ontology.Ontology) {
+	why := c.p.a.intent.Why
 	for _, it := range c.facts {
-		f := it.fact
-		rel := it.hit.Score + scale*it.signals["graph"]
-		if it.signals["graph"] == 0 {
-			delete(it.signals, "graph")
+		f, ff := it.fact, &it.ff
+		_, ff.SubjectNamed = c.linked[f.SubjectID]
+		_, ff.ObjectNamed = c.linked[f.ObjectID]
+		ff.ObjectNamed = ff.ObjectNamed && f.ObjectID != ""
+		ff.ObjectAfter = ff.ObjectNamed && c.namedAfter(c.q, f.Predicate, f.ObjectID)
+		ff.SubjectAfter = ff.SubjectNamed && c.namedAfter(c.q, f.Predicate, f.SubjectID)
+		ff.Predicate = c.q.match(f.Predicate)
+		ff.Confidence, ff.Importance, ff.Hits = f.Confidence, f.Importance, f.Hits
+		if ff.Dated = !f.ValidFrom.IsZero(); ff.Dated {
+			ff.AgeDays = c.p.asOf.Sub(f.ValidFrom).Hours() / 24
 		}
-		// A fact of an entity the query names, whose predicate the
-		// question names, is what was asked for. The vector list joins
-		// rel as S·w·(k+1)/(k + rank); settle runs after, so no such term
-		// can lift a version not valid at as_of above the one that is.
-		if pair := c.pairScore(it, c.q); pair > 0 {
-			rel += scale * pairWeight * pair
-			it.signals["pair"] = round(pair)
-		} else if pm := it.signals["predicate"]; pm > 0 {
-			rel *= 1 + predicateOnly*pm
-		}
-		if r := it.signals["vector_rank"]; r > 0 {
-			rel += scale * vw.Fact * vw.rrf(r)
-		}
-		// A fact whose subject or object the query names is more likely
-		// what is asked about than one that merely shares words.
-		if _, ok := c.linked[f.SubjectID]; ok {
-			rel *= 1.2
-		} else if _, ok := c.linked[f.ObjectID]; ok && f.ObjectID != "" {
-			rel *= 1.1
-		}
-		q := quality(f, c.p.asOf)
-		why := c.p.a.intent.Why && e.ontology().IsDecision(f.Predicate)
-		if !f.ValidAt(c.p.asOf) && !why {
-			q *= 0.85 // history ranks below the version valid then
-		}
-		if why {
-			// A decision answers a why question, whether or not it still
-			// holds: the one reversed later explains the change it made.
-			q *= 1.5
-		}
-		it.score = rel * q
-		it.signals["importance"] = float64(f.Importance)
-		it.signals["confidence"] = round(f.Confidence)
-		it.signals["hits"] = float64(f.Hits)
-		it.signals["recency"] = round(recency(f, c.p.asOf))
+		ff.Valid = f.ValidAt(c.p.asOf)
+		ff.WhyDecision = why && o.IsDecision(f.Predicate)
 	}
 }
 
-// quality is the query-independent factor of a fact's score, in about
-// [0.4, 1.6]: (0.5 + 0.5·confidence) · (0.8 + 0.04·importance) ·
-// (1 + 0.1·ln(1 + hits)) · recency.
-func quality(f *entity.Fact, asOf time.Time) float64 {
-	conf := f.Confidence
-	if conf == 0 {
-		conf = 0.8
+// scoreFacts scores every fact candidate (scoreFact); scale is the best
+// BM25 score of the query, at least 1.
+func (c *candidates) scoreFacts(scale float64) {
+	for _, it := range c.facts {
+		it.score, it.why = scoreFact(c.w, scale, &it.ff)
 	}
-	imp := f.Importance
-	if imp == 0 {
-		imp = 5
-	}
-	return (0.5 + 0.5*conf) * (0.8 + 0.04*float64(imp)) * (1 + 0.1*math.Log1p(float64(f.Hits))) * recency(f, asOf)
 }
 
-// recency is 1 + 0.25·2^(−age/180 days), age measured from valid_from to
-// as_of: recent facts get up to a quarter more.
-func recency(f *entity.Fact, asOf time.Time) float64 {
-	if f.ValidFrom.IsZero() {
-		return 1
-	}
-	age := asOf.Sub(f.ValidFrom).Hours() / 24
-	if age < 0 {
-		age = 0
-	}
-	return 1 + 0.25*math.Exp2(-age/180)
-}
-
-func (c *candidates) scoreEntities(scale float64, vw VectorWeights) {
+// scoreEntities scores every entity candidate (scoreEntity).
+func (c *candidates) scoreEntities(scale float64) {
 	for _, it := range c.entities {
-		it.score = it.hit.Score + scale*linkedEntity*it.signals["linked"]
-		if r := it.signals["vector_rank"]; r > 0 {
-			it.score += scale * vw.Entity * vw.rrf(r)
-		}
+		it.score, it.why = scoreEntity(c.w, scale, &it.ef)
 	}
 }
-
-func round(v float64) float64 { return math.Round(v*1e4) / 1e4 }

@@ -272,10 +272,10 @@ func (c *candidates) addVectorFacts(tx graph.Tx, e *Engine) error {
 		rank++
 		it, ok := c.facts[f.ID]
 		if !ok {
-			it = &item{typ: search.TypeFact, id: f.ID, fact: &f, signals: make(map[string]float64, 8)}
+			it = &item{typ: search.TypeFact, id: f.ID, fact: &f}
 			c.facts[f.ID] = it
 		}
-		it.signals["vector"], it.signals["vector_rank"] = round(h.Similarity), float64(rank)
+		it.ff.Vector, it.ff.VectorRank = h.Similarity, rank
 	}
 	return nil
 }
@@ -300,10 +300,10 @@ func (c *candidates) addVectorEntities(tx graph.Tx, e *Engine) error {
 		rank++
 		it, ok := c.entities[en.ID]
 		if !ok {
-			it = &item{typ: search.TypeEntity, id: en.ID, entity: &en, signals: map[string]float64{}}
+			it = &item{typ: search.TypeEntity, id: en.ID, entity: &en}
 			c.entities[en.ID] = it
 		}
-		it.signals["vector"], it.signals["vector_rank"] = round(h.Similarity), float64(rank)
+		it.ef.Vector, it.ef.VectorRank = h.Similarity, rank
 	}
 	return nil
 }
