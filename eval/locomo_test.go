@@ -44,8 +44,14 @@ func TestLoCoMo(t *testing.T) {
 	if n := len(rep.Ablation); n != 5 || !maps.Equal(rep.Ablation[n-1].Overall, rep.Overall) {
 		t.Fatalf("ablation: %+v", rep.Ablation)
 	}
-	// A regression guard below the figure measured when the weights were
-	// chosen; graphmem must beat both BM25s.
+	// The committed baseline (eval/baseline.json), and a regression guard
+	// below the figure measured when the weights were chosen; graphmem
+	// must beat both BM25s.
+	if b, err := eval.CommittedBaseline(); err != nil {
+		t.Error(err)
+	} else if err := b.Check(rep.BaselineSet(), rep.Figures()); err != nil {
+		t.Error(err)
+	}
 	if rep.Overall["r@10"] < 0.70 {
 		t.Errorf("R@10 %.3f is below 0.70", rep.Overall["r@10"])
 	}

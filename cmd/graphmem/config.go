@@ -45,6 +45,7 @@ type Config struct {
 	EmbedType     string        `yaml:"embed_input_type"`
 	MaxBodyBytes  int64         `yaml:"max_body_bytes"`
 	Ontology      string        `yaml:"ontology"`
+	RecallWeights string        `yaml:"recall_weights"`
 	Workers       int64         `yaml:"workers"`
 	URL           string        `yaml:"url"`     // a running server, for client commands
 	APIKey        string        `yaml:"api_key"` // the key client commands send
@@ -101,6 +102,7 @@ var settings = []setting{
 	{flag: "embed-query-wait", env: "GRAPHMEM_EMBED_QUERY_WAIT", def: "15ms", group: modelSettings, help: "how long after a search or context request begins it waits for its question's embedding (a Go duration; the question is embedded while the rest of the retrieval runs); an answer whose vector is later goes without the vector list, and the vector serves the question's next asking", str: func(c *Config) *string { return &c.EmbedWait }},
 	{flag: "max-body-bytes", env: "GRAPHMEM_MAX_BODY_BYTES", def: "4194304", group: serverSettings, help: "request body limit in bytes", num: func(c *Config) *int64 { return &c.MaxBodyBytes }},
 	{flag: "ontology", env: "GRAPHMEM_ONTOLOGY", group: storeSettings, help: "ontology YAML file (default: built-in)", str: func(c *Config) *string { return &c.Ontology }},
+	{flag: "recall-weights", env: "GRAPHMEM_RECALL_WEIGHTS", group: storeSettings, help: "JSON file of recall weights replacing the defaults it names (recall.Weights; default: built-in)", str: func(c *Config) *string { return &c.RecallWeights }},
 	{flag: "workers", env: "GRAPHMEM_WORKERS", def: "2", group: modelSettings, help: "episode extraction workers", num: func(c *Config) *int64 { return &c.Workers }},
 	{flag: "url", env: "GRAPHMEM_URL", def: "http://127.0.0.1:8080", group: clientSettings, help: "URL of the running server client commands talk to", str: func(c *Config) *string { return &c.URL }},
 	{flag: "api-key", env: "GRAPHMEM_API_KEY", group: clientSettings, help: "API key client commands send", str: func(c *Config) *string { return &c.APIKey }},

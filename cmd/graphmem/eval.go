@@ -30,7 +30,7 @@ func runEval(ctx context.Context, args []string) error {
 		return runEvalExtract(ctx, args[1:])
 	}
 	if len(args) == 0 || args[0] != "locomo" {
-		return fmt.Errorf("usage: graphmem eval locomo [--data DIR] [--part test|dev|all] [--k 5,10,20] [--misses] [--json]\n       graphmem eval catalog [--seed N] [--questions N] [--misses] [--json]\n       graphmem eval scenarios [--misses] [--json]\n       graphmem eval extract [--gold FILE] [--misses] [--json]")
+		return fmt.Errorf("usage: graphmem eval locomo [--data DIR] [--part test|dev|all] [--k 5,10,20] [--misses] [--json] [--write-baseline]\n       graphmem eval catalog [--seed N] [--questions N] [--misses] [--json] [--write-baseline]\n       graphmem eval scenarios [--misses] [--json] [--write-baseline]\n       graphmem eval extract [--gold FILE] [--misses] [--json]")
 	}
 	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
 	data := fs.String("data", "../shared/data/locomo", "folder of LoCoMo conversations (*.json)")
@@ -41,6 +41,7 @@ func runEval(ctx context.Context, args []string) error {
 	cache := fs.String("embed-cache", "", "file keeping the vectors of texts embedded by earlier runs (with an embedding model)")
 	also := fs.String("embed-also", "", "more base URLs serving the same embedding model, comma-separated: the turns are embedded by all at once")
 	misses := fs.Bool("misses", false, "print each question whose evidence is not all in the first 10 results (tune on the dev part only)")
+	write := fs.Bool("write-baseline", false, "write this run's figures into "+eval.BaselineFile+" instead of comparing with it")
 	resolve := configFlags(fs, `eval locomo [--data DIR] [--part test|dev|all] [--k 5,10,20] [--misses] [--json]
 
 Evidence recall@k on LoCoMo through search, next to plain BM25 over turns, with
@@ -88,7 +89,48 @@ measured with the vector list too.`, modelSettings)
 	if err != nil {
 		return err
 	}
-	return printReport(rep, *asJSON)
+	if err := printReport(rep, *asJSON); err != nil {
+		return err
+	}
+	if *misses {
+		return nil // a partial run: no figures to compare
+	}
+	return baseline(rep, *write)
+}
+
+// baseline compares a run's figures with the committed baseline
+// (eval.Baseline): an error when one dropped. With write it rewrites the
+// run's set in eval.BaselineFile (relative to the working directory: run
+// it from the repository root) instead.
+func baseline(rep interface {
+	BaselineSet() string
+	Figures() map[string]float64
+}, write bool) error {
+	set := rep.BaselineSet()
+	if set == "" {
+		if write {
+			return fmt.Errorf("--write-baseline: only the default run has a baseline (catalog: --seed %d, --questions %d)", eval.ReportSeed, eval.CatalogQuestions)
+		}
+		return nil
+	}
+	if write {
+		if err := eval.WriteBaseline(eval.BaselineFile, set, rep.Figures()); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "baseline %q written to %s\n", set, eval.BaselineFile)
+		return nil
+	}
+	b, err := eval.CommittedBaseline()
+	if err != nil {
+		return err
+	}
+	if err := b.Check(set, rep.Figures()); err != nil {
+		return err
+	}
+	if _, ok := b[set]; ok {
+		fmt.Fprintf(os.Stderr, "baseline %q: no figure dropped by more than %g\n", set, eval.BaselineTolerance)
+	}
+	return nil
 }
 
 // progress returns a progress callback drawing a bar, and the function
@@ -135,8 +177,9 @@ func printReport(rep interface {
 func runEvalCatalog(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("eval catalog", flag.ContinueOnError)
 	seed := fs.Uint64("seed", eval.ReportSeed, fmt.Sprintf("catalog seed (tuned on %d, reported on %d)", eval.TuneSeed, eval.ReportSeed))
-	n := fs.Int("questions", 200, "number of questions")
+	n := fs.Int("questions", eval.CatalogQuestions, "number of questions")
 	misses := fs.Bool("misses", false, "print the questions whose fact did not rank first, with the hits")
+	write := fs.Bool("write-baseline", false, "write this run's figures into "+eval.BaselineFile+" instead of comparing with it")
 	asJSON := fs.Bool("json", false, "print only the JSON object")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	cache := fs.String("embed-cache", "", "file keeping the vectors of texts embedded by earlier runs (with an embedding model)")
@@ -186,7 +229,10 @@ embedding the catalog cost.`, modelSettings)
 	if err != nil {
 		return err
 	}
-	return printReport(rep, *asJSON)
+	if err := printReport(rep, *asJSON); err != nil {
+		return err
+	}
+	return baseline(rep, *write)
 }
 
 // runEvalScenarios is `graphmem eval scenarios`: precision and recall of
@@ -196,6 +242,7 @@ func runEvalScenarios(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("eval scenarios", flag.ContinueOnError)
 	misses := fs.Bool("misses", false, "print the questions that missed a line or held a forbidden one, with their context")
 	asJSON := fs.Bool("json", false, "print only the JSON object")
+	write := fs.Bool("write-baseline", false, "write this run's figures into "+eval.BaselineFile+" instead of comparing with it")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -207,7 +254,10 @@ func runEvalScenarios(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	return printReport(rep, *asJSON)
+	if err := printReport(rep, *asJSON); err != nil {
+		return err
+	}
+	return baseline(rep, *write)
 }
 
 // runEvalExtract is `graphmem eval extract`: fact precision and recall of

@@ -216,6 +216,14 @@ func openRecall(ctx context.Context, cfg Config, svc *memory.Service, log *slog.
 	if err != nil {
 		return nil, nil, err
 	}
+	var weights *recall.Weights
+	if cfg.RecallWeights != "" {
+		w, err := recall.LoadWeights(cfg.RecallWeights)
+		if err != nil {
+			return nil, nil, fmt.Errorf("recall-weights: %w", err)
+		}
+		weights = &w
+	}
 	idx, err := search.Open(filepath.Join(cfg.Data, "index"))
 	if err != nil {
 		return nil, nil, err
@@ -237,7 +245,8 @@ func openRecall(ctx context.Context, cfg Config, svc *memory.Service, log *slog.
 			vec.Notify()
 		}
 	}
-	return idx, &recall.Engine{Store: svc.Store, Index: idx, Vectors: vec, VectorWait: wait, Ontology: svc.Ontology, Logger: log}, nil
+	return idx, &recall.Engine{Store: svc.Store, Index: idx, Vectors: vec, VectorWait: wait, Ontology: svc.Ontology, Logger: log,
+		Weights: weights}, nil
 }
 
 // followIndex keeps the index following the store's change sequence until
