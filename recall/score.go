@@ -221,20 +221,27 @@ func scoreFact(w *Weights, scale float64, f *factFeatures) (float64, explanation
 	return rel * q, x
 }
 
+// What a fact that states no confidence or importance is taken to have:
+// data defaults, not weights.
+const (
+	unstatedConfidence = 0.8
+	unstatedImportance = 5
+)
+
 // quality is the query-independent factor of a fact's score, in about
 // [0.4, 1.6] with the default weights: confidence, importance, how often
 // recall returned it, recency.
 func quality(w *Weights, f *factFeatures) float64 {
 	conf := f.Confidence
 	if conf == 0 {
-		conf = 0.8
+		conf = unstatedConfidence
 	}
 	imp := f.Importance
 	if imp == 0 {
-		imp = 5
+		imp = unstatedImportance
 	}
 	fw := &w.Fact
-	return ((1 - fw.Confidence) + fw.Confidence*conf) * ((1 - 5*fw.Importance) + fw.Importance*float64(imp)) *
+	return ((1 - fw.Confidence) + fw.Confidence*conf) * ((1 - unstatedImportance*fw.Importance) + fw.Importance*float64(imp)) *
 		(1 + fw.Hits*math.Log1p(float64(f.Hits))) * recency(w, f)
 }
 
