@@ -99,34 +99,54 @@
 //
 // # Ranking
 //
+// The sources — BM25, entity and predicate linking, the walk, the vector
+// list, conversation structure and mentions — fill a feature struct per
+// candidate (factFeatures, entityFeatures); pure functions (scoreFact,
+// scoreEntity) turn features and one Weights value into a score and its
+// explanation, from which a hit's signals are built; settle, the floor
+// and packing follow. No stage reads what another wrote into a map. Every
+// constant below is a field of Weights (W.Fact.Pair is written Pair;
+// defaults in DefaultWeights); Engine.Weights or a JSON file
+// (LoadWeights, GRAPHMEM_RECALL_WEIGHTS) replaces them.
+//
 // Scores are in BM25 units, so facts, entities and episodes compare:
 //
-//	fact    = (bm25 + S·graph + 2·S·pair + S·0.5·vec) · link · quality
-//	graph   = 0.6 touching an entity the query names, 0.25 one entity further
-//	          (half that when the seed came from a fact hit, not the query)
-//	pair    = side · (predicate + 0.35·local), for a fact of an entity the
-//	          query names: side 1 when it is the subject, 0.6 the object;
-//	          predicate = how well the question names the fact's predicate
-//	          (0–1; with embeddings at least 0.7 for the predicate nearest
+//	fact    = (bm25 + S·graph + Pair·S·pair + S·Vector.Fact·vec) · link · quality
+//	graph   = Graph (0.6) touching an entity the query names, Hop2 (0.25) one
+//	          entity further, × Fuzzy (0.75) from a name with a typing
+//	          error, × FromHits (0.5) when the seed came from a fact hit, not
+//	          the query; the best path counts
+//	pair    = side · (predicate + Local·local), for a fact of an entity the
+//	          query names (Pair 2): side 1 when it is the subject (or the
+//	          object named right after the predicate), ObjectSide (0.6) the
+//	          object; predicate = how well the question names the fact's
+//	          predicate (0–1: a phrase of its name, synonyms or lexicon
+//	          words counts Name, a word of its description Description
+//	          (0.35), × (1 − Explained + Explained·share of the question's
+//	          words explained), Explained 0.25; with embeddings at least 0.7 for the predicate nearest
 //	          to the question in meaning among the named entities' ones,
 //	          less for one within 0.015 of its similarity); local = the share of the question's words the fact
-//	          holds, weighed by their rarity among the entity's facts.
-//	          A fact touching no named entity has its bm25 · (1 + 0.5·predicate)
+//	          holds, weighed by their rarity among the entity's facts
+//	          (Local 0.35). A fact touching no named entity has its
+//	          bm25 · (1 + PredicateOnly·predicate), PredicateOnly 0.5
 //	S       = the best BM25 score of the query (at least 1): a fact reached
 //	          only through the graph ranks among the textual matches
-//	vec     = 11/(10 + r) for the fact at rank r of the vector list (the facts
+//	vec     = (k+1)/(k + r) for the fact at rank r of the vector list (the facts
 //	          nearest to the question in meaning, among those visible to the
 //	          request; only with embeddings, Engine.Vectors): reciprocal-rank
-//	          fusion on the BM25 scale. The question is embedded without the
+//	          fusion on the BM25 scale (Vector: Fact 0.5, Entity 0.3,
+//	          Episode 0.5, k 10). The question is embedded without the
 //	          names of the scope's speakers (whose turn it is is the speaker
 //	          signal's part, below)
-//	link    = 1.2 if the query names the subject, 1.1 if it names the object
-//	quality = (0.5 + 0.5·confidence) · (0.8 + 0.04·importance)
-//	          · (1 + 0.1·ln(1 + hits)) · (1 + 0.25·2^(−age/180 days))
-//	          (age from valid_from to as_of); ×0.85 for a version not valid
-//	          at as_of (history mode); ×1.5 for a decision on a why question
-//	entity  = bm25 + 0.8·S (exact or alias link; 0.6·S fuzzy) + 0.3·S·vec
-//	          (its rank among the entities nearest in meaning)
+//	link    = Subject (1.2) if the query names the subject, Object (1.1) if
+//	          it names the object
+//	quality = (1 − Confidence + Confidence·confidence) · (1 + Importance·(importance − 5))
+//	          · (1 + Hits·ln(1 + hits)) · (1 + Recency·2^(−age/RecencyHalfLife))
+//	          — 0.5, 0.04, 0.1, 0.25, 180 days; age from valid_from to as_of;
+//	          × History (0.85) for a version not valid at as_of (history
+//	          mode); × WhyDecision (1.5) for a decision on a why question
+//	entity  = bm25 + Entity.Linked·S·link (0.8; link 1 exact or alias, Fuzzy
+//	          0.75) + Vector.Entity·S·vec
 //	episode = (turn + Prev·previous turn + Next·next turn + Mention·mentions)
 //	          — Answer instead of Prev when the previous turn asks a
 //	          question (holds "?"): the turn answers it
@@ -155,12 +175,16 @@
 //	          score of the best such turn divided by the number of turns
 //	          mentioning it (none if more than 25 do)
 //
-// Two orderings are enforced after the scores (settle), so that no signal
-// — one more ranked list fused in included — can break them: a version not
+// Two orderings are enforced after the scores (settle), so that no weight
+// — and no further ranked list fused in — can break them: a version not
 // valid at as_of ranks below the candidate version that is; and when the
-// question names an entity and one of its predicates (predicate ≥ 0.5),
-// the entity's answering fact valid at as_of ranks above the entity's card
-// (unless only entities are asked for).
+// question names an entity and one of its predicates (predicate ≥
+// Predicate.Answer, 0.5), the entity's answering fact valid at as_of ranks
+// above the entity's card (unless only entities are asked for). Packing
+// weighs a subject's fact blocks after the first Context.PerSubject (3) by
+// Context.Demote (0.5) and an entity's card by Context.EntityCard (0.5);
+// the floor keeps a block covering Floor.Share (0.6) of the best one's
+// concepts.
 //
 // The turns of the five best sessions are all scored, so a reply that shares
 // no word with the query is reached through the question before it; the
@@ -169,7 +193,17 @@
 // EpisodeWeights (DefaultEpisodeWeights: chosen on the dev part of LoCoMo
 // and reported on its test part, package eval); a zero weight turns its
 // signal off, which is how graphmem eval locomo prints its ablation. The
-// vector list's weights (0.5, 0.3, 0.5 above; k = 10) are VectorWeights.
+// vector list's weights are VectorWeights.
+//
+// Re-fitting the weights: graphmem eval tune searches Weights on the dev
+// parts only (LoCoMo 26, 30, 41, the catalog's tuning seed, a corpus of
+// another shape) and writes them as JSON for GRAPHMEM_RECALL_WEIGHTS or
+// DefaultWeights; figures are reported on the test parts. Every weight has
+// a test that moves a ranking its way and fails when the weight is
+// neutralised (weights_test.go), testdata/golden.json holds questions with
+// the result expected on top, and graphmem eval fails when a figure falls
+// more than 0.005 below eval/baseline.json (--write-baseline records a
+// deliberate change).
 //
 // Tokens are estimated without a tokenizer (EstimateTokens): one per CJK
 // character plus one per four other characters.
