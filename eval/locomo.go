@@ -271,7 +271,7 @@ func LoCoMo(ctx context.Context, o Options) (Report, error) {
 	}
 	engines := make([]*recall.Engine, len(configs))
 	for i := range configs {
-		engines[i] = &recall.Engine{Store: w.store, Index: w.index, EpisodeWeights: &configs[i].weights}
+		engines[i] = &recall.Engine{Store: w.store, Index: w.index, Weights: weightsWith(configs[i].weights, nil)}
 		defer engines[i].Close()
 	}
 	// With embeddings: the reported configuration once more, with the
@@ -285,8 +285,8 @@ func LoCoMo(ctx context.Context, o Options) (Report, error) {
 			return Report{}, err
 		}
 		defer vec.Close()
-		engV = &recall.Engine{Store: w.store, Index: w.index, EpisodeWeights: &weights, Vectors: vec.Index, VectorWait: vectorWait, VectorTimeout: vectorWait,
-			VectorWeights: o.VectorWeights}
+		engV = &recall.Engine{Store: w.store, Index: w.index, Weights: weightsWith(weights, o.VectorWeights), Vectors: vec.Index,
+			VectorWait: vectorWait, VectorTimeout: vectorWait}
 		defer engV.Close()
 		tallyV = newTally(ks)
 	}

@@ -37,13 +37,9 @@ type Engine struct {
 	VectorWait time.Duration
 	Ontology   *ontology.Ontology // ontology.Default() when nil
 	Now        func() time.Time   // time.Now when nil
-	// Weights weigh every score of recall; DefaultWeights when nil.
+	// Weights weigh every score of recall, episodes' and the vector
+	// list's included; DefaultWeights when nil.
 	Weights *Weights
-	// EpisodeWeights weigh episode ranking; DefaultEpisodeWeights when
-	// nil.
-	EpisodeWeights *EpisodeWeights
-	// VectorWeights weigh the vector list; DefaultVectorWeights when nil.
-	VectorWeights *VectorWeights
 	// Logger receives failures of the background hit-count writer;
 	// slog.Default() when nil.
 	Logger *slog.Logger

@@ -14,7 +14,7 @@ import (
 
 // EpisodeWeights weigh the signals of episode ranking beyond a turn's own
 // BM25 score (see the package documentation); a zero weight turns its
-// signal off. An Engine uses DefaultEpisodeWeights unless told otherwise.
+// signal off. They are Weights.Episode.
 type EpisodeWeights struct {
 	// TimeWords: a turn that places something in time ("yesterday",
 	// "last May") — the turn's score × (1 + TimeWords), whatever the
@@ -68,12 +68,7 @@ const (
 // lengthFull: see EpisodeWeights.Length.
 const lengthFull = 30.0
 
-func (e *Engine) episodeWeights() EpisodeWeights {
-	if e.EpisodeWeights != nil {
-		return *e.EpisodeWeights
-	}
-	return DefaultEpisodeWeights
-}
+func (e *Engine) episodeWeights() EpisodeWeights { return e.weights().Episode }
 
 // rankEpisodes scores episode candidates. A turn of a conversation often
 // answers a question asked in the turn before, or is only understood with

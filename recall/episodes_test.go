@@ -46,7 +46,9 @@ func (e *env) conversation(tb testing.TB, scope string, turns []turnSpec) {
 // signals of each episode hit, by id, and the ids in rank order.
 func (e *env) episodeSignals(tb testing.TB, scope, query string, w recall.EpisodeWeights) (map[string]map[string]float64, []string) {
 	tb.Helper()
-	eng := &recall.Engine{Store: e.store, Index: e.index, Now: e.engine.Now, EpisodeWeights: &w}
+	ws := recall.DefaultWeights()
+	ws.Episode = w
+	eng := &recall.Engine{Store: e.store, Index: e.index, Now: e.engine.Now, Weights: &ws}
 	defer eng.Close()
 	res, err := eng.Search(ctx, scope, recall.SearchRequest{Query: query, Limit: 50, Types: []string{"episode"}})
 	if err != nil {

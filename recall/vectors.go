@@ -56,8 +56,7 @@ const (
 )
 
 // VectorWeights weigh the vector list: w of each type (zero turns that
-// type's list off) and k of the reciprocal rank. An Engine uses
-// DefaultVectorWeights unless told otherwise.
+// type's list off) and k of the reciprocal rank. They are Weights.Vector.
 type VectorWeights struct {
 	Fact    float64 `json:"fact"`
 	Entity  float64 `json:"entity"`
@@ -71,12 +70,7 @@ type VectorWeights struct {
 // DefaultVectorWeights: see VectorWeights.
 var DefaultVectorWeights = VectorWeights{Fact: 0.5, Entity: 0.3, Episode: 0.5, K: 10, EpisodeJoin: true}
 
-func (e *Engine) vectorWeights() VectorWeights {
-	if e.VectorWeights != nil {
-		return *e.VectorWeights
-	}
-	return DefaultVectorWeights
-}
+func (e *Engine) vectorWeights() VectorWeights { return e.weights().Vector }
 
 // rrf is the weight of rank r (1-based) of the vector list.
 func (w VectorWeights) rrf(rank float64) float64 { return (w.K + 1) / (w.K + rank) }

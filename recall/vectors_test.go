@@ -270,8 +270,9 @@ func TestSearch_VectorEpisodesOnBM25Scale(t *testing.T) {
 	e.vec = vec
 	e.conversation(t, "u", chat)
 	vw := recall.VectorWeights{Episode: 0.5, K: 10, EpisodeJoin: true}
-	eng := &recall.Engine{Store: e.store, Index: e.index, Vectors: vec, Now: e.engine.Now,
-		EpisodeWeights: &recall.EpisodeWeights{}, VectorWeights: &vw}
+	w := recall.DefaultWeights()
+	w.Episode, w.Vector = recall.EpisodeWeights{}, vw
+	eng := &recall.Engine{Store: e.store, Index: e.index, Vectors: vec, Now: e.engine.Now, Weights: &w}
 	defer eng.Close()
 	// "pottery" matches two turns in words; "trip" none, but the turns
 	// about the holiday are near it in meaning.
@@ -299,7 +300,7 @@ func TestSearch_VectorEpisodesOnBM25Scale(t *testing.T) {
 		t.Fatalf("want turns found by words and turns found by the vectors alone: %+v", res.Hits)
 	}
 	// Without EpisodeJoin, only turns found by words are scored.
-	vw.EpisodeJoin = false
+	w.Vector.EpisodeJoin = false
 	res, err = eng.Search(ctx, "u", recall.SearchRequest{Query: "pottery trip", Limit: 10, Types: []string{"episode"}})
 	if err != nil {
 		t.Fatal(err)
