@@ -229,7 +229,7 @@ func (q *question) match(pred string) float64 {
 		score = best * ((1 - q.w.Explained) + q.w.Explained*float64(len(explained))/float64(q.latin))
 	}
 	// Meaning names a predicate too, less surely than its words.
-	score = max(score, predicateNear*q.near[pred])
+	score = max(score, q.w.Near*q.near[pred])
 	q.scores[pred] = score
 	return score
 }

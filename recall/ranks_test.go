@@ -42,7 +42,7 @@ func TestRankVectorEpisodes_Speaker(t *testing.T) {
 		hers = append(hers, add("melanie"))
 	}
 
-	ranks := rankVectorEpisodes(list, visible, map[string]bool{"melanie": true}, noPairs)
+	ranks := rankVectorEpisodes(list, visible, map[string]bool{"melanie": true}, noPairs, DefaultVectorWeights.MMR)
 	for i, id := range others {
 		if ranks[id] != i+1 {
 			t.Errorf("turn %d by someone else ranks %d, want its place %d", i, ranks[id], i+1)
@@ -62,7 +62,7 @@ func TestRankVectorEpisodes_Speaker(t *testing.T) {
 	}
 
 	// A question naming no speaker of the list: ranks are places.
-	ranks = rankVectorEpisodes(list, visible, map[string]bool{"jon": true}, noPairs)
+	ranks = rankVectorEpisodes(list, visible, map[string]bool{"jon": true}, noPairs, DefaultVectorWeights.MMR)
 	for i, n := range list {
 		want := i + 1
 		if want > vectorEpisodes {
@@ -94,13 +94,13 @@ func TestMarginal(t *testing.T) {
 		}
 		return m
 	}
-	if got, want := marginal(list, same, 3), []string{"pottery", "camping", "pottery again"}; !slices.Equal(got, want) {
+	if got, want := marginal(list, same, 3, DefaultVectorWeights.MMR), []string{"pottery", "camping", "pottery again"}; !slices.Equal(got, want) {
 		t.Errorf("marginal: %v, want %v", got, want)
 	}
-	if got := marginal(list, noPairs, 2); !slices.Equal(got, []string{"pottery", "pottery again"}) {
+	if got := marginal(list, noPairs, 2, DefaultVectorWeights.MMR); !slices.Equal(got, []string{"pottery", "pottery again"}) {
 		t.Errorf("turns unlike one another keep their order: %v", got)
 	}
-	if got := marginal(list[:1], same, 5); !slices.Equal(got, []string{"pottery"}) {
+	if got := marginal(list[:1], same, 5, DefaultVectorWeights.MMR); !slices.Equal(got, []string{"pottery"}) {
 		t.Errorf("one turn: %v", got)
 	}
 }

@@ -27,17 +27,8 @@ const (
 	// a speaker finds vectorEpisodes of the speaker's turns
 	// (rankVectorEpisodes).
 	vectorEpisodesRead = 2 * vectorEpisodes
-	// mmrLambda: see marginal.
-	mmrLambda      = 0.8
-	vectorEntities = 10
+	vectorEntities     = 10
 
-	// predicateNear is what the predicate nearest to the question in
-	// meaning, among those of the linked entities' facts, counts as a
-	// predicate match (a name in the question's words counts 1);
-	// nearMargin is how far below the nearest one's similarity another
-	// predicate's may be to count at all (linearly less).
-	predicateNear = 0.7
-	nearMargin    = 0.015
 	// nearPredicatesRead is how many of the ontology's predicates a
 	// question is compared with.
 	nearPredicatesRead = 100
@@ -65,10 +56,13 @@ type VectorWeights struct {
 	// EpisodeJoin lets an episode found by the vectors alone, with no word
 	// of the question, join the candidates.
 	EpisodeJoin bool `json:"episode_join"`
+	// MMR is λ of the maximal marginal relevance the episode list is
+	// ordered by (marginal): 1 orders by similarity alone.
+	MMR float64 `json:"mmr_lambda"`
 }
 
 // DefaultVectorWeights: see VectorWeights.
-var DefaultVectorWeights = VectorWeights{Fact: 0.5, Entity: 0.3, Episode: 0.5, K: 10, EpisodeJoin: true}
+var DefaultVectorWeights = VectorWeights{Fact: 0.5, Entity: 0.3, Episode: 0.5, K: 10, EpisodeJoin: true, MMR: 0.8}
 
 func (e *Engine) vectorWeights() VectorWeights { return e.weights().Vector }
 
@@ -215,9 +209,9 @@ var lastVectorWarning atomic.Int64
 
 // nearPredicates rates the predicates of the linked entities' facts by
 // how close in meaning the question is to their descriptions (vector.
-// SetPredicates): the nearest 1, the others 1 − (s₁ − s)/nearMargin, at
-// least 0. Only those predicates compete: a question about a service is
-// never near a predicate services do not have.
+// SetPredicates): the nearest 1, the others 1 − (s₁ − s)/NearMargin, at
+// least 0 (PredicateWeights). Only those predicates compete: a question
+// about a service is never near a predicate services do not have.
 func (c *candidates) nearPredicates(e *Engine) map[string]float64 {
 	if c.linkedFacts == nil || len(c.linkedFacts.facts) == 0 {
 		return nil
@@ -226,16 +220,22 @@ func (c *candidates) nearPredicates(e *Engine) map[string]float64 {
 	for i := range c.linkedFacts.facts {
 		has[c.linkedFacts.facts[i].Predicate] = true
 	}
+	hits := e.Vectors.Search(vector.PredicateScope, vector.TypePredicate, c.p.vec, nearPredicatesRead)
+	return nearOf(hits, has, c.w.Predicate.NearMargin)
+}
+
+// nearOf rates the hits among has, nearest first: see nearPredicates.
+func nearOf(hits []vector.Hit, has map[string]bool, margin float64) map[string]float64 {
 	near := map[string]float64{}
 	best := -1.0
-	for _, h := range e.Vectors.Search(vector.PredicateScope, vector.TypePredicate, c.p.vec, nearPredicatesRead) {
+	for _, h := range hits {
 		if !has[h.ID] {
 			continue
 		}
 		if best < 0 {
 			best = h.Similarity
 		}
-		if d := 1 - (best-h.Similarity)/nearMargin; d > 0 {
+		if d := 1 - (best-h.Similarity)/margin; d > 0 {
 			near[h.ID] = d
 		}
 	}
@@ -341,7 +341,7 @@ func (e *Engine) vectorEpisodeHits(ctx context.Context, c *candidates, hits []se
 		}
 	}
 	ranks := rankVectorEpisodes(list, visible, c.speakerKeys(),
-		func(ids []string) [][]float64 { return e.Vectors.Pairwise(p.scope, search.TypeEpisode, ids) })
+		func(ids []string) [][]float64 { return e.Vectors.Pairwise(p.scope, search.TypeEpisode, ids) }, w.MMR)
 	c.vectorEpisodes = make(map[string]vectorHit, len(ranks))
 	for _, n := range list {
 		rank := ranks[n.ID]
@@ -380,7 +380,7 @@ type vectorHit struct {
 // spread over many turns ("pottery, camping, painting") reaches more of
 // them. pairwise gives the turns' similarities to one another.
 func rankVectorEpisodes(list []vector.Hit, visible map[string]search.Hit, keys map[string]bool,
-	pairwise func(ids []string) [][]float64) map[string]int {
+	pairwise func(ids []string) [][]float64, lambda float64) map[string]int {
 	bySpeaker := func(id string) bool { return speakerNamed(visible[id].Speaker, keys) }
 	named := slices.ContainsFunc(list, func(n vector.Hit) bool { return bySpeaker(n.ID) })
 	ranks := map[string]int{}
@@ -393,7 +393,7 @@ func rankVectorEpisodes(list []vector.Hit, visible map[string]search.Hit, keys m
 			ranks[n.ID] = i + 1
 		}
 	}
-	for i, id := range marginal(diverse, pairwise, vectorEpisodes) {
+	for i, id := range marginal(diverse, pairwise, vectorEpisodes, lambda) {
 		ranks[id] = i + 1
 	}
 	return ranks
@@ -402,7 +402,7 @@ func rankVectorEpisodes(list []vector.Hit, visible map[string]search.Hit, keys m
 // marginal picks up to k of list (nearest first) by maximal marginal
 // relevance: each next pick the hit of highest
 // λ·similarity − (1−λ)·(its highest similarity to a hit picked before).
-func marginal(list []vector.Hit, pairwise func(ids []string) [][]float64, k int) []string {
+func marginal(list []vector.Hit, pairwise func(ids []string) [][]float64, k int, lambda float64) []string {
 	ids := make([]string, len(list))
 	for i, n := range list {
 		ids[i] = n.ID
@@ -421,7 +421,7 @@ func marginal(list []vector.Hit, pairwise func(ids []string) [][]float64, k int)
 			if taken[i] {
 				continue
 			}
-			if v := mmrLambda*n.Similarity - (1-mmrLambda)*redundancy[i]; best < 0 || v > bestV {
+			if v := lambda*n.Similarity - (1-lambda)*redundancy[i]; best < 0 || v > bestV {
 				best, bestV = i, v
 			}
 		}

@@ -102,6 +102,12 @@ type PredicateWeights struct {
 	// Answer is the match a fact needs to be taken as the answer to the
 	// question, ranked above its entity's card (settle).
 	Answer float64 `json:"answer"`
+	// Near is the match of the predicate nearest to the question in
+	// meaning, among those of the linked entities' facts (embeddings);
+	// another predicate counts linearly less down to NearMargin below the
+	// nearest one's similarity, and nothing beyond.
+	Near       float64 `json:"near"`
+	NearMargin float64 `json:"near_margin"`
 }
 
 // ContextWeights weigh the packing of a context block.
@@ -136,7 +142,7 @@ func DefaultWeights() Weights {
 			History: 0.85, WhyDecision: 1.5,
 		},
 		Entity:    EntityWeights{Linked: 0.8, Fuzzy: 0.75},
-		Predicate: PredicateWeights{Name: 1, Description: 0.35, Explained: 0.25, Answer: 0.5},
+		Predicate: PredicateWeights{Name: 1, Description: 0.35, Explained: 0.25, Answer: 0.5, Near: 0.7, NearMargin: 0.015},
 		Context:   ContextWeights{PerSubject: 3, Demote: 0.5, EntityCard: 0.5, PinnedShare: 0.25},
 		Floor:     FloorWeights{Share: 0.6},
 		Vector:    DefaultVectorWeights,
@@ -193,7 +199,8 @@ func (w *Weights) Validate() error {
 	for name, v := range map[string]float64{
 		"fact.from_hits": w.Fact.FromHits, "fact.object_side": w.Fact.ObjectSide, "fact.confidence": w.Fact.Confidence,
 		"fact.history": w.Fact.History, "entity.fuzzy": w.Entity.Fuzzy, "predicate.explained": w.Predicate.Explained,
-		"predicate.answer": w.Predicate.Answer, "context.demote": w.Context.Demote, "context.entity_card": w.Context.EntityCard,
+		"predicate.answer": w.Predicate.Answer, "predicate.near": w.Predicate.Near, "vector.mmr_lambda": w.Vector.MMR,
+		"context.demote": w.Context.Demote, "context.entity_card": w.Context.EntityCard,
 		"context.pinned_share": w.Context.PinnedShare, "floor.share": w.Floor.Share,
 	} {
 		if v < 0 || v > 1 {
@@ -205,6 +212,9 @@ func (w *Weights) Validate() error {
 	}
 	if w.Fact.RecencyHalfLife <= 0 {
 		fe.Add("fact.recency_half_life_days", "must be positive")
+	}
+	if w.Predicate.NearMargin <= 0 {
+		fe.Add("predicate.near_margin", "must be positive")
 	}
 	if w.Vector.K <= 0 {
 		fe.Add("vector.k", "must be positive")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/search"
+	"github.com/graphmem/graphmem/vector"
 )
 
 // weightCase is the test of one weight: with the default weights, ranks
@@ -115,6 +116,20 @@ func weightCases() []weightCase {
 		// Two predicates named fully: the one that explains more of the
 		// question's words.
 		{"predicate.explained", func(w *Weights) { w.Predicate.Explained = 0 }, predicates("memory limit", "memory_limit", "limit")},
+		// With embeddings, the predicate nearest in meaning above one a
+		// description word names.
+		{"predicate.near", func(w *Weights) { w.Predicate.Near = 0 }, func(w *Weights) (float64, float64) {
+			q := newQuestion(lexiconOf(defaultOntology()), &w.Predicate, "which club", nil)
+			q.near = map[string]float64{"reports_to": 1}
+			return q.match("reports_to"), q.match("plays_for")
+		}},
+		// A predicate just below the nearest one in meaning still counts,
+		// above one far below.
+		{"predicate.near_margin", func(w *Weights) { w.Predicate.NearMargin = 0 }, func(w *Weights) (float64, float64) {
+			near := nearOf([]vector.Hit{{ID: "owned_by", Similarity: 0.9}, {ID: "reports_to", Similarity: 0.89}, {ID: "port", Similarity: 0.8}},
+				map[string]bool{"owned_by": true, "reports_to": true, "port": true}, w.Predicate.NearMargin)
+			return near["reports_to"], near["port"]
+		}},
 		// The fact answering a question that names its entity and
 		// predicate ranks above the entity's card.
 		{"predicate.answer", func(w *Weights) { w.Predicate.Answer = 1 }, settleCase},
@@ -140,6 +155,16 @@ func weightCases() []weightCase {
 		{"vector.k", func(w *Weights) { w.Vector.K = 1 },
 			facts(factFeatures{VectorRank: 5}, factFeatures{BM25: 0.3, BM25Rank: 1})},
 
+		// The episode list reaches a second topic before a near copy of
+		// the first.
+		{"vector.mmr_lambda", func(w *Weights) { w.Vector.MMR = 1 }, func(w *Weights) (float64, float64) {
+			list := []vector.Hit{{ID: "pottery", Similarity: 0.9}, {ID: "pottery again", Similarity: 0.89}, {ID: "camping", Similarity: 0.8}}
+			same := func(ids []string) [][]float64 {
+				return [][]float64{{1, 1, 0}, {1, 1, 0}, {0, 0, 1}}
+			}
+			order := marginal(list, same, 3, w.Vector.MMR)
+			return -float64(slices.Index(order, "camping")), -float64(slices.Index(order, "pottery again"))
+		}},
 		// A turn that tells, above a question about the same words; a
 		// long turn above a short one.
 		{"episode.question", func(w *Weights) { w.Episode.Question = 0 }, priors(search.Hit{Score: 1, Words: 40},
