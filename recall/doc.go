@@ -123,11 +123,12 @@
 //	          predicate (0–1: a phrase of its name, synonyms or lexicon
 //	          words counts Name, a word of its description Description
 //	          (0.35), × (1 − Explained + Explained·share of the question's
-//	          words explained), Explained 0.25; with embeddings at least 0.7 for the predicate nearest
-//	          to the question in meaning among the named entities' ones,
-//	          less for one within 0.015 of its similarity); local = the share of the question's words the fact
-//	          holds, weighed by their rarity among the entity's facts
-//	          (Local 0.35). A fact touching no named entity has its
+//	          words explained), Explained 0.25; with embeddings at least
+//	          Near (0.7) for the predicate nearest to the question in
+//	          meaning among the named entities' ones, less for one within
+//	          NearMargin (0.015) of its similarity); local = the share of
+//	          the question's words the fact holds, weighed by their rarity
+//	          among the entity's facts (Local 0.35). A fact touching no named entity has its
 //	          bm25 · (1 + PredicateOnly·predicate), PredicateOnly 0.5
 //	S       = the best BM25 score of the query (at least 1): a fact reached
 //	          only through the graph ranks among the textual matches
@@ -154,13 +155,13 @@
 //	          · (1 + Date) if it happened in a period the query names (or ≤ 7
 //	          days after)
 //	          + Session·session, all · form
-//	turn    = its BM25 score (+ 0.5·B·vec for its rank among the episodes
+//	turn    = its BM25 score (+ Vector.Episode·B·vec for its rank among the episodes
 //	          nearest in meaning, B the best BM25 score itself: S would
 //	          let the list outweigh every word of the question, as BM25
 //	          scores of turns are far below 1; when the question names a
 //	          speaker, that speaker's turns are ranked among themselves,
 //	          and those turns, or all when none is named, in the order of
-//	          maximal marginal relevance, λ = 0.8, so that the list
+//	          maximal marginal relevance, λ = Vector.MMR (0.8), so that the list
 //	          reaches more of what the person asked about said),
 //	          · (1 + TimeWords) if it places something in time
 //	          ("yesterday", "last May", "去年"): such a turn tells what
