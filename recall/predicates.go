@@ -403,7 +403,7 @@ func (c *candidates) settle() {
 		cur := c.validVersion(it.fact)
 		if cur != nil && it.score >= below*cur.score {
 			it.score = below * cur.score
-			it.why.add("below_current", 1)
+			it.explain.add("below_current", 1)
 		}
 	}
 	if !c.p.wants(search.TypeFact) {
@@ -424,7 +424,7 @@ func (c *candidates) settle() {
 	for id := range c.linked {
 		if en := c.entities[id]; en != nil && en.score >= answer.score {
 			en.score = below * answer.score
-			en.why.add("below_answer", 1)
+			en.explain.add("below_answer", 1)
 		}
 	}
 }

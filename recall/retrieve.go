@@ -48,12 +48,12 @@ const (
 // item is one ranked candidate: what the sources measured of it (ff for
 // a fact, ef for an entity), its score and the explanation of the score.
 type item struct {
-	typ   string
-	id    string
-	score float64
-	ff    factFeatures
-	ef    entityFeatures
-	why   explanation
+	typ     string
+	id      string
+	score   float64
+	ff      factFeatures
+	ef      entityFeatures
+	explain explanation
 	// signals are an episode's inputs, as rankEpisodes measured them.
 	signals map[string]float64
 
@@ -96,7 +96,7 @@ func (it *item) signalMap() map[string]float64 {
 		}
 		return it.signals
 	}
-	return it.why.signals()
+	return it.explain.signals()
 }
 
 func (c *candidates) ranked() []*item {
@@ -486,13 +486,13 @@ func (c *candidates) describeFacts(o *ontology.Ontology) {
 // BM25 score of the query, at least 1.
 func (c *candidates) scoreFacts(scale float64) {
 	for _, it := range c.facts {
-		it.score, it.why = scoreFact(c.w, scale, &it.ff)
+		it.score, it.explain = scoreFact(c.w, scale, &it.ff)
 	}
 }
 
 // scoreEntities scores every entity candidate (scoreEntity).
 func (c *candidates) scoreEntities(scale float64) {
 	for _, it := range c.entities {
-		it.score, it.why = scoreEntity(c.w, scale, &it.ef)
+		it.score, it.explain = scoreEntity(c.w, scale, &it.ef)
 	}
 }
