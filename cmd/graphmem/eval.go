@@ -29,13 +29,16 @@ func runEval(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "extract" {
 		return runEvalExtract(ctx, args[1:])
 	}
+	if len(args) > 0 && args[0] == "gen-conversations" {
+		return runGenConversations(args[1:])
+	}
 	if len(args) == 0 || args[0] != "locomo" {
-		return fmt.Errorf("usage: graphmem eval locomo [--data DIR] [--part test|dev|all] [--k 5,10,20] [--misses] [--json]\n       graphmem eval catalog [--seed N] [--questions N] [--misses] [--json]\n       graphmem eval scenarios [--misses] [--json]\n       graphmem eval extract [--gold FILE] [--misses] [--json]")
+		return fmt.Errorf("usage: graphmem eval locomo [--data DIR] [--part test|dev|all] [--k 5,10,20] [--misses] [--json]\n       graphmem eval gen-conversations --out DIR [--dev-seed N] [--test-seed N] [--conversations N]\n       graphmem eval tune [--conversations DIR] [--out FILE]\n       graphmem eval catalog [--seed N] [--questions N] [--misses] [--json]\n       graphmem eval scenarios [--misses] [--json]\n       graphmem eval extract [--gold FILE] [--misses] [--json]")
 	}
 	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
-	data := fs.String("data", "../shared/data/locomo", "folder of LoCoMo conversations (*.json)")
+	data := fs.String("data", "../shared/data/locomo", "folder of LoCoMo conversations (*.json; parts.json names each part's, else LoCoMo's split)")
 	ks := fs.String("k", "5,10,20", "cut-offs of recall@k")
-	part := fs.String("part", eval.PartTest, "conversations: test (42, 43, 44, 47: reported), dev (26, 30, 41: tuned on) or all")
+	part := fs.String("part", eval.PartTest, "conversations: test (LoCoMo's 42, 43, 44, 47: reported), dev (26, 30, 41: tuned on) or all")
 	asJSON := fs.Bool("json", false, "print only the JSON object")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	cache := fs.String("embed-cache", "", "file keeping the vectors of texts embedded by earlier runs (with an embedding model)")
@@ -89,6 +92,29 @@ measured with the vector list too.`, modelSettings)
 		return err
 	}
 	return printReport(rep, *asJSON)
+}
+
+// runGenConversations is `graphmem eval gen-conversations`: writes the
+// coding-assistant conversations (eval.WriteConversations) for eval locomo.
+func runGenConversations(args []string) error {
+	fs := flag.NewFlagSet("eval gen-conversations", flag.ContinueOnError)
+	out := fs.String("out", "", "folder to write the conversations and parts.json into (required)")
+	dev := fs.Uint64("dev-seed", eval.ConversationsDevSeed, "seed of the dev part (tuned on)")
+	test := fs.Uint64("test-seed", eval.ConversationsTestSeed, "seed of the test part (reported)")
+	n := fs.Int("conversations", eval.ConversationsPerPart, "conversations per part")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return fmt.Errorf("--out: required")
+	}
+	if *n < 1 {
+		return fmt.Errorf("--conversations: at least 1, not %d", *n)
+	}
+	if *dev == *test {
+		return fmt.Errorf("--test-seed: must differ from --dev-seed (%d)", *dev)
+	}
+	return eval.WriteConversations(*out, *dev, *test, *n)
 }
 
 // progress returns a progress callback drawing a bar, and the function
