@@ -44,6 +44,7 @@ func runEval(ctx context.Context, args []string) error {
 	cache := fs.String("embed-cache", "", "file keeping the vectors of texts embedded by earlier runs (with an embedding model)")
 	also := fs.String("embed-also", "", "more base URLs serving the same embedding model, comma-separated: the turns are embedded by all at once")
 	misses := fs.Bool("misses", false, "print each question whose evidence is not all in the first 10 results (tune on the dev part only)")
+	weights := fs.String("weights", "", "weights file (JSON, as graphmem eval tune writes it) instead of the defaults")
 	resolve := configFlags(fs, `eval locomo [--data DIR] [--part test|dev|all] [--k 5,10,20] [--misses] [--json]
 
 Evidence recall@k on LoCoMo through search, next to plain BM25 over turns, with
@@ -70,6 +71,13 @@ measured with the vector list too.`, modelSettings)
 		cut = append(cut, k)
 	}
 	o := eval.Options{DataDir: *data, Ks: cut, Part: *part}
+	if *weights != "" {
+		w, err := eval.ReadWeights(*weights)
+		if err != nil {
+			return fmt.Errorf("--weights: %w", err)
+		}
+		o.Weights, o.VectorWeights = &w.Episode, &w.Vector
+	}
 	if *misses {
 		o.Misses, o.NoAblation = os.Stdout, true
 	}
