@@ -66,3 +66,17 @@ func TestWriteConversations(t *testing.T) {
 		}
 	}
 }
+
+func TestTuneObjective(t *testing.T) {
+	// Every row kept: the mean gain.
+	if got := objective([][2]float64{{1.2, 1.1}, {1.0, 1.04}}); got < 1.085-1e-9 || got > 1.085+1e-9 {
+		t.Fatalf("feasible: %v", got)
+	}
+	// A corpus below its BM25-alone row ranks below any feasible weights,
+	// by how far it falls.
+	bad := objective([][2]float64{{1.5, 1.5}, {0.98, 1.01}})
+	worse := objective([][2]float64{{1.5, 1.5}, {0.95, 1.01}})
+	if bad >= 0 || worse >= bad {
+		t.Fatalf("infeasible: %v, worse %v", bad, worse)
+	}
+}
