@@ -122,10 +122,10 @@ func vectorCoordinates() []coordinate {
 
 // tuneCorpus is one conversation corpus's dev part, loaded once.
 type tuneCorpus struct {
-	name     string
-	c        *corpus
-	bm25     Scores // BM25 alone
-	ks       []int
+	name      string
+	c         *corpus
+	bm25      Scores // BM25 alone
+	ks        []int
 	questions int
 }
 
