@@ -139,7 +139,7 @@ type conversationShape struct {
 	// roles: the speakers are roles (user, assistant), not people a
 	// question could name.
 	roles bool
-	// chat: most turns are short (a median under chatWords words), as
+	// chat: the turns are short (under chatWords words on average), as
 	// between people; a coding assistant's answers are not.
 	chat bool
 }
@@ -147,21 +147,22 @@ type conversationShape struct {
 // chatWords: see conversationShape.chat.
 const chatWords = 40
 
-// shapeOf reads the shape of the conversation from its turns.
-func shapeOf(hits []search.Hit) conversationShape {
-	if len(hits) == 0 {
+// shapeOf reads the shape of the conversation from its turns: the
+// candidates and the turns of their best sessions. The mean, not the
+// median: half the turns of a coding assistant's conversation are a
+// user's short questions and thanks.
+func shapeOf(turns map[string]search.Hit) conversationShape {
+	if len(turns) == 0 {
 		return conversationShape{}
 	}
-	roles := true
-	words := make([]int, 0, len(hits))
-	for _, h := range hits {
+	roles, words := true, 0
+	for _, h := range turns {
 		if !isRole(h.Speaker) {
 			roles = false
 		}
-		words = append(words, h.Words)
+		words += h.Words
 	}
-	slices.Sort(words)
-	return conversationShape{roles: roles, chat: words[len(words)/2] < chatWords}
+	return conversationShape{roles: roles, chat: words < chatWords*len(turns)}
 }
 
 // isRole reports whether a speaker is a role rather than a name.
@@ -195,7 +196,7 @@ func (e *Engine) episodeFeatures(ctx context.Context, tx graph.Tx, c *candidates
 		// The index checks this too, except for known_at queries.
 		hits = slices.DeleteFunc(slices.Clone(hits), func(h search.Hit) bool { return h.Time.After(p.asOf) })
 	}
-	f := &episodeFeatures{turns: map[string]*turnFeatures{}, scale: scale, shape: shapeOf(hits)}
+	f := &episodeFeatures{turns: map[string]*turnFeatures{}, scale: scale}
 	byID := map[string]search.Hit{}
 	add := func(h search.Hit) *turnFeatures {
 		if t, ok := f.turns[h.ID]; ok {
@@ -247,6 +248,7 @@ func (e *Engine) episodeFeatures(ctx context.Context, tx graph.Tx, c *candidates
 		}
 		f.mentions = ms
 	}
+	f.shape = shapeOf(byID)
 	speakers := c.speakerKeys()
 	for id, t := range f.turns {
 		h := byID[id]
@@ -307,10 +309,10 @@ type episodeScore struct {
 // form (a question, a short turn) says how likely it holds an answer.
 //
 // Gates: in a conversation between roles (user and assistant) no speaker
-// is named; outside chat (most turns long, as a coding assistant's) a
-// question is where a user tells the setting it asks about, so neither
-// the Question prior nor the Answer share apply (the turn after a
-// question gets Prev), and length says little (no Length prior).
+// is named; outside chat (long turns, as a coding assistant's) a question
+// is where the user tells the setting it asks about, and the long answer
+// after it only repeats it, so the turn after a question gets Prev, not
+// Answer.
 func scoreEpisodes(w EpisodeWeights, f *episodeFeatures) map[string]episodeScore {
 	out := make(map[string]episodeScore, len(f.turns))
 	signal := func(id, k string, v float64) {
@@ -402,7 +404,7 @@ func scoreEpisodes(w EpisodeWeights, f *episodeFeatures) map[string]episodeScore
 	}
 	for id, v := range final {
 		if v > 0 {
-			if p := w.prior(f.turns[id], f.shape); p != 1 {
+			if p := w.prior(f.turns[id]); p != 1 {
 				v *= p
 				signal(id, "prior", p)
 			}
@@ -418,11 +420,10 @@ func scoreEpisodes(w EpisodeWeights, f *episodeFeatures) map[string]episodeScore
 }
 
 // prior is what a turn's form says of its chance to hold what a question
-// asks: in chat, a question and a short turn less often do.
-func (w EpisodeWeights) prior(t *turnFeatures, shape conversationShape) float64 {
-	if !shape.chat {
-		return 1
-	}
+// asks: a question and a short turn less often do (in chat and in a
+// coding assistant's conversation alike: a short turn there is thanks or
+// a generic question).
+func (w EpisodeWeights) prior(t *turnFeatures) float64 {
 	f := 1.0
 	if t.question {
 		f *= 1 - w.Question

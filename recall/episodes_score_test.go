@@ -13,20 +13,28 @@ import (
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
 func TestShapeOf(t *testing.T) {
+	turns := func(hs ...search.Hit) map[string]search.Hit {
+		out := map[string]search.Hit{}
+		for i, h := range hs {
+			out[string(rune('a'+i))] = h
+		}
+		return out
+	}
 	hit := func(speaker string, words int) search.Hit { return search.Hit{Speaker: speaker, Words: words} }
 	for _, tc := range []struct {
 		name        string
-		hits        []search.Hit
+		turns       map[string]search.Hit
 		roles, chat bool
 	}{
-		{"people chatting", []search.Hit{hit("caroline", 12), hit("melanie", 20), hit("caroline", 90)}, false, true},
-		{"user and assistant, long answers", []search.Hit{hit("user", 25), hit("assistant", 140), hit("assistant", 120)}, true, false},
-		{"user and assistant, short turns", []search.Hit{hit("user", 8), hit("assistant", 15), hit("user", 60)}, true, true},
-		{"one named speaker among roles", []search.Hit{hit("user", 8), hit("bob", 15)}, false, true},
+		{"people chatting", turns(hit("caroline", 12), hit("melanie", 20), hit("caroline", 70)), false, true},
+		// Short questions and thanks outnumber the long answers.
+		{"user and assistant, long answers", turns(hit("user", 12), hit("assistant", 140), hit("user", 3), hit("user", 9), hit("assistant", 120)), true, false},
+		{"user and assistant, short turns", turns(hit("user", 8), hit("assistant", 15), hit("user", 60)), true, true},
+		{"one named speaker among roles", turns(hit("user", 8), hit("bob", 15)), false, true},
 		{"nothing", nil, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := shapeOf(tc.hits); got.roles != tc.roles || got.chat != tc.chat {
+			if got := shapeOf(tc.turns); got.roles != tc.roles || got.chat != tc.chat {
 				t.Fatalf("got %+v, want roles %v chat %v", got, tc.roles, tc.chat)
 			}
 		})
@@ -104,28 +112,26 @@ func TestScoreEpisodes_SpeakerGate(t *testing.T) {
 	}
 }
 
-func TestScoreEpisodes_PriorGate(t *testing.T) {
+func TestScoreEpisodes_Prior(t *testing.T) {
 	f := &episodeFeatures{turns: map[string]*turnFeatures{
 		"ask":   {bm25: 1, hit: true, question: true, words: 15},
 		"short": {bm25: 1, hit: true, words: 6},
 		"long":  {bm25: 1, hit: true, words: 80},
-	}, shape: conversationShape{chat: true}}
+	}}
 	w := EpisodeWeights{Question: 0.3, Length: 0.5}
 	got := scoreEpisodes(w, f)
 	if want := (1 - 0.3) * (1 - 0.5*(1-15.0/lengthFull)); !near(got["ask"].score, want) {
-		t.Fatalf("question in chat: %+v, want %v", got["ask"], want)
+		t.Fatalf("question: %+v, want %v", got["ask"], want)
 	}
 	if want := 1 - 0.5*(1-6.0/lengthFull); !near(got["short"].score, want) {
-		t.Fatalf("short turn in chat: %+v, want %v", got["short"], want)
+		t.Fatalf("short turn: %+v, want %v", got["short"], want)
 	}
-	if !near(got["long"].score, 1) {
+	if !near(got["long"].score, 1) || got["long"].signals["prior"] != 0 {
 		t.Fatalf("long turn: %+v", got["long"])
 	}
-	// Outside chat a turn's form says nothing.
-	f.shape.chat = false
-	for id, s := range scoreEpisodes(w, f) {
+	for id, s := range scoreEpisodes(EpisodeWeights{}, f) {
 		if !near(s.score, 1) || s.signals["prior"] != 0 {
-			t.Fatalf("%s weighed by its form outside chat: %+v", id, s)
+			t.Fatalf("%s weighed by its form with the prior off: %+v", id, s)
 		}
 	}
 }
