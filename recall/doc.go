@@ -129,8 +129,11 @@
 //	          (its rank among the entities nearest in meaning)
 //	episode = (turn + Prev·previous turn + Next·next turn + Mention·mentions)
 //	          — Answer instead of Prev when the previous turn asks a
-//	          question (holds "?"): the turn answers it
-//	          · (1 + Speaker) if the query names the speaker
+//	          question (holds "?") in chat (turns under 40 words on
+//	          average): the turn answers it; a coding assistant's long
+//	          answer after a user's question only repeats it
+//	          · (1 + Speaker) if the query names the speaker (never when
+//	          the speakers are roles: user, assistant)
 //	          · (1 + Date) if it happened in a period the query names (or ≤ 7
 //	          days after)
 //	          + Session·session, all · form
@@ -165,11 +168,18 @@
 // The turns of the five best sessions are all scored, so a reply that shares
 // no word with the query is reached through the question before it; the
 // mention graph (episode → entity → episode) reaches turns of other
-// sessions that speak of the same rare names and things. The weights are
-// EpisodeWeights (DefaultEpisodeWeights: chosen on the dev part of LoCoMo
-// and reported on its test part, package eval); a zero weight turns its
-// signal off, which is how graphmem eval locomo prints its ablation. The
-// vector list's weights (0.5, 0.3, 0.5 above; k = 10) are VectorWeights.
+// sessions that speak of the same rare names and things. Feature
+// extraction (episodeFeatures: what the index knows of the candidate
+// turns) is apart from scoring (scoreEpisodes, pure). The weights are
+// EpisodeWeights; a zero weight turns its signal off, which is how
+// graphmem eval locomo prints its ablation. The vector list's weights
+// (0.5, 0.3, 0.5 above; k = 10) are VectorWeights. DefaultEpisodeWeights
+// were fitted by graphmem eval tune on dev parts only, of conversations
+// of two shapes (LoCoMo's people chatting, a coding assistant's long
+// answers) and the service catalog, so that no corpus falls below its
+// BM25-alone row; re-fit them with graphmem eval tune --out FILE and
+// copy the file's figures here (or load it: graphmem eval locomo
+// --weights FILE).
 //
 // Tokens are estimated without a tokenizer (EstimateTokens): one per CJK
 // character plus one per four other characters.
