@@ -40,6 +40,9 @@ type CatalogOptions struct {
 	// Embeddings, when set, adds graphmem with the vector list to the
 	// report (the same questions, the same store and search index).
 	Embeddings *Embeddings
+	// VectorWeights replace recall.DefaultVectorWeights with the vector
+	// list (for tuning on TuneSeed).
+	VectorWeights *recall.VectorWeights
 }
 
 // CatalogScores are the figures of one system on the catalog questions.
@@ -148,7 +151,8 @@ func Catalog(ctx context.Context, o CatalogOptions) (CatalogReport, error) {
 			return CatalogReport{}, err
 		}
 		rep.Embedding = &cost
-		engV = &recall.Engine{Store: store, Index: idx, Vectors: vec.Index, VectorWait: vectorWait, Ontology: onto, Now: clock}
+		engV = &recall.Engine{Store: store, Index: idx, Vectors: vec.Index, VectorWait: vectorWait, Ontology: onto, Now: clock,
+			Weights: weightsWith(recall.DefaultEpisodeWeights, o.VectorWeights)}
 		defer engV.Close()
 	}
 

@@ -32,8 +32,7 @@ type Options struct {
 	// WorkDir receives the store and the index; a temporary folder,
 	// removed afterwards, when empty.
 	WorkDir string
-	// Progress, when set, is called after each conversation is loaded and
-	// after each question.
+	// Progress, when set, is called after each question.
 	Progress func(done, total int)
 	// Part is PartDev, PartTest (the default) or PartAll.
 	Part string
@@ -202,6 +201,45 @@ func parseSessionDate(s string) (time.Time, error) {
 	return time.Time{}, fmt.Errorf("unreadable session date %q", s)
 }
 
+// partsFile, in a folder of conversations, names the conversations of
+// each part ({"dev": ["26", …], "test": […]}); a folder without one is
+// LoCoMo's, split as Parts says.
+const partsFile = "parts.json"
+
+// partFiles returns the conversation files of a part of the folder dir,
+// in name order.
+func partFiles(dir, part string) ([]string, error) {
+	parts := Parts
+	if b, err := os.ReadFile(filepath.Join(dir, partsFile)); err == nil {
+		parts = nil
+		if err := json.Unmarshal(b, &parts); err != nil {
+			return nil, entity.Errorf(entity.EINVALID, "%s: %v", filepath.Join(dir, partsFile), err)
+		}
+	} else if !os.IsNotExist(err) {
+		return nil, err
+	}
+	names, ok := parts[part]
+	if !ok && part != PartAll {
+		return nil, entity.Errorf(entity.EINVALID, "part must be dev, test or all, not %q", part)
+	}
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	files = slices.DeleteFunc(files, func(f string) bool { return filepath.Base(f) == partsFile })
+	if err != nil || len(files) == 0 {
+		return nil, entity.Errorf(entity.ENOTFOUND, "no conversations (*.json) in %s", dir)
+	}
+	sort.Strings(files)
+	if names == nil {
+		return files, nil
+	}
+	files = slices.DeleteFunc(files, func(f string) bool {
+		return !slices.Contains(names, strings.TrimSuffix(filepath.Base(f), ".json"))
+	})
+	if len(files) != len(names) {
+		return nil, entity.Errorf(entity.ENOTFOUND, "the %s part needs conversations %v in %s", part, names, dir)
+	}
+	return files, nil
+}
+
 // evidence splits the evidence ids ("D1:3", or several joined by ";").
 func (q *question) evidence() []string {
 	var out []string
@@ -230,35 +268,12 @@ func LoCoMo(ctx context.Context, o Options) (Report, error) {
 	}
 	ks := slices.Clone(o.Ks)
 	slices.Sort(ks)
-	maxK := ks[len(ks)-1]
-	if maxK > recall.MaxSearchLimit {
+	if ks[len(ks)-1] > recall.MaxSearchLimit {
 		return Report{}, entity.Errorf(entity.EINVALID, "k at most %d", recall.MaxSearchLimit)
 	}
 	if o.Part == "" {
 		o.Part = PartTest
 	}
-	part, ok := Parts[o.Part]
-	if !ok && o.Part != PartAll {
-		return Report{}, entity.Errorf(entity.EINVALID, "part must be dev, test or all, not %q", o.Part)
-	}
-	files, err := filepath.Glob(filepath.Join(o.DataDir, "*.json"))
-	if err != nil || len(files) == 0 {
-		return Report{}, entity.Errorf(entity.ENOTFOUND, "no LoCoMo conversations (*.json) in %s", o.DataDir)
-	}
-	sort.Strings(files)
-	if part != nil {
-		files = slices.DeleteFunc(files, func(f string) bool {
-			return !slices.Contains(part, strings.TrimSuffix(filepath.Base(f), ".json"))
-		})
-		if len(files) != len(part) {
-			return Report{}, entity.Errorf(entity.ENOTFOUND, "the %s part needs conversations %v in %s", o.Part, part, o.DataDir)
-		}
-	}
-	w, err := openWorkspace(o.WorkDir, "graphmem-locomo-")
-	if err != nil {
-		return Report{}, err
-	}
-	defer w.close()
 	weights := recall.DefaultEpisodeWeights
 	if o.Weights != nil {
 		weights = *o.Weights
@@ -269,136 +284,226 @@ func LoCoMo(ctx context.Context, o Options) (Report, error) {
 	if o.NoAblation {
 		configs = configs[len(configs)-1:]
 	}
-	engines := make([]*recall.Engine, len(configs))
+	c, err := loadCorpus(ctx, o.DataDir, o.Part, o.WorkDir, o.Embeddings)
+	if err != nil {
+		return Report{}, err
+	}
+	defer c.close()
+	var engines []*recall.Engine
 	for i := range configs {
-		engines[i] = &recall.Engine{Store: w.store, Index: w.index, Weights: weightsWith(configs[i].weights, nil)}
-		defer engines[i].Close()
+		engines = append(engines, &recall.Engine{Store: c.w.store, Index: c.w.index, Weights: weightsWith(configs[i].weights, nil)})
 	}
 	// With embeddings: the reported configuration once more, with the
 	// vector list.
-	var vec *vectors
 	var engV *recall.Engine
-	var tallyV *tally
-	var latV []float64
-	if o.Embeddings != nil {
-		if vec, err = newVectors(*o.Embeddings, w.dir); err != nil {
-			return Report{}, err
-		}
-		defer vec.Close()
-		engV = &recall.Engine{Store: w.store, Index: w.index, Weights: weightsWith(weights, o.VectorWeights), Vectors: vec.Index,
+	if c.vec != nil {
+		engV = &recall.Engine{Store: c.w.store, Index: c.w.index, Weights: weightsWith(weights, o.VectorWeights), Vectors: c.vec.Index,
 			VectorWait: vectorWait, VectorTimeout: vectorWait}
-		defer engV.Close()
-		tallyV = newTally(ks)
+		engines = append(engines, engV)
 	}
-
-	var convs []conversation
-	total := 0
-	for _, f := range files {
-		c, err := loadConversation(f)
-		if err != nil {
-			return Report{}, err
+	defer func() {
+		for _, e := range engines {
+			e.Close()
 		}
-		convs = append(convs, c)
-		for _, q := range c.questions {
-			if Categories[q.Category] != "" && len(q.evidence()) > 0 {
-				total++
-			}
-		}
+	}()
+	res, err := c.ask(ctx, engines, ks, askOptions{misses: o.Misses, missK: o.MissK, progress: o.Progress})
+	if err != nil {
+		return Report{}, err
 	}
-	rep := Report{Ks: ks, Part: o.Part, Conversations: len(convs), PerCategory: map[string]int{}, Weights: weights}
-	for _, c := range convs {
-		rep.ConversationNames = append(rep.ConversationNames, c.name)
+	rep := Report{Ks: ks, Part: o.Part, Conversations: len(c.convs), PerCategory: c.perCategory(), Weights: weights,
+		Questions: c.questions(), Turns: c.turns()}
+	for _, cv := range c.convs {
+		rep.ConversationNames = append(rep.ConversationNames, cv.name)
 	}
-	tallies := make([]*tally, len(configs))
-	for i := range tallies {
-		tallies[i] = newTally(ks)
-	}
-	base := newTally(ks)
-	var lat []float64
-	done := 0
-	for _, c := range convs {
-		scope := "locomo:" + c.name
-		turnOf, err := loadEpisodes(ctx, w.store, scope, c.turns)
-		if err != nil {
-			return Report{}, err
-		}
-		if _, err := w.index.Sync(ctx, w.store); err != nil {
-			return Report{}, err
-		}
-		if vec != nil {
-			if err := vec.catchUp(ctx, w.store); err != nil {
-				return Report{}, err
-			}
-		}
-		rep.Turns += len(c.turns)
-		docs := make([]string, len(c.turns))
-		for i, t := range c.turns {
-			docs[i] = t.Speaker + ": " + t.content() // the text graphmem indexes
-		}
-		baseline := newBM25(docs)
-		for _, q := range c.questions {
-			ev := q.evidence()
-			if Categories[q.Category] == "" || len(ev) == 0 {
-				continue
-			}
-			for i, eng := range engines {
-				start := time.Now()
-				res, err := eng.Search(ctx, scope, recall.SearchRequest{Query: q.Question, Limit: maxK})
-				if err != nil {
-					return Report{}, err
-				}
-				if i == len(engines)-1 {
-					lat = append(lat, float64(time.Since(start).Microseconds())/1000)
-				}
-				got := retrievedTurns(res, turnOf)
-				tallies[i].add(q.Category, ev, got)
-				if i == len(engines)-1 && engV == nil && o.Misses != nil {
-					missedTurns(o.Misses, &c, q, got, o.MissK)
-				}
-			}
-			if engV != nil {
-				start := time.Now()
-				res, err := engV.Search(ctx, scope, recall.SearchRequest{Query: q.Question, Limit: maxK})
-				if err != nil {
-					return Report{}, err
-				}
-				latV = append(latV, float64(time.Since(start).Microseconds())/1000)
-				got := retrievedTurns(res, turnOf)
-				tallyV.add(q.Category, ev, got)
-				if o.Misses != nil {
-					missedTurns(o.Misses, &c, q, got, o.MissK)
-				}
-			}
-			var bl []string
-			for _, i := range baseline.rank(q.Question)[:min(maxK, len(c.turns))] {
-				bl = append(bl, c.turns[i].DiaID)
-			}
-			base.add(q.Category, ev, bl)
-			rep.PerCategory[strconv.Itoa(q.Category)]++
-			done++
-			if o.Progress != nil {
-				o.Progress(done, total)
-			}
-		}
-	}
-	rep.Questions = done
-	rep.Result, rep.Baseline = tallies[len(tallies)-1].result(), base.result()
+	rep.Baseline = c.baseline(ks).result()
 	for i, cfg := range configs {
-		rep.Ablation = append(rep.Ablation, AblationRow{Name: cfg.name, Result: tallies[i].result()})
+		rep.Ablation = append(rep.Ablation, AblationRow{Name: cfg.name, Result: res[i].result()})
 	}
-	rep.SearchP50Ms, rep.SearchP95Ms = percentile(lat, 50), percentile(lat, 95)
-	if vec != nil {
-		r := tallyV.result()
+	last := res[len(configs)-1]
+	rep.Result = last.result()
+	rep.SearchP50Ms, rep.SearchP95Ms = percentile(last.latency, 50), percentile(last.latency, 95)
+	if engV != nil {
+		tv := res[len(res)-1]
+		r := tv.result()
 		rep.Vectors = &r
-		rep.VectorsSearchP50Ms, rep.VectorsSearchP95Ms = percentile(latV, 50), percentile(latV, 95)
+		rep.VectorsSearchP50Ms, rep.VectorsSearchP95Ms = percentile(tv.latency, 50), percentile(tv.latency, 95)
 		_, rep.VectorsMissed = engV.VectorUse()
-		cost, err := vec.cost()
+		cost, err := c.vec.cost()
 		if err != nil {
 			return Report{}, err
 		}
 		rep.Embedding = &cost
 	}
 	return rep, nil
+}
+
+// corpus is a part of a folder of conversations loaded into a workspace,
+// each conversation in its own scope, ready to be asked.
+type corpus struct {
+	w     *workspace
+	vec   *vectors // nil without embeddings
+	convs []loadedConversation
+}
+
+type loadedConversation struct {
+	conversation
+	scope  string
+	turnOf map[string]string // episode id → dia_id
+}
+
+// loadCorpus reads the conversations of a part of dir and writes them as
+// episodes into a workspace (in workDir; a temporary one when empty),
+// embedding them too when emb is set.
+func loadCorpus(ctx context.Context, dir, part, workDir string, emb *Embeddings) (*corpus, error) {
+	files, err := partFiles(dir, part)
+	if err != nil {
+		return nil, err
+	}
+	w, err := openWorkspace(workDir, "graphmem-locomo-")
+	if err != nil {
+		return nil, err
+	}
+	c := &corpus{w: w}
+	if emb != nil {
+		if c.vec, err = newVectors(*emb, w.dir); err != nil {
+			c.close()
+			return nil, err
+		}
+	}
+	for _, f := range files {
+		cv, err := loadConversation(f)
+		if err != nil {
+			c.close()
+			return nil, err
+		}
+		l := loadedConversation{conversation: cv, scope: "locomo:" + cv.name}
+		if l.turnOf, err = loadEpisodes(ctx, w.store, l.scope, cv.turns); err != nil {
+			c.close()
+			return nil, err
+		}
+		if _, err := w.index.Sync(ctx, w.store); err != nil {
+			c.close()
+			return nil, err
+		}
+		if c.vec != nil {
+			if err := c.vec.catchUp(ctx, w.store); err != nil {
+				c.close()
+				return nil, err
+			}
+		}
+		c.convs = append(c.convs, l)
+	}
+	return c, nil
+}
+
+func (c *corpus) close() {
+	if c.vec != nil {
+		c.vec.Close()
+	}
+	c.w.close()
+}
+
+// scored reports whether q is scored: of categories 1–4, with evidence.
+func (q *question) scored() bool { return Categories[q.Category] != "" && len(q.evidence()) > 0 }
+
+func (c *corpus) questions() int {
+	n := 0
+	for _, cv := range c.convs {
+		for _, q := range cv.questions {
+			if q.scored() {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func (c *corpus) perCategory() map[string]int {
+	out := map[string]int{}
+	for _, cv := range c.convs {
+		for _, q := range cv.questions {
+			if q.scored() {
+				out[strconv.Itoa(q.Category)]++
+			}
+		}
+	}
+	return out
+}
+
+func (c *corpus) turns() int {
+	n := 0
+	for _, cv := range c.convs {
+		n += len(cv.turns)
+	}
+	return n
+}
+
+// baseline is plain BM25 over the turns of each conversation.
+func (c *corpus) baseline(ks []int) *tally {
+	t := newTally(ks)
+	maxK := ks[len(ks)-1]
+	for _, cv := range c.convs {
+		docs := make([]string, len(cv.turns))
+		for i, tn := range cv.turns {
+			docs[i] = tn.Speaker + ": " + tn.content() // the text graphmem indexes
+		}
+		b := newBM25(docs)
+		for _, q := range cv.questions {
+			if !q.scored() {
+				continue
+			}
+			var got []string
+			for _, i := range b.rank(q.Question)[:min(maxK, len(cv.turns))] {
+				got = append(got, cv.turns[i].DiaID)
+			}
+			t.add(q.Category, q.evidence(), got)
+		}
+	}
+	return t
+}
+
+// askOptions: misses of the last engine are written to misses (cut-off
+// missK); progress is called after each question.
+type askOptions struct {
+	misses   io.Writer
+	missK    int
+	progress func(done, total int)
+}
+
+// ask puts every scored question to each engine and tallies recall@k of
+// each, with its search latencies.
+func (c *corpus) ask(ctx context.Context, engines []*recall.Engine, ks []int, o askOptions) ([]*tally, error) {
+	out := make([]*tally, len(engines))
+	for i := range out {
+		out[i] = newTally(ks)
+	}
+	maxK, total, done := ks[len(ks)-1], c.questions(), 0
+	for ci := range c.convs {
+		cv := &c.convs[ci]
+		for _, q := range cv.questions {
+			if !q.scored() {
+				continue
+			}
+			for i, eng := range engines {
+				start := time.Now()
+				res, err := eng.Search(ctx, cv.scope, recall.SearchRequest{Query: q.Question, Limit: maxK})
+				if err != nil {
+					return nil, err
+				}
+				out[i].latency = append(out[i].latency, float64(time.Since(start).Microseconds())/1000)
+				got := retrievedTurns(res, cv.turnOf)
+				out[i].add(q.Category, q.evidence(), got)
+				if i == len(engines)-1 && o.misses != nil {
+					missedTurns(o.misses, &cv.conversation, q, got, o.missK)
+				}
+			}
+			done++
+			if o.progress != nil {
+				o.progress(done, total)
+			}
+		}
+	}
+	return out, nil
 }
 
 // missedTurns writes q to w when an evidence turn is not among the first k
@@ -485,9 +590,13 @@ func loadEpisodes(ctx context.Context, store graph.Store, scope string, turns []
 	eps := make([]entity.Episode, len(turns))
 	for i, t := range turns {
 		id := uuid.Must(uuid.NewV7()).String() // sorts by creation: turn order within a session
+		role := entity.RoleUser
+		if t.Speaker == entity.RoleAssistant { // a user/assistant conversation, as an agent sends it
+			role = entity.RoleAssistant
+		}
 		eps[i] = entity.Episode{
 			ID: id, Scope: scope, Kind: entity.KindMessage, Content: t.content(), Speaker: t.Speaker,
-			Role: entity.RoleUser, ReferenceTime: t.date, RecordedAt: now, SourceKind: entity.UserExplicit,
+			Role: role, ReferenceTime: t.date, RecordedAt: now, SourceKind: entity.UserExplicit,
 			Status:   entity.EpisodeDone,
 			Metadata: map[string]any{"dia_id": t.DiaID, "session_id": "session_" + strconv.Itoa(t.session)},
 		}
@@ -521,6 +630,7 @@ type tally struct {
 	ks        []int
 	sum, prec map[int][]float64 // category (0: all) → per-k sums
 	count     map[int]int
+	latency   []float64 // ms of each search
 }
 
 func newTally(ks []int) *tally {

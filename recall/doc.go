@@ -150,8 +150,11 @@
 //	          0.75) + Vector.Entity·S·vec
 //	episode = (turn + Prev·previous turn + Next·next turn + Mention·mentions)
 //	          — Answer instead of Prev when the previous turn asks a
-//	          question (holds "?"): the turn answers it
-//	          · (1 + Speaker) if the query names the speaker
+//	          question (holds "?") in chat (turns under 40 words on
+//	          average): the turn answers it; a coding assistant's long
+//	          answer after a user's question only repeats it
+//	          · (1 + Speaker) if the query names the speaker (never when
+//	          the speakers are roles: user, assistant)
 //	          · (1 + Date) if it happened in a period the query names (or ≤ 7
 //	          days after)
 //	          + Session·session, all · form
@@ -190,21 +193,26 @@
 // The turns of the five best sessions are all scored, so a reply that shares
 // no word with the query is reached through the question before it; the
 // mention graph (episode → entity → episode) reaches turns of other
-// sessions that speak of the same rare names and things. The weights are
-// EpisodeWeights (DefaultEpisodeWeights: chosen on the dev part of LoCoMo
-// and reported on its test part, package eval); a zero weight turns its
-// signal off, which is how graphmem eval locomo prints its ablation. The
-// vector list's weights are VectorWeights.
+// sessions that speak of the same rare names and things. Feature
+// extraction (episodeFeatures: what the index knows of the candidate
+// turns) is apart from scoring (scoreEpisodes, pure). The weights are
+// EpisodeWeights; a zero weight turns its signal off, which is how
+// graphmem eval locomo prints its ablation. The vector list's weights are
+// VectorWeights.
 //
-// Re-fitting the weights: graphmem eval tune searches Weights on the dev
-// parts only (LoCoMo 26, 30, 41, the catalog's tuning seed, a corpus of
-// another shape) and writes them as JSON for GRAPHMEM_RECALL_WEIGHTS or
-// DefaultWeights; figures are reported on the test parts. Every weight has
-// a test that moves a ranking its way and fails when the weight is
-// neutralised (weights_test.go), testdata/golden.json holds questions with
-// the result expected on top, and graphmem eval fails when a figure falls
-// more than 0.005 below eval/baseline.json (--write-baseline records a
-// deliberate change).
+// Re-fitting the weights: graphmem eval tune searches the episode (and,
+// with embeddings, vector) weights by coordinate descent on dev parts
+// only — LoCoMo 26, 30, 41, a coding assistant's conversations
+// (graphmem eval gen-conversations, dev seed) and the catalog's tuning
+// seed — so that no corpus falls below its BM25-alone row, and writes
+// them as JSON, which GRAPHMEM_RECALL_WEIGHTS (a file over
+// DefaultWeights) and graphmem eval locomo --weights read; copy a fit
+// worth keeping into DefaultEpisodeWeights. Figures are reported on the
+// test parts. Every weight has a test that moves a ranking its way and
+// fails when the weight is neutralised (weights_test.go),
+// testdata/golden.json holds questions with the result expected on top,
+// and graphmem eval fails when a figure falls more than 0.005 below
+// eval/baseline.json (--write-baseline records a deliberate change).
 //
 // Tokens are estimated without a tokenizer (EstimateTokens): one per CJK
 // character plus one per four other characters.

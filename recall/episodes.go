@@ -2,6 +2,7 @@ package recall
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -47,11 +48,12 @@ type EpisodeWeights struct {
 	Length float64 `json:"length"`
 }
 
-// DefaultEpisodeWeights were chosen on the dev part of LoCoMo (graphmem
-// eval locomo --part dev) and are reported on its test part.
+// DefaultEpisodeWeights were fitted by graphmem eval tune on the dev parts
+// of LoCoMo (26, 30, 41), of the coding-assistant conversations (seed 1)
+// and of the catalog (seed 1), and are reported on their test parts.
 var DefaultEpisodeWeights = EpisodeWeights{
-	TimeWords: 0.3, Prev: 0.2, Answer: 0.6, Next: 0.1, Session: 0.2, Speaker: 2, Date: 1.0, Mention: 0.25,
-	Question: 0.3, Length: 0.5,
+	TimeWords: 0.5, Prev: 0.2, Answer: 0.9, Next: 0.2, Session: 0.2, Speaker: 3, Date: 2, Mention: 0.1,
+	Question: 0.15, Length: 0.25,
 }
 
 // Limits of episode ranking.
@@ -70,162 +72,323 @@ const lengthFull = 30.0
 
 func (e *Engine) episodeWeights() EpisodeWeights { return e.weights().Episode }
 
-// rankEpisodes scores episode candidates. A turn of a conversation often
-// answers a question asked in the turn before, or is only understood with
-// its session around it, so besides its own BM25 score a turn receives a
-// share of its neighbours' and of its session's scores, and of the best
-// turns' scores when it mentions the same rare names or things (the
-// mention graph); turns by a speaker the query names, and turns from a
-// period the query names, weigh more.
+// rankEpisodes scores episode candidates: episodeFeatures reads what the
+// index knows of them, scoreEpisodes weighs it.
 //
 // scale is the best BM25 score of the query (any type): what a mention of
 // an entity the query names is worth.
 func (e *Engine) rankEpisodes(ctx context.Context, tx graph.Tx, c *candidates, hits []search.Hit, scale float64) error {
-	p := &c.p
 	w := e.episodeWeights()
-	base := map[string]float64{}
-	byID := map[string]search.Hit{}
-	sig := map[string]map[string]float64{}
-	signal := func(id, k string, v float64) {
-		if sig[id] == nil {
-			sig[id] = map[string]float64{}
-		}
-		sig[id][k] = round(v)
+	f, byID, err := e.episodeFeatures(ctx, tx, c, hits, scale, w)
+	if err != nil {
+		return err
 	}
+	for id, s := range scoreEpisodes(w, f) {
+		if s.score <= 0 {
+			continue
+		}
+		c.episodes[id] = &item{typ: search.TypeEpisode, id: id, score: s.score, hit: byID[id], signals: s.signals}
+	}
+	return nil
+}
+
+// episodeFeatures are what episode ranking knows of one query's candidate
+// turns; scoreEpisodes weighs them without reading anything else.
+type episodeFeatures struct {
+	turns map[string]*turnFeatures
+	// sessions are the turns of the best sessions, each in turn order;
+	// others the candidate turns of every other session.
+	sessions, others [][]string
+	// mentions are the mentions the mention graph follows.
+	mentions []mentionFeature
+	// scale is what a mention of an entity the query names is worth.
+	scale float64
+	shape conversationShape
+}
+
+// turnFeatures describe one turn.
+type turnFeatures struct {
+	bm25       float64 // its own BM25 score; 0 when reached otherwise
+	hit        bool    // BM25 found it
+	vector     float64 // what the vector list adds (0: not in it)
+	vectorRank int
+	inVectors  bool
+	time       bool // it places something in time
+	question   bool // it asks something
+	words      int
+	speaker    bool // the query names its speaker
+	dated      bool // it happened in a period the query names
+}
+
+// mentionFeature is one mention the walk follows: the turns that mention
+// it, and what leads to it — an entity the query names (worth scale)
+// and the best turns that mention it (worth their base score).
+type mentionFeature struct {
+	named   bool
+	sources []string
+	turns   []string
+}
+
+// conversationShape is what the candidate turns say of the conversation
+// they come from; signals chosen on one shape are gated on it.
+type conversationShape struct {
+	// roles: the speakers are roles (user, assistant), not people a
+	// question could name.
+	roles bool
+	// chat: the turns are short (under chatWords words on average), as
+	// between people; a coding assistant's answers are not.
+	chat bool
+}
+
+// chatWords: see conversationShape.chat.
+const chatWords = 40
+
+// shapeOf reads the shape of the conversation from its turns: the
+// candidates and the turns of their best sessions. The mean, not the
+// median: half the turns of a coding assistant's conversation are a
+// user's short questions and thanks.
+func shapeOf(turns map[string]search.Hit) conversationShape {
+	if len(turns) == 0 {
+		return conversationShape{}
+	}
+	roles, words := true, 0
+	for _, h := range turns {
+		if !isRole(h.Speaker) {
+			roles = false
+		}
+		words += h.Words
+	}
+	return conversationShape{roles: roles, chat: words < chatWords*len(turns)}
+}
+
+// isRole reports whether a speaker is a role rather than a name.
+func isRole(speaker string) bool {
+	switch speaker {
+	case entity.RoleUser, entity.RoleAssistant, entity.RoleSystem, entity.RoleTool:
+		return true
+	}
+	return false
+}
+
+// base is a turn's own score: BM25 and the vector list, × (1 +
+// TimeWords) when it places something in time.
+func (w EpisodeWeights) base(t *turnFeatures) float64 {
+	s := t.bm25 + t.vector
+	if w.TimeWords != 0 && t.time {
+		s *= 1 + w.TimeWords
+	}
+	return s
+}
+
+// episodeFeatures fills the features of the candidate turns (hits): the
+// best sessions' turns in order, the mentions of the best turns, the
+// speaker and dates the query names. What is read depends on w only
+// through the base scores (which sessions and turns are best) and which
+// signals are off.
+func (e *Engine) episodeFeatures(ctx context.Context, tx graph.Tx, c *candidates, hits []search.Hit, scale float64,
+	w EpisodeWeights) (*episodeFeatures, map[string]search.Hit, error) {
+	p := &c.p
 	if !p.history {
 		// The index checks this too, except for known_at queries.
 		hits = slices.DeleteFunc(slices.Clone(hits), func(h search.Hit) bool { return h.Time.After(p.asOf) })
 	}
+	f := &episodeFeatures{turns: map[string]*turnFeatures{}, scale: scale}
+	byID := map[string]search.Hit{}
+	add := func(h search.Hit) *turnFeatures {
+		if t, ok := f.turns[h.ID]; ok {
+			return t
+		}
+		t := &turnFeatures{time: slices.Contains(h.Tags, search.TagTime), question: slices.Contains(h.Tags, search.TagQuestion),
+			words: h.Words}
+		f.turns[h.ID], byID[h.ID] = t, h
+		return t
+	}
+	base := map[string]float64{}
 	for _, h := range hits {
-		s := h.Score
+		t := add(h)
+		t.bm25, t.hit = h.Score, true
 		if v, ok := c.vectorEpisodes[h.ID]; ok {
-			s += v.add
+			t.vector, t.vectorRank, t.inVectors = v.add, v.rank, true
 		}
-		if w.TimeWords != 0 && slices.Contains(h.Tags, search.TagTime) {
-			s *= 1 + w.TimeWords
-			signal(h.ID, "time", 1)
-		}
-		base[h.ID] = s
-		byID[h.ID] = h
+		base[h.ID] = w.base(t)
 	}
-	sessionScore := func(ids []string, score map[string]float64) float64 {
-		v := make([]float64, 0, len(ids))
-		for _, id := range ids {
-			v = append(v, score[id])
+	if w.Prev != 0 || w.Next != 0 || w.Session != 0 || w.Answer != 0 {
+		// Read every turn of the best sessions, in order, so that a turn
+		// with no word of the query can still be reached through its
+		// neighbours.
+		best, others := bestSessions(hits, base)
+		f.others = others
+		for _, s := range best {
+			ms, err := e.Index.Search(ctx, search.Query{
+				Scope: p.scope, Session: s, Types: []string{search.TypeEpisode}, SortByTime: true,
+				Limit: sessionMembers, AsOf: p.asOf, KnownAt: p.knownAt, Now: p.now, IncludeHistory: p.history,
+			})
+			if err != nil {
+				return nil, nil, err
+			}
+			if !p.history {
+				ms = slices.DeleteFunc(ms, func(m search.Hit) bool { return m.Time.After(p.asOf) })
+			}
+			ids := make([]string, 0, len(ms))
+			for _, m := range ms {
+				add(m)
+				ids = append(ids, m.ID)
+			}
+			f.sessions = append(f.sessions, ids)
 		}
-		sort.Sort(sort.Reverse(sort.Float64Slice(v)))
-		var sum float64
-		for i := 0; i < len(v) && i < sessionTop; i++ {
-			sum += v[i]
-		}
-		return sum / sessionTop
 	}
-	sessions := map[string][]string{}
+	if w.Mention > 0 {
+		ms, err := e.mentioned(ctx, tx, c, base, add)
+		if err != nil {
+			return nil, nil, err
+		}
+		f.mentions = ms
+	}
+	f.shape = shapeOf(byID)
+	speakers := c.speakerKeys()
+	for id, t := range f.turns {
+		h := byID[id]
+		t.speaker = !isRole(h.Speaker) && speakerNamed(h.Speaker, speakers)
+		t.dated = slices.ContainsFunc(p.a.periods, func(per period) bool { return per.contains(h.Time, dateSlack) })
+	}
+	return f, byID, nil
+}
+
+// bestSessions returns the sessions of the hits with the best session
+// scores (sessionScore of their turns' base scores), at most
+// sessionsExpanded, and the hits of each other session.
+func bestSessions(hits []search.Hit, base map[string]float64) (best []string, others [][]string) {
+	members := map[string][]string{}
 	for _, h := range hits {
 		if h.Session != "" {
-			sessions[h.Session] = append(sessions[h.Session], h.ID)
+			members[h.Session] = append(members[h.Session], h.ID)
 		}
 	}
-	names := make([]string, 0, len(sessions))
-	for s := range sessions {
-		names = append(names, s)
+	score := make(map[string]float64, len(members))
+	for s, ids := range members {
+		score[s] = sessionScore(ids, base)
 	}
-	pre := map[string]float64{}
-	for _, s := range names {
-		pre[s] = sessionScore(sessions[s], base)
+	best = bestOf(score, sessionsExpanded)
+	for _, s := range bestOf(score, len(score))[len(best):] {
+		others = append(others, members[s])
 	}
-	sort.Slice(names, func(i, j int) bool {
-		if pre[names[i]] != pre[names[j]] {
-			return pre[names[i]] > pre[names[j]]
-		}
-		return names[i] < names[j]
-	})
-	if len(names) > sessionsExpanded {
-		names = names[:sessionsExpanded]
-	}
-	if w.Prev == 0 && w.Next == 0 && w.Session == 0 {
-		names = nil // conversation structure is off
-	}
+	return best, others
+}
 
-	// Read every turn of the best sessions, in order, so that a turn with
-	// no word of the query can still be reached through its neighbours.
-	ordered := map[string][]search.Hit{}
-	for _, s := range names {
-		ms, err := e.Index.Search(ctx, search.Query{
-			Scope: p.scope, Session: s, Types: []string{search.TypeEpisode}, SortByTime: true,
-			Limit: sessionMembers, AsOf: p.asOf, KnownAt: p.knownAt, Now: p.now, IncludeHistory: p.history,
-		})
-		if err != nil {
-			return err
+// sessionScore is the mean of a session's sessionTop best scores.
+func sessionScore(ids []string, score map[string]float64) float64 {
+	v := make([]float64, 0, len(ids))
+	for _, id := range ids {
+		v = append(v, score[id])
+	}
+	sort.Sort(sort.Reverse(sort.Float64Slice(v)))
+	var sum float64
+	for i := 0; i < len(v) && i < sessionTop; i++ {
+		sum += v[i]
+	}
+	return sum / sessionTop
+}
+
+// episodeScore is a turn's score and the signals behind it.
+type episodeScore struct {
+	score   float64
+	signals map[string]float64
+}
+
+// scoreEpisodes weighs the features of the candidate turns. A turn of a
+// conversation often answers a question asked in the turn before, or is
+// only understood with its session around it, so besides its own score
+// (base) a turn receives a share of its neighbours' and of its session's
+// scores, and of the best turns' scores when it mentions the same rare
+// names or things (the mention graph); turns by a speaker the query
+// names, and turns from a period the query names, weigh more; a turn's
+// form (a question, a short turn) says how likely it holds an answer.
+//
+// Gates: in a conversation between roles (user and assistant) no speaker
+// is named; outside chat (long turns, as a coding assistant's) a question
+// is where the user tells the setting it asks about, and the long answer
+// after it only repeats it, so the turn after a question gets Prev, not
+// Answer.
+func scoreEpisodes(w EpisodeWeights, f *episodeFeatures) map[string]episodeScore {
+	out := make(map[string]episodeScore, len(f.turns))
+	signal := func(id, k string, v float64) {
+		s := out[id]
+		if s.signals == nil {
+			s.signals = map[string]float64{}
+			out[id] = s
 		}
-		if !p.history {
-			ms = slices.DeleteFunc(ms, func(m search.Hit) bool { return m.Time.After(p.asOf) })
-		}
-		ordered[s] = ms
-		ids := make([]string, 0, len(ms))
-		for _, m := range ms {
-			if _, ok := byID[m.ID]; !ok {
-				byID[m.ID] = m
+		s.signals[k] = round(v)
+	}
+	base := make(map[string]float64, len(f.turns))
+	adj := make(map[string]float64, len(f.turns))
+	for id, t := range f.turns {
+		base[id] = w.base(t)
+		adj[id] = base[id]
+		if t.hit {
+			signal(id, "bm25", t.bm25)
+			if w.TimeWords != 0 && t.time {
+				signal(id, "time", 1)
 			}
-			ids = append(ids, m.ID)
 		}
-		sessions[s] = ids
+		if t.inVectors {
+			signal(id, "vector", t.vector)
+			signal(id, "vector_rank", float64(t.vectorRank))
+		}
 	}
-
-	adj := map[string]float64{}
-	for id, s := range base {
-		adj[id] = s
+	answer := w.Answer
+	if !f.shape.chat {
+		answer = w.Prev
 	}
-	for _, ms := range ordered {
-		for i, m := range ms {
+	for _, ids := range f.sessions {
+		for i, id := range ids {
 			var nb float64
 			if i > 0 {
 				share := w.Prev
-				if slices.Contains(ms[i-1].Tags, search.TagQuestion) {
-					share = w.Answer
+				if f.turns[ids[i-1]].question {
+					share = answer
 				}
-				nb += share * base[ms[i-1].ID]
+				nb += share * base[ids[i-1]]
 			}
-			if i+1 < len(ms) {
-				nb += w.Next * base[ms[i+1].ID]
+			if i+1 < len(ids) {
+				nb += w.Next * base[ids[i+1]]
 			}
 			if nb > 0 {
-				adj[m.ID] = base[m.ID] + nb
-				signal(m.ID, "neighbours", nb)
+				adj[id] += nb
+				signal(id, "neighbours", nb)
 			}
 		}
 	}
 	if w.Mention > 0 {
-		ms, err := e.mentioned(ctx, tx, c, base, byID, scale)
-		if err != nil {
-			return err
+		got := map[string]float64{}
+		for _, m := range f.mentions {
+			v := 0.0
+			if m.named {
+				v = f.scale
+			}
+			for _, s := range m.sources {
+				v = max(v, base[s])
+			}
+			for _, id := range m.turns {
+				got[id] += v / float64(len(m.turns))
+			}
 		}
-		for id, v := range ms {
+		for id, v := range got {
 			adj[id] += w.Mention * v
 			signal(id, "mentions", w.Mention*v)
 		}
 	}
-	speakers := c.speakerKeys()
-	for id, v := range adj {
-		h := byID[id]
-		if speakerNamed(h.Speaker, speakers) {
-			v *= 1 + w.Speaker
+	for id, t := range f.turns {
+		if t.speaker && !f.shape.roles {
+			adj[id] *= 1 + w.Speaker
 			signal(id, "speaker", 1)
 		}
-		for _, per := range p.a.periods {
-			if per.contains(h.Time, dateSlack) {
-				v *= 1 + w.Date
-				signal(id, "date", 1)
-				break
-			}
+		if t.dated {
+			adj[id] *= 1 + w.Date
+			signal(id, "date", 1)
 		}
-		adj[id] = v
 	}
-	final := map[string]float64{}
-	for id, v := range adj {
-		final[id] = v
-	}
-	for _, ids := range sessions {
+	final := maps.Clone(adj)
+	for _, ids := range slices.Concat(f.sessions, f.others) {
 		s := sessionScore(ids, adj)
 		if s == 0 {
 			continue
@@ -236,36 +399,32 @@ func (e *Engine) rankEpisodes(ctx context.Context, tx graph.Tx, c *candidates, h
 		}
 	}
 	for id, v := range final {
-		if v <= 0 {
-			continue
+		if v > 0 {
+			if p := w.prior(f.turns[id]); p != 1 {
+				v *= p
+				signal(id, "prior", p)
+			}
 		}
-		if f := w.prior(byID[id]); f != 1 {
-			v *= f
-			signal(id, "prior", f)
+		s := out[id]
+		s.score = v
+		if s.signals == nil {
+			s.signals = map[string]float64{}
 		}
-		it := &item{typ: search.TypeEpisode, id: id, score: v, hit: byID[id], signals: sig[id]}
-		if it.signals == nil {
-			it.signals = map[string]float64{}
-		}
-		if _, ok := base[id]; ok {
-			it.signals["bm25"] = round(byID[id].Score)
-		}
-		if v, ok := c.vectorEpisodes[id]; ok {
-			it.signals["vector"], it.signals["vector_rank"] = round(v.add), float64(v.rank)
-		}
-		c.episodes[id] = it
+		out[id] = s
 	}
-	return nil
+	return out
 }
 
 // prior is what a turn's form says of its chance to hold what a question
-// asks: a question and a short turn less often do.
-func (w EpisodeWeights) prior(h search.Hit) float64 {
+// asks: a question and a short turn less often do (in chat and in a
+// coding assistant's conversation alike: a short turn there is thanks or
+// a generic question).
+func (w EpisodeWeights) prior(t *turnFeatures) float64 {
 	f := 1.0
-	if slices.Contains(h.Tags, search.TagQuestion) {
+	if t.question {
 		f *= 1 - w.Question
 	}
-	if n := float64(h.Words); n > 0 && n < lengthFull {
+	if n := float64(t.words); n > 0 && n < lengthFull {
 		f *= 1 - w.Length*(1-n/lengthFull)
 	}
 	return f
@@ -273,41 +432,44 @@ func (w EpisodeWeights) prior(h search.Hit) float64 {
 
 // mentioned follows the mention graph from the best turns: the names and
 // things they mention (entity.Mentions), and the names of the entities the
-// query names, lead to the other turns that mention them. For each such
-// mention a turn receives the score of the best turn mentioning it divided
-// by the number of turns that do; a mention in more than mentionHub turns
-// (a speaker's name, "work") leads nowhere.
+// query names, lead to the other turns that mention them (added to the
+// candidates by add); a mention in more than mentionHub turns (a
+// speaker's name, "work") leads nowhere.
 func (e *Engine) mentioned(ctx context.Context, tx graph.Tx, c *candidates, base map[string]float64,
-	byID map[string]search.Hit, scale float64) (map[string]float64, error) {
+	add func(search.Hit) *turnFeatures) ([]mentionFeature, error) {
 	p := &c.p
 	top := bestOf(base, mentionSources)
 	eps, err := graph.EpisodesByID(tx, top)
 	if err != nil {
 		return nil, err
 	}
-	weight := map[string]float64{}
+	byKey := map[string]*mentionFeature{}
 	var keys []string
-	add := func(k string, v float64) {
-		if _, ok := weight[k]; !ok {
+	key := func(k string) *mentionFeature {
+		m, ok := byKey[k]
+		if !ok {
+			m = &mentionFeature{}
+			byKey[k] = m
 			keys = append(keys, k)
 		}
-		weight[k] = max(weight[k], v)
+		return m
 	}
 	for id := range c.linked {
 		if it := c.entities[id]; it != nil && it.entity != nil {
 			for _, k := range it.entity.Keys() {
-				add(k, scale)
+				key(k).named = true
 			}
 		}
 	}
 	for _, id := range top {
 		if ep, ok := eps[id]; ok {
 			for _, k := range entity.Mentions(ep.Content) {
-				add(k, base[id])
+				m := key(k)
+				m.sources = append(m.sources, id)
 			}
 		}
 	}
-	out := map[string]float64{}
+	var out []mentionFeature
 	for _, k := range keys[:min(len(keys), mentionKeys)] {
 		hs, err := e.Index.Search(ctx, search.Query{
 			Scope: p.scope, Mentions: []string{k}, Types: []string{search.TypeEpisode}, SortByTime: true,
@@ -322,12 +484,12 @@ func (e *Engine) mentioned(ctx context.Context, tx graph.Tx, c *candidates, base
 		if len(hs) == 0 || len(hs) > mentionHub {
 			continue
 		}
+		m := byKey[k]
 		for _, h := range hs {
-			out[h.ID] += weight[k] / float64(len(hs))
-			if _, ok := byID[h.ID]; !ok {
-				byID[h.ID] = h
-			}
+			add(h)
+			m.turns = append(m.turns, h.ID)
 		}
+		out = append(out, *m)
 	}
 	return out, nil
 }

@@ -167,10 +167,10 @@ func weightCases() []weightCase {
 		}},
 		// A turn that tells, above a question about the same words; a
 		// long turn above a short one.
-		{"episode.question", func(w *Weights) { w.Episode.Question = 0 }, priors(search.Hit{Score: 1, Words: 40},
-			search.Hit{Score: 1.2, Words: 40, Tags: []string{search.TagQuestion}})},
-		{"episode.length", func(w *Weights) { w.Episode.Length = 0 }, priors(search.Hit{Score: 1, Words: 40},
-			search.Hit{Score: 1.2, Words: 6})},
+		{"episode.question", func(w *Weights) { w.Episode.Question = 0 }, priors(turnFeatures{bm25: 1, words: 40},
+			turnFeatures{bm25: 1.1, words: 40, question: true})},
+		{"episode.length", func(w *Weights) { w.Episode.Length = 0 }, priors(turnFeatures{bm25: 1, words: 40},
+			turnFeatures{bm25: 1.2, words: 6})},
 	}
 }
 
@@ -182,9 +182,9 @@ func predicates(text, up, down string) func(*Weights) (float64, float64) {
 	}
 }
 
-func priors(up, down search.Hit) func(*Weights) (float64, float64) {
+func priors(up, down turnFeatures) func(*Weights) (float64, float64) {
 	return func(w *Weights) (float64, float64) {
-		return up.Score * w.Episode.prior(up), down.Score * w.Episode.prior(down)
+		return up.bm25 * w.Episode.prior(&up), down.bm25 * w.Episode.prior(&down)
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -29,19 +30,26 @@ func runEval(ctx context.Context, args []string) error {
 	if len(args) > 0 && args[0] == "extract" {
 		return runEvalExtract(ctx, args[1:])
 	}
+	if len(args) > 0 && args[0] == "gen-conversations" {
+		return runGenConversations(args[1:])
+	}
+	if len(args) > 0 && args[0] == "tune" {
+		return runEvalTune(ctx, args[1:])
+	}
 	if len(args) == 0 || args[0] != "locomo" {
-		return fmt.Errorf("usage: graphmem eval locomo [--data DIR] [--part test|dev|all] [--k 5,10,20] [--misses] [--json] [--write-baseline]\n       graphmem eval catalog [--seed N] [--questions N] [--misses] [--json] [--write-baseline]\n       graphmem eval scenarios [--misses] [--json] [--write-baseline]\n       graphmem eval extract [--gold FILE] [--misses] [--json]")
+		return fmt.Errorf("usage: graphmem eval locomo [--data DIR] [--part test|dev|all] [--k 5,10,20] [--weights FILE] [--misses] [--json] [--write-baseline]\n       graphmem eval gen-conversations --out DIR [--dev-seed N] [--test-seed N] [--conversations N]\n       graphmem eval tune [--conversations DIR] [--out FILE]\n       graphmem eval catalog [--seed N] [--questions N] [--misses] [--json] [--write-baseline]\n       graphmem eval scenarios [--misses] [--json] [--write-baseline]\n       graphmem eval extract [--gold FILE] [--misses] [--json]")
 	}
 	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
-	data := fs.String("data", "../shared/data/locomo", "folder of LoCoMo conversations (*.json)")
+	data := fs.String("data", "../shared/data/locomo", "folder of LoCoMo conversations (*.json; parts.json names each part's, else LoCoMo's split)")
 	ks := fs.String("k", "5,10,20", "cut-offs of recall@k")
-	part := fs.String("part", eval.PartTest, "conversations: test (42, 43, 44, 47: reported), dev (26, 30, 41: tuned on) or all")
+	part := fs.String("part", eval.PartTest, "conversations: test (LoCoMo's 42, 43, 44, 47: reported), dev (26, 30, 41: tuned on) or all")
 	asJSON := fs.Bool("json", false, "print only the JSON object")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	cache := fs.String("embed-cache", "", "file keeping the vectors of texts embedded by earlier runs (with an embedding model)")
 	also := fs.String("embed-also", "", "more base URLs serving the same embedding model, comma-separated: the turns are embedded by all at once")
 	misses := fs.Bool("misses", false, "print each question whose evidence is not all in the first 10 results (tune on the dev part only)")
 	write := fs.Bool("write-baseline", false, "write this run's figures into "+eval.BaselineFile+" instead of comparing with it")
+	weights := fs.String("weights", "", "weights file (JSON, as graphmem eval tune writes it) instead of the defaults")
 	resolve := configFlags(fs, `eval locomo [--data DIR] [--part test|dev|all] [--k 5,10,20] [--misses] [--json]
 
 Evidence recall@k on LoCoMo through search, next to plain BM25 over turns, with
@@ -68,6 +76,13 @@ measured with the vector list too.`, modelSettings)
 		cut = append(cut, k)
 	}
 	o := eval.Options{DataDir: *data, Ks: cut, Part: *part}
+	if *weights != "" {
+		w, err := eval.ReadWeights(*weights)
+		if err != nil {
+			return fmt.Errorf("--weights: %w", err)
+		}
+		o.Weights, o.VectorWeights = &w.Episode, &w.Vector
+	}
 	if *misses {
 		o.Misses, o.NoAblation = os.Stdout, true
 	}
@@ -92,8 +107,8 @@ measured with the vector list too.`, modelSettings)
 	if err := printReport(rep, *asJSON); err != nil {
 		return err
 	}
-	if *misses {
-		return nil // a partial run: no figures to compare
+	if *misses || *weights != "" {
+		return nil // a partial run, or other weights: no figures to compare
 	}
 	return baseline(rep, *write)
 }
@@ -131,6 +146,96 @@ func baseline(rep interface {
 		fmt.Fprintf(os.Stderr, "baseline %q: no figure dropped by more than %g\n", set, eval.BaselineTolerance)
 	}
 	return nil
+}
+
+// runGenConversations is `graphmem eval gen-conversations`: writes the
+// coding-assistant conversations (eval.WriteConversations) for eval locomo.
+func runGenConversations(args []string) error {
+	fs := flag.NewFlagSet("eval gen-conversations", flag.ContinueOnError)
+	out := fs.String("out", "", "folder to write the conversations and parts.json into (required)")
+	dev := fs.Uint64("dev-seed", eval.ConversationsDevSeed, "seed of the dev part (tuned on)")
+	test := fs.Uint64("test-seed", eval.ConversationsTestSeed, "seed of the test part (reported)")
+	n := fs.Int("conversations", eval.ConversationsPerPart, "conversations per part")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return fmt.Errorf("--out: required")
+	}
+	if *n < 1 {
+		return fmt.Errorf("--conversations: at least 1, not %d", *n)
+	}
+	if *dev == *test {
+		return fmt.Errorf("--test-seed: must differ from --dev-seed (%d)", *dev)
+	}
+	return eval.WriteConversations(*out, *dev, *test, *n)
+}
+
+// runEvalTune is `graphmem eval tune`: fits the episode (and vector)
+// weights on the dev parts of LoCoMo, the coding-assistant conversations
+// and the catalog, and writes them as a weights file.
+func runEvalTune(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("eval tune", flag.ContinueOnError)
+	data := fs.String("data", "../shared/data/locomo", "folder of LoCoMo conversations (its dev part is tuned on)")
+	convs := fs.String("conversations", "", "folder written by eval gen-conversations (default: generated from the dev seed)")
+	out := fs.String("out", "", "file to write the fitted weights to (JSON)")
+	from := fs.String("weights", "", "weights file to start from (default: the built-in defaults)")
+	rounds := fs.Int("rounds", 2, "rounds of coordinate descent")
+	asJSON := fs.Bool("json", false, "print only the JSON object")
+	cache := fs.String("embed-cache", "", "file keeping the vectors of texts embedded by earlier runs (with an embedding model)")
+	resolve := configFlags(fs, `eval tune [--data DIR] [--conversations DIR] [--out FILE] [--weights FILE] [--rounds N] [--json]
+
+Fits the episode weights by coordinate descent over a grid on dev parts only:
+LoCoMo's (26, 30, 41), the coding-assistant conversations' dev seed and the
+catalog's tuning seed. The objective is the mean gain over BM25 alone across
+them (of R@10 and R@5), no corpus falling below its BM25-alone row. With an embedding
+model configured the vector list is on and the vector weights are fitted too.`, modelSettings)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *rounds < 1 {
+		return fmt.Errorf("--rounds: at least 1, not %d", *rounds)
+	}
+	cfg, err := resolve()
+	if err != nil {
+		return err
+	}
+	emb, identity, err := newEmbedder(cfg)
+	if err != nil {
+		return err
+	}
+	o := eval.TuneOptions{LoCoMoDir: *data, ConversationsDir: *convs, Rounds: *rounds}
+	if !*asJSON {
+		o.Log = os.Stderr
+	}
+	if *from != "" {
+		w, err := eval.ReadWeights(*from)
+		if err != nil {
+			return fmt.Errorf("--weights: %w", err)
+		}
+		o.Start = &w
+	}
+	if emb != nil {
+		pool, err := embedPool(cfg, emb, "")
+		if err != nil {
+			return err
+		}
+		o.Embeddings = &eval.Embeddings{Embedder: pool, Identity: identity, Cache: *cache}
+	}
+	rep, err := eval.Tune(ctx, o)
+	if err != nil {
+		return err
+	}
+	if *out != "" {
+		b, err := json.MarshalIndent(rep.Weights, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(*out, append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	return printReport(rep, *asJSON)
 }
 
 // progress returns a progress callback drawing a bar, and the function

@@ -1,0 +1,368 @@
+package eval
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+	"time"
+
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/recall"
+)
+
+// TunedWeights are the weights graphmem eval tune fits, in the shape of
+// the episode and vector parts of recall's weights file.
+type TunedWeights struct {
+	Episode recall.EpisodeWeights `json:"episode"`
+	Vector  recall.VectorWeights  `json:"vector"`
+}
+
+// ReadWeights reads a weights file; a part it leaves out keeps its
+// defaults.
+func ReadWeights(path string) (TunedWeights, error) {
+	w := TunedWeights{Episode: recall.DefaultEpisodeWeights, Vector: recall.DefaultVectorWeights}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return w, err
+	}
+	if err := json.Unmarshal(b, &w); err != nil {
+		return w, entity.Errorf(entity.EINVALID, "%s: %v", path, err)
+	}
+	return w, nil
+}
+
+// TuneOptions configure Tune.
+type TuneOptions struct {
+	// LoCoMoDir holds LoCoMo's conversations; its dev part is tuned on.
+	LoCoMoDir string
+	// ConversationsDir holds coding-assistant conversations with a
+	// parts.json (WriteConversations); when empty, those of
+	// ConversationsDevSeed are generated into a temporary folder.
+	ConversationsDir string
+	// CatalogQuestions asked of the catalog of TuneSeed (200 when 0).
+	CatalogQuestions int
+	// Start is where the search starts (the defaults when nil).
+	Start *TunedWeights
+	// Rounds of coordinate descent (2 when 0).
+	Rounds int
+	// Embeddings, when set, tunes with the vector list on, the vector
+	// weights too.
+	Embeddings *Embeddings
+	// Log, when set, receives a line per step.
+	Log io.Writer
+}
+
+// TuneRow is one corpus's dev part: recall of BM25 alone (graphmem's
+// index with every episode signal off), of the start weights and of the
+// fitted ones. For the catalog, hit@1 of the asked fact in place of R@10
+// and hit@5 in place of R@5, plain BM25 over facts as BM25 alone.
+type TuneRow struct {
+	Corpus    string  `json:"corpus"`
+	Questions int     `json:"questions"`
+	BM25R10   float64 `json:"bm25_r10"`
+	BM25R5    float64 `json:"bm25_r5"`
+	StartR10  float64 `json:"start_r10"`
+	StartR5   float64 `json:"start_r5"`
+	TunedR10  float64 `json:"tuned_r10"`
+	TunedR5   float64 `json:"tuned_r5"`
+}
+
+// TuneReport is the outcome of Tune.
+type TuneReport struct {
+	Weights TunedWeights `json:"weights"`
+	Rows    []TuneRow    `json:"rows"`
+	// Objective of the start and of the fitted weights (see objective).
+	StartObjective float64 `json:"start_objective"`
+	Objective      float64 `json:"objective"`
+	Evaluations    int     `json:"evaluations"`
+	Seconds        float64 `json:"seconds"`
+}
+
+// coordinate is one weight the search moves, over a grid.
+type coordinate struct {
+	name string
+	grid []float64
+	ptr  func(*TunedWeights) *float64
+}
+
+func episodeCoordinates() []coordinate {
+	c := func(name string, ptr func(*recall.EpisodeWeights) *float64, grid ...float64) coordinate {
+		return coordinate{name: "episode." + name, grid: grid, ptr: func(w *TunedWeights) *float64 { return ptr(&w.Episode) }}
+	}
+	return []coordinate{
+		c("time_words", func(w *recall.EpisodeWeights) *float64 { return &w.TimeWords }, 0, 0.15, 0.3, 0.5),
+		c("prev", func(w *recall.EpisodeWeights) *float64 { return &w.Prev }, 0, 0.1, 0.2, 0.35),
+		c("answer", func(w *recall.EpisodeWeights) *float64 { return &w.Answer }, 0, 0.3, 0.6, 0.9),
+		c("next", func(w *recall.EpisodeWeights) *float64 { return &w.Next }, 0, 0.05, 0.1, 0.2),
+		c("session", func(w *recall.EpisodeWeights) *float64 { return &w.Session }, 0, 0.1, 0.2, 0.4),
+		c("speaker", func(w *recall.EpisodeWeights) *float64 { return &w.Speaker }, 0, 1, 2, 3),
+		c("date", func(w *recall.EpisodeWeights) *float64 { return &w.Date }, 0, 0.5, 1, 2),
+		c("mention", func(w *recall.EpisodeWeights) *float64 { return &w.Mention }, 0, 0.1, 0.25, 0.5),
+		c("question", func(w *recall.EpisodeWeights) *float64 { return &w.Question }, 0, 0.15, 0.3, 0.5),
+		c("length", func(w *recall.EpisodeWeights) *float64 { return &w.Length }, 0, 0.25, 0.5, 0.75),
+	}
+}
+
+func vectorCoordinates() []coordinate {
+	c := func(name string, ptr func(*recall.VectorWeights) *float64, grid ...float64) coordinate {
+		return coordinate{name: "vector." + name, grid: grid, ptr: func(w *TunedWeights) *float64 { return ptr(&w.Vector) }}
+	}
+	return []coordinate{
+		c("episode", func(w *recall.VectorWeights) *float64 { return &w.Episode }, 0.25, 0.5, 1),
+		c("fact", func(w *recall.VectorWeights) *float64 { return &w.Fact }, 0.25, 0.5, 1),
+		c("entity", func(w *recall.VectorWeights) *float64 { return &w.Entity }, 0.15, 0.3, 0.6),
+		c("k", func(w *recall.VectorWeights) *float64 { return &w.K }, 5, 10, 20),
+	}
+}
+
+// tuneCorpus is one conversation corpus's dev part, loaded once.
+type tuneCorpus struct {
+	name      string
+	c         *corpus
+	bm25      Scores // BM25 alone
+	ks        []int
+	questions int
+}
+
+// measure asks the corpus through one engine per weights.
+func (t *tuneCorpus) measure(ctx context.Context, ws []TunedWeights) ([]Scores, error) {
+	engines := make([]*recall.Engine, len(ws))
+	for i := range ws {
+		engines[i] = &recall.Engine{Store: t.c.w.store, Index: t.c.w.index, Weights: weightsWith(ws[i].Episode, nil)}
+		if t.c.vec != nil {
+			engines[i].Vectors, engines[i].VectorWait, engines[i].VectorTimeout = t.c.vec.Index, vectorWait, vectorWait
+			engines[i].Weights.Vector = ws[i].Vector
+		}
+	}
+	defer func() {
+		for _, e := range engines {
+			e.Close()
+		}
+	}()
+	res, err := t.c.ask(ctx, engines, t.ks, askOptions{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Scores, len(res))
+	for i, r := range res {
+		out[i] = r.result().Overall
+	}
+	return out, nil
+}
+
+// ratios are R@10 and R@5 relative to BM25 alone.
+func ratios(s, bm25 Scores) [2]float64 {
+	return [2]float64{s["r@10"] / max(bm25["r@10"], 1e-9), s["r@5"] / max(bm25["r@5"], 1e-9)}
+}
+
+// objective of the ratios of every corpus: the mean gain over BM25 alone
+// (of R@10 and R@5) when no corpus falls below its BM25-alone row, else
+// how far the worst falls below it (negative, below any weights that
+// keep every row).
+func objective(rs [][2]float64) float64 {
+	least, sum := math.Inf(1), 0.0
+	for _, r := range rs {
+		least = min(least, r[0], r[1])
+		sum += (r[0] + r[1]) / 2
+	}
+	if least < 1 {
+		return least - 1
+	}
+	return sum / float64(len(rs))
+}
+
+// Tune fits the episode weights (and with embeddings the vector weights)
+// by coordinate descent over a grid on the dev parts of LoCoMo and of the
+// coding-assistant conversations, and checks the catalog of TuneSeed
+// (which holds no episodes: only the vector weights move it). The
+// objective is the mean gain over BM25 alone across the corpora, under
+// the constraint that no corpus falls below its BM25-alone row in R@10
+// or R@5; a value is taken only if it raises the objective.
+func Tune(ctx context.Context, o TuneOptions) (TuneReport, error) {
+	start := time.Now()
+	logf := func(format string, args ...any) {
+		if o.Log != nil {
+			fmt.Fprintf(o.Log, format+"\n", args...)
+		}
+	}
+	cur := TunedWeights{Episode: recall.DefaultEpisodeWeights, Vector: recall.DefaultVectorWeights}
+	if o.Start != nil {
+		cur = *o.Start
+	}
+	first := cur
+	convDir := o.ConversationsDir
+	if convDir == "" {
+		tmp, err := os.MkdirTemp("", "graphmem-tune-")
+		if err != nil {
+			return TuneReport{}, err
+		}
+		defer os.RemoveAll(tmp)
+		convDir = filepath.Join(tmp, "conversations")
+		if err := WriteConversations(convDir, ConversationsDevSeed, ConversationsTestSeed, ConversationsPerPart); err != nil {
+			return TuneReport{}, err
+		}
+	}
+	ks := []int{5, 10}
+	var corpora []*tuneCorpus
+	defer func() {
+		for _, t := range corpora {
+			t.c.close()
+		}
+	}()
+	for _, src := range []struct{ name, dir string }{{"LoCoMo dev", o.LoCoMoDir}, {"coding-assistant dev", convDir}} {
+		c, err := loadCorpus(ctx, src.dir, PartDev, "", o.Embeddings)
+		if err != nil {
+			return TuneReport{}, fmt.Errorf("%s: %w", src.name, err)
+		}
+		t := &tuneCorpus{name: src.name, c: c, ks: ks, questions: c.questions()}
+		corpora = append(corpora, t)
+		off := TunedWeights{Vector: cur.Vector} // every episode signal off
+		s, err := t.measure(ctx, []TunedWeights{off})
+		if err != nil {
+			return TuneReport{}, err
+		}
+		t.bm25 = s[0]
+		logf("%s: %d questions, BM25 alone R@10 %.3f R@5 %.3f", t.name, t.questions, t.bm25["r@10"], t.bm25["r@5"])
+	}
+	rep := TuneReport{}
+	// The catalog: hit@1 and hit@5 against plain BM25, once per vector
+	// weights (it holds no episodes).
+	catalog := map[recall.VectorWeights]CatalogReport{}
+	catalogOf := func(vw recall.VectorWeights) (CatalogReport, error) {
+		if r, ok := catalog[vw]; ok {
+			return r, nil
+		}
+		r, err := Catalog(ctx, CatalogOptions{Seed: TuneSeed, Questions: o.CatalogQuestions, Embeddings: o.Embeddings, VectorWeights: &vw})
+		if err != nil {
+			return r, fmt.Errorf("catalog: %w", err)
+		}
+		rep.Evaluations++
+		catalog[vw] = r
+		return r, nil
+	}
+	catalogScores := func(r CatalogReport) (ours, base Scores) {
+		g := r.Graphmem
+		if r.Vectors != nil {
+			g = *r.Vectors
+		}
+		return Scores{"r@10": g.Hit1, "r@5": g.Hit5}, Scores{"r@10": r.Baseline.Hit1, "r@5": r.Baseline.Hit5}
+	}
+	// evaluate measures candidates and returns each one's objective and
+	// the scores per corpus (the catalog last).
+	evaluate := func(ws []TunedWeights) ([]float64, [][]Scores, error) {
+		rs := make([][][2]float64, len(ws))
+		per := make([][]Scores, len(ws))
+		for _, t := range corpora {
+			s, err := t.measure(ctx, ws)
+			if err != nil {
+				return nil, nil, err
+			}
+			rep.Evaluations += len(ws)
+			for i := range ws {
+				rs[i] = append(rs[i], ratios(s[i], t.bm25))
+				per[i] = append(per[i], s[i])
+			}
+		}
+		obj := make([]float64, len(ws))
+		for i, w := range ws {
+			r, err := catalogOf(w.Vector)
+			if err != nil {
+				return nil, nil, err
+			}
+			ours, base := catalogScores(r)
+			rs[i] = append(rs[i], ratios(ours, base))
+			per[i] = append(per[i], ours)
+			obj[i] = objective(rs[i])
+		}
+		return obj, per, nil
+	}
+	objs, per, err := evaluate([]TunedWeights{cur})
+	if err != nil {
+		return TuneReport{}, err
+	}
+	best, startPer := objs[0], per[0]
+	rep.StartObjective = best
+	logf("start: objective %.4f", best)
+	coords := episodeCoordinates()
+	if o.Embeddings != nil {
+		coords = append(coords, vectorCoordinates()...)
+	}
+	rounds := o.Rounds
+	if rounds == 0 {
+		rounds = 2
+	}
+	bestPer := startPer
+	for round := range rounds {
+		moved := false
+		for _, c := range coords {
+			var cands []TunedWeights
+			for _, v := range c.grid {
+				if v == *c.ptr(&cur) {
+					continue
+				}
+				w := cur
+				*c.ptr(&w) = v
+				cands = append(cands, w)
+			}
+			objs, per, err := evaluate(cands)
+			if err != nil {
+				return TuneReport{}, err
+			}
+			for i, ob := range objs {
+				if ob > best+1e-9 {
+					best, bestPer, cur, moved = ob, per[i], cands[i], true
+				}
+			}
+			logf("round %d %-20s = %-5g objective %.4f", round+1, c.name, *c.ptr(&cur), best)
+		}
+		if !moved {
+			break
+		}
+	}
+	rep.Weights, rep.Objective = cur, best
+	for i, t := range corpora {
+		rep.Rows = append(rep.Rows, TuneRow{Corpus: t.name, Questions: t.questions, BM25R10: t.bm25["r@10"], BM25R5: t.bm25["r@5"],
+			StartR10: startPer[i]["r@10"], StartR5: startPer[i]["r@5"], TunedR10: bestPer[i]["r@10"], TunedR5: bestPer[i]["r@5"]})
+	}
+	cr, err := catalogOf(first.Vector)
+	if err != nil {
+		return TuneReport{}, err
+	}
+	_, base := catalogScores(cr)
+	n := len(corpora)
+	rep.Rows = append(rep.Rows, TuneRow{Corpus: fmt.Sprintf("catalog seed %d (hit@1, hit@5)", TuneSeed), Questions: cr.Questions,
+		BM25R10: base["r@10"], BM25R5: base["r@5"], StartR10: startPer[n]["r@10"], StartR5: startPer[n]["r@5"],
+		TunedR10: bestPer[n]["r@10"], TunedR5: bestPer[n]["r@5"]})
+	rep.Seconds = roundTo(time.Since(start).Seconds(), 1)
+	return rep, nil
+}
+
+// JSON is the report as one JSON object.
+func (r TuneReport) JSON() ([]byte, error) { return json.Marshal(r) }
+
+// WriteTable prints each corpus's dev figures: BM25 alone, the start and
+// the fitted weights.
+func (r TuneReport) WriteTable(w io.Writer) error {
+	fmt.Fprintf(w, "graphmem eval tune: dev parts only; objective (mean gain over BM25 alone of R@10 and R@5, every row kept) %.4f → %.4f; %d evaluations in %.0f s\n",
+		r.StartObjective, r.Objective, r.Evaluations, r.Seconds)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "corpus\tquestions\tBM25 alone R@10\tR@5\tstart R@10\tR@5\ttuned R@10\tR@5\t")
+	for _, row := range r.Rows {
+		fmt.Fprintf(tw, "%s\t%d\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t\n", row.Corpus, row.Questions, row.BM25R10, row.BM25R5,
+			row.StartR10, row.StartR5, row.TunedR10, row.TunedR5)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	b, err := json.MarshalIndent(r.Weights, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(w, "weights:\n%s\n", b)
+	return err
+}
