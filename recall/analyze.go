@@ -2,6 +2,7 @@ package recall
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -32,8 +33,10 @@ type analysis struct {
 	times   []timeRef
 	periods []period
 	// grams are the normalised word n-grams (1–3 words; 2–4 characters of
-	// CJK runs) that may name an entity.
+	// CJK runs) that may name an entity, and the keys of names.
 	grams []string
+	// names are the spans shaped like names (linking.go).
+	names []mention
 }
 
 var (
@@ -140,5 +143,12 @@ const maxGrams = 64
 
 func analyze(q string, anchor time.Time) analysis {
 	times := namedTimes(q, anchor)
-	return analysis{text: q, intent: detectIntent(q), times: times, periods: periodsOf(times), grams: ngrams(q)}
+	a := analysis{text: q, intent: detectIntent(q), times: times, periods: periodsOf(times), grams: ngrams(q),
+		names: mentions(q, times)}
+	for _, m := range a.names {
+		if !slices.Contains(a.grams, m.key) {
+			a.grams = append(a.grams, m.key)
+		}
+	}
+	return a
 }

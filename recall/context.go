@@ -47,6 +47,11 @@ type ContextResult struct {
 	// the range it names, when it names a range rather than a point.
 	TimeNamed string  `json:"time_named,omitempty"`
 	Period    *Period `json:"period,omitempty"`
+	// Unresolved and Ambiguous: as in SearchResult. The block says of
+	// each unresolved name, in one line, that memory holds nothing about
+	// it.
+	Unresolved []NameLink `json:"unresolved"`
+	Ambiguous  []NameLink `json:"ambiguous"`
 }
 
 // Packing limits (its weights are ContextWeights).
@@ -163,6 +168,7 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 		if !e.NoRelevanceFloor {
 			b.blocks = floor(c.topic(), b.blocks, c.w.Floor.Share)
 		}
+		b.blocks = append(unknownBlocks(c.unresolved), b.blocks...)
 		return nil
 	})
 	if err != nil {
@@ -170,7 +176,8 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 	}
 	hd := header{asOf: asOf, now: now, knownAt: req.KnownAt, mode: mode, named: at.named, during: at.during}
 	chosen, room := pack(b.blocks, req.MaxTokens, EstimateTokens(renderHeader(req.Format, hd)+nothing)+2, req.Format, c.w.Context.PinnedShare)
-	res := ContextResult{Mode: mode, AsOf: asOf, TimeNamed: at.named, Facts: []ContextFact{}, Entities: []entity.Entity{}, Episodes: []ContextEpisode{}}
+	res := ContextResult{Mode: mode, AsOf: asOf, TimeNamed: at.named, Facts: []ContextFact{}, Entities: []entity.Entity{}, Episodes: []ContextEpisode{},
+		Unresolved: nonNil(c.unresolved), Ambiguous: nonNil(c.ambiguous)}
 	if at.during != nil {
 		res.Period = &Period{From: at.during.from, To: at.during.to}
 	}

@@ -115,6 +115,11 @@ type SearchHit struct {
 // SearchResult answers a SearchRequest.
 type SearchResult struct {
 	Hits []SearchHit `json:"hits"`
+	// Unresolved are the names the query mentions that memory knows
+	// nothing about, each with the closest known names; Ambiguous those
+	// that name several entities (linking.go).
+	Unresolved []NameLink `json:"unresolved"`
+	Ambiguous  []NameLink `json:"ambiguous"`
 }
 
 // ContextRequest is the body of POST /v1/context.
@@ -251,11 +256,13 @@ func (e *Engine) Search(ctx context.Context, scope entity.Scope, req SearchReque
 	p.a = analyze(req.Query, p.asOf)
 	p.pending = vec
 	var items []*item
+	var names [2][]NameLink
 	err := e.Store.View(ctx, scope, func(tx graph.Tx) error {
 		c, err := e.retrieve(ctx, tx, p)
 		if err != nil {
 			return err
 		}
+		names = [2][]NameLink{c.unresolved, c.ambiguous}
 		items = c.ranked()
 		if !e.NoRelevanceFloor {
 			items = c.floorFacts(items, 3*req.Limit)
@@ -268,7 +275,7 @@ func (e *Engine) Search(ctx context.Context, scope entity.Scope, req SearchReque
 	if err != nil {
 		return SearchResult{}, err
 	}
-	res := SearchResult{Hits: make([]SearchHit, 0, len(items))}
+	res := SearchResult{Hits: make([]SearchHit, 0, len(items)), Unresolved: nonNil(names[0]), Ambiguous: nonNil(names[1])}
 	var touched []string
 	for _, it := range items {
 		if it.typ == search.TypeEpisode && it.episode == nil {

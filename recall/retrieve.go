@@ -86,6 +86,14 @@ type candidates struct {
 
 	// vectorEpisodes are the episodes of the vector list, by id.
 	vectorEpisodes map[string]vectorHit
+
+	// gramLinks are the entities each n-gram linked; unknown the names
+	// the question mentions that resolved to nothing, unresolved and
+	// ambiguous what Search and Context report of them (linking.go).
+	gramLinks  map[string][]string
+	unknown    []unknownName
+	unresolved []NameLink
+	ambiguous  []NameLink
 }
 
 // signalMap is what the API shows of an item's score.
@@ -169,7 +177,7 @@ func (p *params) around(limit int) graph.Around {
 // scores every candidate, reading the store through tx.
 func (e *Engine) retrieve(ctx context.Context, tx graph.Tx, p params) (*candidates, error) {
 	c := &candidates{p: p, w: e.weights(), facts: map[string]*item{}, entities: map[string]*item{}, episodes: map[string]*item{},
-		linked: map[string]entity.MatchKind{}}
+		linked: map[string]entity.MatchKind{}, gramLinks: map[string][]string{}}
 	n := p.candidates
 	if n == 0 {
 		n = max(candidatesMin, p.limit*candidatesPer)
@@ -187,6 +195,9 @@ func (e *Engine) retrieve(ctx context.Context, tx graph.Tx, p params) (*candidat
 	// Entities first: the words that tell their facts apart must not be
 	// dropped from the search as common (readLinked).
 	if err := c.link(tx); err != nil {
+		return nil, err
+	}
+	if err := c.resolveNames(ctx, tx, e.Index); err != nil {
 		return nil, err
 	}
 	keep, keepFor, err := c.readLinked(tx)
@@ -221,6 +232,9 @@ func (e *Engine) retrieve(ctx context.Context, tx graph.Tx, p params) (*candidat
 	}
 	c.loadFactHits(factHits, facts)
 	c.loadEntityHits(entityHits, ents)
+	if err := c.qualified(ctx, tx, e.Index); err != nil {
+		return nil, err
+	}
 	c.addLinkedFacts(c.q)
 	if err := c.walk(tx); err != nil {
 		return nil, err
@@ -256,6 +270,7 @@ func (e *Engine) retrieve(ctx context.Context, tx graph.Tx, p params) (*candidat
 	c.scoreFacts(scale)
 	c.scoreEntities(scale)
 	c.settle()
+	c.withoutOthers()
 	return c, nil
 }
 
@@ -315,7 +330,7 @@ func (c *candidates) link(tx graph.Tx) error {
 			if m.Kind == entity.MatchNone {
 				continue
 			}
-			c.addLinked(en, m.Kind)
+			c.addLinked(en, m.Kind, g)
 			matched[g] = true
 		}
 	}
@@ -341,15 +356,19 @@ func (c *candidates) link(tx graph.Tx) error {
 	for _, g := range fuzzy {
 		cands := byPrefix[entity.FuzzyPrefix(g)]
 		if m := entity.Lookup(g, cands); m.Kind == entity.MatchFuzzy {
-			c.addLinked(*m.Entity, m.Kind)
+			c.addLinked(*m.Entity, m.Kind, g)
 		}
 	}
 	return nil
 }
 
-func (c *candidates) addLinked(en entity.Entity, kind entity.MatchKind) {
+// addLinked links en, named by the n-gram g as kind says.
+func (c *candidates) addLinked(en entity.Entity, kind entity.MatchKind, g string) {
 	if en.ForgottenAt != nil {
 		return // forgotten: off every read path
+	}
+	if !slices.Contains(c.gramLinks[g], en.ID) {
+		c.gramLinks[g] = append(c.gramLinks[g], en.ID)
 	}
 	if old, ok := c.linked[en.ID]; ok && old != entity.MatchFuzzy {
 		return

@@ -1,0 +1,484 @@
+package recall
+
+import (
+	"context"
+	"maps"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
+	"github.com/graphmem/graphmem/search"
+)
+
+// "Not known" is an answer. Linking (retrieve.go) finds the entities the
+// question's n-grams name; this file decides, for each name the question
+// mentions, whether it resolved to one entity, to several (ambiguous) or
+// to none (unknown), and keeps an unknown name from being answered with
+// another entity's facts.
+//
+// A name is mentioned when the question holds something shaped like one,
+// whether or not memory knows it:
+//
+//   - a run of capitalised words ("Bob Marley", "Team Albatross"), not a
+//     lone word opening the sentence, not a time ("March"), not acronyms
+//     alone ("SLA", "CPU": words of a property more often than names);
+//   - an identifier with a hyphen or underscore ("zebra-gateway");
+//   - a quoted phrase ("\"Night Owls\"");
+//   - a qualifier before the head of a known entity's name: "staging
+//     database" when memory knows "production database" (same number of
+//     words, same last word, no question or property word).
+//
+// Such a name is unknown when no entity resolves it (exactly, by alias, or
+// fuzzily for a typing error, entity.Lookup) and no record of the scope —
+// entity, fact or episode — holds it as words in a row: memory holds
+// nothing about it. Token overlap is not identity: "zebra-gateway" shares
+// a word with "gateway-service" and denotes something else.
+//
+// For an unknown name:
+//
+//   - an entity linked only through a word inside it ("Bob", an alias of
+//     Bob Lindqvist, in "Bob Marley") is unlinked;
+//   - when no entity of the question resolved, no fact and no entity card
+//     is returned (episodes still are: they are what was said, quoted, and
+//     none holds the name); when some did, the facts touching none of them
+//     whose predicate the question asks for are dropped;
+//   - the context block says in one line that memory holds nothing about
+//     it, with the closest known names as "did you mean" (never as facts),
+//     and Search and Context list it as unresolved.
+
+// NameLink is a name a question mentions that did not resolve to exactly
+// one entity. For an unresolved name, Candidates are the closest known
+// names (did you mean), none of which was used; for an ambiguous one, the
+// entities it may denote, all of which were used.
+type NameLink struct {
+	Name       string   `json:"name"`
+	Candidates []string `json:"candidates"`
+}
+
+// mention is a name-shaped span of a question.
+type mention struct {
+	text string // as written
+	key  string // entity.Normalize(text)
+}
+
+var (
+	slugRE   = regexp.MustCompile(`[A-Za-z0-9]+(?:[-_][A-Za-z0-9]+)+`)
+	quotedRE = regexp.MustCompile("\"([^\"\\n]{2,80})\"|“([^”\\n]{2,80})”|`([^`\\n]{2,80})`|(?:^|\\s)'([^'\\n]{2,80})'(?:[\\s?.!,;:]|$)")
+)
+
+// Bounds of a mention.
+const (
+	mentionWords = 5 // a longer capitalised run is a title or shouting
+	suggestions  = 3 // closest names offered for an unknown one
+	holdingScan  = 50
+)
+
+// mentions returns the name-shaped spans of q (see above), in order,
+// without the time phrases times.
+func mentions(q string, times []timeRef) []mention {
+	timeText := " "
+	for _, t := range times {
+		timeText += entity.Normalize(t.text) + " "
+	}
+	var out []mention
+	seen := map[string]bool{}
+	add := func(text string) {
+		text = strings.TrimSpace(possessiveRE.ReplaceAllString(text, "$1"))
+		k := entity.Normalize(text)
+		if k == "" || seen[k] || len(strings.Fields(k)) > mentionWords || strings.Contains(timeText, " "+k+" ") {
+			return
+		}
+		for _, w := range strings.Fields(k) {
+			if !questionWords[w] {
+				seen[k] = true
+				out = append(out, mention{text: text, key: k})
+				return
+			}
+		}
+	}
+	for _, m := range quotedRE.FindAllStringSubmatch(q, -1) {
+		for _, g := range m[1:] {
+			if g != "" {
+				add(g)
+			}
+		}
+	}
+	for _, s := range slugRE.FindAllString(q, -1) {
+		if strings.IndexFunc(s, unicode.IsLetter) >= 0 {
+			add(s)
+		}
+	}
+	for _, sentence := range splitSentences(q) {
+		var run []string
+		acronyms := 0
+		flush := func() {
+			if len(run) > acronyms && len(run) <= mentionWords {
+				add(strings.Join(run, " "))
+			}
+			run, acronyms = run[:0], 0
+		}
+		words := strings.Fields(sentence)
+		for i, raw := range words {
+			// Punctuation before a word or after it ends a name.
+			if j := strings.IndexFunc(raw, isWordRune); j > 0 && strings.ContainsAny(raw[:j], "(\"“'`") {
+				flush()
+			}
+			w := strings.TrimFunc(raw, func(r rune) bool { return !isWordRune(r) })
+			w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
+			rs := []rune(w)
+			lower := strings.ToLower(w)
+			switch {
+			case len(rs) == 0 || !unicode.IsUpper(rs[0]) || questionWords[lower] || strings.Contains(timeText, " "+entity.Normalize(w)+" "):
+				flush()
+			case i == 0 && (len(words) == 1 || !capitalised(words[1])):
+				// A lone capitalised word opening a sentence is no name.
+			default:
+				run = append(run, w)
+				if strings.ToUpper(w) == w {
+					acronyms++
+				}
+			}
+			if j := strings.LastIndexFunc(raw, isWordRune); j >= 0 && strings.ContainsAny(raw[j:], ",;:)\"”'`") {
+				flush()
+			}
+		}
+		flush()
+	}
+	return out
+}
+
+func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+
+func capitalised(raw string) bool {
+	for _, r := range raw {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			return unicode.IsUpper(r)
+		}
+	}
+	return false
+}
+
+func splitSentences(text string) []string {
+	return strings.FieldsFunc(text, func(r rune) bool {
+		switch r {
+		case '.', '!', '?', '\n', '。', '！', '？':
+			return true
+		}
+		return false
+	})
+}
+
+// within reports whether the normalised name inner stands inside outer as
+// whole words, and is shorter.
+func within(inner, outer string) bool {
+	return inner != outer && strings.Contains(" "+outer+" ", " "+inner+" ")
+}
+
+// resolveNames classifies the question's mentions after linking: those a
+// gram linked are resolved (ambiguous when it linked several entities);
+// the others are unknown unless some record holds them. Entities linked
+// only through words inside an unknown name are unlinked.
+func (c *candidates) resolveNames(ctx context.Context, tx graph.Tx, idx *search.Index) error {
+	for _, m := range c.p.a.names {
+		if err := c.judge(ctx, tx, idx, m, ""); err != nil {
+			return err
+		}
+	}
+	grams := slices.Sorted(maps.Keys(c.gramLinks))
+	for _, g := range grams {
+		ids := c.gramLinks[g]
+		if len(ids) < 2 || slices.ContainsFunc(grams, func(o string) bool { return within(g, o) }) {
+			continue
+		}
+		nl := NameLink{Name: g}
+		for _, m := range c.p.a.names {
+			if m.key == g {
+				nl.Name = m.text
+			}
+		}
+		for _, id := range ids {
+			if it := c.entities[id]; it != nil {
+				nl.Candidates = append(nl.Candidates, it.entity.Name)
+			}
+		}
+		c.ambiguous = append(c.ambiguous, nl)
+	}
+	return nil
+}
+
+// judge decides whether mention m is unknown, and if so records it and
+// unlinks what only words inside it linked. like is a known name it was
+// found next to ("production database" for "staging database").
+func (c *candidates) judge(ctx context.Context, tx graph.Tx, idx *search.Index, m mention, like string) error {
+	if len(c.gramLinks[m.key]) > 0 || slices.ContainsFunc(c.unknown, func(u unknownName) bool { return u.key == m.key }) {
+		return nil
+	}
+	for g := range c.gramLinks {
+		if within(m.key, g) {
+			return nil // part of a name that resolved ("Falcon" of "Falcon squad")
+		}
+	}
+	held, err := c.holds(ctx, tx, idx, m.key)
+	if err != nil || held {
+		return err
+	}
+	u := unknownName{mention: m}
+	if like != "" {
+		u.near = append(u.near, like)
+	}
+	// Links made only by words inside the name go.
+	outside := map[string]bool{}
+	for g, ids := range c.gramLinks {
+		if !within(g, m.key) {
+			for _, id := range ids {
+				outside[id] = true
+			}
+		}
+	}
+	for g, ids := range c.gramLinks {
+		if !within(g, m.key) {
+			continue
+		}
+		for _, id := range ids {
+			if it := c.entities[id]; it != nil && !outside[id] {
+				u.near = append(u.near, it.entity.Name)
+				delete(c.linked, id)
+				delete(c.entities, id)
+			}
+		}
+		delete(c.gramLinks, g)
+	}
+	c.unknown = append(c.unknown, u)
+	return nil
+}
+
+// unknownName is a mention that resolved to nothing; near are known names
+// found close to it.
+type unknownName struct {
+	mention
+	near []string
+}
+
+// holds reports whether some record of the scope holds the normalised
+// name key as words in a row. A name of no indexed word (only stop words)
+// is taken as held: nothing can tell.
+func (c *candidates) holds(ctx context.Context, tx graph.Tx, idx *search.Index, key string) (bool, error) {
+	if len(search.Analyze(key)) == 0 {
+		return true, nil
+	}
+	hits, err := idx.Holding(ctx, c.p.scope, key, holdingScan)
+	if err != nil || len(hits) == 0 {
+		return false, err
+	}
+	if len(search.Analyze(key)) == 1 && !strings.Contains(key, " ") {
+		return true, nil
+	}
+	var factIDs, entityIDs, episodeIDs []string
+	for _, h := range hits {
+		switch h.Type {
+		case search.TypeFact:
+			factIDs = append(factIDs, h.ID)
+		case search.TypeEntity:
+			entityIDs = append(entityIDs, h.ID)
+		case search.TypeEpisode:
+			episodeIDs = append(episodeIDs, h.ID)
+		}
+	}
+	facts, ents, err := graph.FactsAndEntitiesByID(tx, factIDs, entityIDs)
+	if err != nil {
+		return false, err
+	}
+	eps, err := graph.EpisodesByID(tx, episodeIDs)
+	if err != nil {
+		return false, err
+	}
+	has := func(text string) bool { return strings.Contains(" "+entity.Normalize(text)+" ", " "+key+" ") }
+	for _, f := range facts {
+		if has(search.FactText(&f)) {
+			return true, nil
+		}
+	}
+	for _, en := range ents {
+		if has(strings.Join(append([]string{en.Name, en.Summary}, en.Aliases...), "\n")) {
+			return true, nil
+		}
+	}
+	for _, ep := range eps {
+		if has(ep.Said()) {
+			return true, nil
+		}
+	}
+	// Beyond the records read, some other may hold it: no claim then.
+	return len(hits) >= holdingScan, nil
+}
+
+// qualified finds qualifier variants of known names among the question's
+// n-grams once the search has found entities: "staging database" when
+// "production database" is known (the same number of words, the same last
+// word), none of whose words is a question word or a word of a property.
+func (c *candidates) qualified(ctx context.Context, tx graph.Tx, idx *search.Index) error {
+	var known []string
+	for _, it := range c.entities {
+		if n := entity.Normalize(it.entity.Name); strings.Contains(n, " ") {
+			known = append(known, n)
+		}
+	}
+	sort.Strings(known)
+	for _, name := range known {
+		words := strings.Fields(name)
+		for _, g := range c.p.a.grams {
+			gw := strings.Fields(g)
+			if len(gw) != len(words) || g == name || gw[len(gw)-1] != words[len(words)-1] || !c.qualifier(gw[:len(gw)-1]) {
+				continue
+			}
+			if err := c.judge(ctx, tx, idx, mention{text: g, key: g}, c.nameOf(name)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// qualifier reports whether words may qualify a name: none is a question
+// word, a number or a word naming a property.
+func (c *candidates) qualifier(words []string) bool {
+	for _, w := range words {
+		if questionWords[w] || isNumber(w) {
+			return false
+		}
+		for _, t := range search.Analyze(w) {
+			if genericWords[t] || (c.q != nil && c.q.lx.spread[t] > 0) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// nameOf returns the name as stored of the candidate entity whose
+// normalised name is n.
+func (c *candidates) nameOf(n string) string {
+	for _, it := range c.entities {
+		if entity.Normalize(it.entity.Name) == n {
+			return it.entity.Name
+		}
+	}
+	return n
+}
+
+// withoutOthers keeps an unknown name from being answered with another
+// entity's facts (see above). It runs after scoring.
+func (c *candidates) withoutOthers() {
+	if len(c.unknown) == 0 {
+		return
+	}
+	c.suggest()
+	resolved := len(c.linked) > 0
+	for id, it := range c.facts {
+		f := it.fact
+		if _, ok := c.linked[f.SubjectID]; ok {
+			continue
+		}
+		if _, ok := c.linked[f.ObjectID]; ok && f.ObjectID != "" {
+			continue
+		}
+		if !resolved || c.q.match(f.Predicate) >= c.w.Predicate.Answer {
+			delete(c.facts, id)
+		}
+	}
+	if !resolved {
+		clear(c.entities)
+	}
+	c.order = nil
+}
+
+// suggest fills the unresolved names with the closest known names: those
+// linked through words inside them or that they qualify, and the entities
+// the search found that share a word with them or differ by little.
+func (c *candidates) suggest() {
+	for _, u := range c.unknown {
+		type cand struct {
+			name string
+			sim  float64
+		}
+		seen := map[string]bool{}
+		var cs []cand
+		consider := func(name string, always bool) {
+			n := entity.Normalize(name)
+			if seen[n] {
+				return
+			}
+			sim := entity.Similarity(u.key, n)
+			if !always && sim < nearSimilarity && !sharesWord(u.key, n) {
+				return
+			}
+			seen[n] = true
+			cs = append(cs, cand{name, sim})
+		}
+		for _, n := range u.near {
+			consider(n, true)
+		}
+		for _, it := range c.entities {
+			if it.hit.Score > 0 {
+				consider(it.entity.Name, false)
+			}
+		}
+		sort.SliceStable(cs, func(i, j int) bool {
+			if cs[i].sim != cs[j].sim {
+				return cs[i].sim > cs[j].sim
+			}
+			return cs[i].name < cs[j].name
+		})
+		nl := NameLink{Name: u.text, Candidates: []string{}}
+		for _, x := range cs[:min(len(cs), suggestions)] {
+			nl.Candidates = append(nl.Candidates, x.name)
+		}
+		c.unresolved = append(c.unresolved, nl)
+	}
+}
+
+// nearSimilarity is how similar (entity.Similarity) a name sharing no word
+// with an unknown one must be to be offered in its place.
+const nearSimilarity = 0.75
+
+func sharesWord(a, b string) bool {
+	bw := strings.Fields(b)
+	for _, w := range strings.Fields(a) {
+		if !questionWords[w] && slices.Contains(bw, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// unknownLine is the line of the block saying memory holds nothing about
+// an unresolved name.
+func unknownLine(n NameLink) line {
+	s := "Memory holds nothing about " + quoted(flatten(n.Name))
+	if len(n.Candidates) > 0 {
+		s += " (did you mean: " + flatten(strings.Join(n.Candidates, ", ")) + "?)"
+	}
+	return line{Kind: "unknown", Text: s + "."}
+}
+
+// unknownBlocks are the lines saying memory holds nothing about the
+// unresolved names: pinned, so that packing puts them first and the floor
+// keeps them.
+func unknownBlocks(ns []NameLink) []*block {
+	out := make([]*block, 0, len(ns))
+	for _, n := range ns {
+		out = append(out, &block{pinned: true, lines: []line{unknownLine(n)}})
+	}
+	return out
+}
+
+func nonNil(ns []NameLink) []NameLink {
+	if ns == nil {
+		return []NameLink{}
+	}
+	return ns
+}

@@ -1,0 +1,59 @@
+package recall
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+// TestMentions: the spans of a question shaped like names — capitalised
+// runs, identifiers, quoted phrases — without times, acronyms alone, a
+// lone word opening the sentence or question words.
+func TestMentions(t *testing.T) {
+	anchor := time.Date(2025, 6, 1, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"Where does Bob Marley work?", []string{"bob marley"}},
+		{"which database does zebra-gateway use", []string{"zebra gateway"}},
+		{"What is the SLA of cart-api?", []string{"cart api"}},
+		{"Who was on call for cart-api in March 2025?", []string{"cart api"}},
+		{`What did Caroline say about "Night Owls"?`, []string{"night owls", "caroline"}},
+		{"Who is Hiro Sato's manager?", []string{"hiro sato"}},
+		{"Describe the roadmap", nil},
+		{"who is hsato's manager", nil},
+		{"Team Albatross leader", []string{"team albatross"}},
+		{"zebra-gateway用的是什么数据库?", []string{"zebra gateway"}},
+		{"What happened on 2024-03-01?", nil},
+		{"Which DBMS does the CPU team use?", nil},
+	} {
+		var got []string
+		for _, m := range mentions(tc.q, namedTimes(tc.q, anchor)) {
+			got = append(got, m.key)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("mentions(%q) = %q, want %q", tc.q, got, tc.want)
+		}
+	}
+}
+
+// TestQualifier: a qualifier is no question word, number or word of a
+// property.
+func TestQualifier(t *testing.T) {
+	c := &candidates{}
+	for _, tc := range []struct {
+		words []string
+		want  bool
+	}{
+		{[]string{"staging"}, true},
+		{[]string{"which"}, false},
+		{[]string{"the"}, false},
+		{[]string{"2024"}, false},
+		{[]string{"current"}, false},
+	} {
+		if got := c.qualifier(tc.words); got != tc.want {
+			t.Errorf("qualifier(%q) = %v, want %v", tc.words, got, tc.want)
+		}
+	}
+}

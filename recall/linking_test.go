@@ -1,0 +1,115 @@
+package recall_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/memory"
+	"github.com/graphmem/graphmem/recall"
+)
+
+// unknownDemo is the README demo's people and services, and a gateway.
+func unknownDemo(tb testing.TB, e *env, scope string) {
+	tb.Helper()
+	fact := func(subj, typ string, aliases []string, pred, obj, objType, value, text string) memory.FactInput {
+		return memory.FactInput{Subject: subj, SubjectType: typ, SubjectAliases: aliases, Predicate: pred, Object: obj,
+			ObjectType: objType, Value: value, Text: text, ValidFrom: at("2024-01-01"), SourceKind: entity.UserExplicit}
+	}
+	e.add(tb, scope,
+		fact("Alice Chen", "person", nil, "works_at", "Acme Corp", "organization", "", "Alice Chen works at Acme Corp"),
+		fact("Alice Chan", "person", nil, "works_at", "Umbrella", "organization", "", "Alice Chan works at Umbrella"),
+		fact("Zed", "person", nil, "works_at", "Initech", "organization", "", "Zed works at Initech"),
+		fact("Bob Lindqvist", "person", []string{"Bob"}, "works_at", "Globex", "organization", "", "Bob Lindqvist works at Globex"),
+		fact("Bob Stone", "person", []string{"Bob"}, "lives_in", "Oslo", "place", "", "Bob Stone lives in Oslo"),
+		fact("Sam Okafor", "person", nil, "likes", "", "", "Peter Tosh", "Sam Okafor likes Peter Tosh"),
+		fact("production database", "service", nil, "port", "", "", "3307", "The production database listens on port 3307"),
+		fact("gateway-service", "service", nil, "uses_database", "orders-db", "database", "", "gateway-service keeps its data in orders-db"),
+		fact("gateway-service", "service", nil, "port", "", "", "8443", "gateway-service listens on port 8443"),
+	)
+}
+
+func names(ns []recall.NameLink) []string {
+	var out []string
+	for _, n := range ns {
+		out = append(out, n.Name)
+	}
+	return out
+}
+
+func predicatesOf(res recall.ContextResult) []string {
+	var out []string
+	for _, f := range res.Facts {
+		out = append(out, f.Fact.Predicate)
+	}
+	return out
+}
+
+// TestRecall_UnknownNames: a name that resolves to nothing is answered
+// with "memory holds nothing about it", never with another entity's
+// facts; names that resolve, typing errors and names memory holds only as
+// words stay answered; an alias of two people is ambiguous.
+func TestRecall_UnknownNames(t *testing.T) {
+	e := newEnv(t)
+	const scope = "demo"
+	unknownDemo(t, e, scope)
+	for _, tc := range []struct {
+		q          string
+		unresolved []string
+		suggest    string // one of the candidates offered
+		ambiguous  []string
+		wantPred   string // a predicate the context must hold ("": none at all)
+		notPred    string // a predicate it must not hold
+	}{
+		{q: "Where does Bob Marley work?", unresolved: []string{"Bob Marley"}, suggest: "Bob Lindqvist", notPred: "works_at"},
+		{q: "what port does the staging database use?", unresolved: []string{"staging database"}, suggest: "production database", notPred: "port"},
+		{q: "which database does zebra-gateway use", unresolved: []string{"zebra-gateway"}, suggest: "gateway-service", notPred: "uses_database"},
+		{q: "Where does Alice Chen work?", wantPred: "works_at"},
+		{q: "what port does the production database use?", wantPred: "port"},
+		{q: "which database does gateway-service use", wantPred: "uses_database"},
+		{q: "which database does gatway-service use", wantPred: "uses_database"},
+		{q: "Where does Zed work?", wantPred: "works_at"},
+		{q: "Who likes Peter Tosh?", wantPred: "likes"},
+		{q: "Where does Bob live?", ambiguous: []string{"bob"}, wantPred: "lives_in"},
+	} {
+		t.Run(tc.q, func(t *testing.T) {
+			res := e.context(t, scope, recall.ContextRequest{Query: tc.q})
+			sr := e.search(t, scope, recall.SearchRequest{Query: tc.q, Limit: 5})
+			for _, got := range [][]recall.NameLink{res.Unresolved, sr.Unresolved} {
+				if !slices.Equal(names(got), tc.unresolved) {
+					t.Errorf("unresolved %q, want %q", names(got), tc.unresolved)
+				}
+			}
+			if !slices.Equal(names(res.Ambiguous), tc.ambiguous) {
+				t.Errorf("ambiguous %q, want %q", names(res.Ambiguous), tc.ambiguous)
+			}
+			preds := predicatesOf(res)
+			if tc.wantPred != "" && !slices.Contains(preds, tc.wantPred) {
+				t.Errorf("context facts %q, want a %s fact:\n%s", preds, tc.wantPred, res.Context)
+			}
+			if tc.notPred != "" {
+				if slices.Contains(preds, tc.notPred) {
+					t.Errorf("context answers with another entity's %s:\n%s", tc.notPred, res.Context)
+				}
+				for _, h := range sr.Hits {
+					if h.Fact != nil && h.Fact.Predicate == tc.notPred {
+						t.Errorf("search answers with another entity's %s: %s", tc.notPred, h.Text)
+					}
+				}
+			}
+			if len(tc.unresolved) > 0 {
+				l := lineWith(res.Context, "Memory holds nothing about", tc.unresolved[0])
+				if l == "" || !strings.Contains(l, tc.suggest) {
+					t.Errorf("no line saying memory holds nothing about %q (did you mean %s):\n%s", tc.unresolved[0], tc.suggest, res.Context)
+				}
+				if len(res.Unresolved) == 0 || !slices.Contains(res.Unresolved[0].Candidates, tc.suggest) {
+					t.Errorf("unresolved %v, want %s among the candidates", res.Unresolved, tc.suggest)
+				}
+				if len(res.Facts) > 0 {
+					t.Errorf("facts of other entities in the context: %q", preds)
+				}
+			}
+		})
+	}
+}
