@@ -88,6 +88,30 @@ type CatalogReport struct {
 	Vectors        *CatalogScores     `json:"graphmem_vectors,omitempty"`
 	ByGroupVectors map[string]float64 `json:"hit_at_1_by_group_vectors,omitempty"`
 	Embedding      *EmbedCost         `json:"embedding,omitempty"`
+	// Unknown is graphmem on questions about subjects the catalog does
+	// not hold; UnknownBefore the same without the judging of names
+	// (recall.Engine.NoUnknownNames), UnknownVectors with embeddings.
+	Unknown        UnknownScores  `json:"unknown"`
+	UnknownBefore  UnknownScores  `json:"unknown_without_name_judging"`
+	UnknownVectors *UnknownScores `json:"unknown_vectors,omitempty"`
+}
+
+// UnknownScores are the figures of one system on the questions about
+// subjects that do not exist, and what it says of the known ones.
+type UnknownScores struct {
+	Questions int `json:"questions"`
+	// FalseAnswer: share of the questions whose context block, or the
+	// first five hits of search, hold a fact of the asked property (of
+	// another subject: the asked one does not exist); ByKind the same by
+	// how the name was made.
+	FalseAnswer float64            `json:"false_answer"`
+	ByKind      map[string]float64 `json:"false_answer_by_kind"`
+	// Reported: share whose name search and context both list as
+	// unresolved.
+	Reported float64 `json:"reported_unresolved"`
+	// FalseUnknown: share of the catalog's own questions (about subjects
+	// that exist) for which search or context lists an unresolved name.
+	FalseUnknown float64 `json:"false_unknown_on_known"`
 }
 
 // Catalog generates a service catalog from the seed, loads it through the
@@ -213,6 +237,21 @@ func Catalog(ctx context.Context, o CatalogOptions) (CatalogReport, error) {
 			o.Progress(qi+1, len(data.questions))
 		}
 	}
+	engBefore := &recall.Engine{Store: store, Index: idx, Ontology: onto, Now: clock, NoUnknownNames: true}
+	defer engBefore.Close()
+	if rep.Unknown, err = askUnknown(ctx, eng, scope, data.unknown, ours.unknownOnKnown, len(data.questions)); err != nil {
+		return CatalogReport{}, err
+	}
+	if rep.UnknownBefore, err = askUnknown(ctx, engBefore, scope, data.unknown, 0, len(data.questions)); err != nil {
+		return CatalogReport{}, err
+	}
+	if engV != nil {
+		u, err := askUnknown(ctx, engV, scope, data.unknown, withVec.unknownOnKnown, len(data.questions))
+		if err != nil {
+			return CatalogReport{}, err
+		}
+		rep.UnknownVectors = &u
+	}
 	n := len(data.questions)
 	rep.Questions = n
 	rep.Graphmem, rep.Baseline = ours.scores(n), base.scores(n)
@@ -282,6 +321,8 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 type tallyCatalog struct {
 	hit1, hit5, top, holds, above int
 	search, context               []float64
+	// unknownOnKnown counts questions with a name listed as unresolved.
+	unknownOnKnown int
 }
 
 // add scores one ranked list of fact ids and returns the rank of want
@@ -351,6 +392,7 @@ func (r CatalogReport) WriteTable(w io.Writer) error {
 		fmt.Fprintf(w, "hit@1 %s: %.3f  ", g, r.ByGroup[g])
 	}
 	fmt.Fprintln(w)
+	r.writeUnknown(w)
 	if r.Vectors != nil {
 		fmt.Fprint(w, "with vectors: ")
 		for _, g := range groups {
@@ -418,5 +460,80 @@ func ask(ctx context.Context, eng *recall.Engine, scope entity.Scope, q catalogQ
 	if slices.ContainsFunc(cres.Facts, func(f recall.ContextFact) bool { return f.Fact.ID == want.ID }) {
 		t.holds++
 	}
+	if len(res.Unresolved) > 0 || len(cres.Unresolved) > 0 {
+		t.unknownOnKnown++
+	}
 	return nil
+}
+
+// askUnknown puts the questions about subjects that do not exist to eng;
+// onKnown is how many of the n known questions listed an unresolved name.
+func askUnknown(ctx context.Context, eng *recall.Engine, scope entity.Scope, qs []unknownQuestion, onKnown, n int) (UnknownScores, error) {
+	var falseAnswers, reported int
+	kinds := map[string][2]int{}
+	for _, q := range qs {
+		res, err := eng.Search(ctx, scope, recall.SearchRequest{Query: q.Text, Limit: 10})
+		if err != nil {
+			return UnknownScores{}, err
+		}
+		cres, err := eng.Context(ctx, scope, recall.ContextRequest{Query: q.Text})
+		if err != nil {
+			return UnknownScores{}, err
+		}
+		answered := false
+		facts := 0
+		for _, h := range res.Hits {
+			if h.Fact != nil && facts < 5 {
+				facts++
+				answered = answered || h.Fact.Predicate == q.Predicate
+			}
+		}
+		for _, f := range cres.Facts {
+			answered = answered || f.Fact.Predicate == q.Predicate
+		}
+		named := func(ns []recall.NameLink) bool {
+			return slices.ContainsFunc(ns, func(l recall.NameLink) bool { return entity.Normalize(l.Name) == entity.Normalize(q.Name) })
+		}
+		if named(res.Unresolved) && named(cres.Unresolved) {
+			reported++
+		}
+		k := kinds[q.Kind]
+		k[0]++
+		if answered {
+			falseAnswers++
+			k[1]++
+		}
+		kinds[q.Kind] = k
+	}
+	share := func(a, b int) float64 {
+		if b == 0 {
+			return 0
+		}
+		return roundTo(float64(a)/float64(b), 3)
+	}
+	u := UnknownScores{Questions: len(qs), FalseAnswer: share(falseAnswers, len(qs)), Reported: share(reported, len(qs)),
+		FalseUnknown: share(onKnown, n), ByKind: map[string]float64{}}
+	for kind, k := range kinds {
+		u.ByKind[kind] = share(k[1], k[0])
+	}
+	return u, nil
+}
+
+// writeUnknown prints the figures on subjects that do not exist.
+func (r CatalogReport) writeUnknown(w io.Writer) {
+	fmt.Fprintf(w, "Questions about subjects that do not exist (%d): another subject's value of the asked property in the block or search's top 5\n",
+		r.Unknown.Questions)
+	row := func(name string, u UnknownScores) {
+		fmt.Fprintf(w, "  %-28s false answers %.3f  reported unresolved %.3f  known questions with an unresolved name %.3f  by kind:",
+			name, u.FalseAnswer, u.Reported, u.FalseUnknown)
+		for _, k := range unknownKinds {
+			fmt.Fprintf(w, " %s %.2f", k, u.ByKind[k])
+		}
+		fmt.Fprintln(w)
+	}
+	row("graphmem", r.Unknown)
+	if r.UnknownVectors != nil {
+		row("graphmem + vectors", *r.UnknownVectors)
+	}
+	row("without name judging", r.UnknownBefore)
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
 )
 
@@ -82,10 +83,35 @@ type catalogQuestion struct {
 	HeldOut bool `json:"held_out,omitempty"`
 }
 
+// unknownQuestion asks for a property of a subject the catalog does not
+// hold, named from the generator's own vocabulary.
+type unknownQuestion struct {
+	Text      string `json:"question"`
+	Name      string `json:"name"`
+	Predicate string `json:"predicate"`
+	// Kind says how the name was made (unknownKinds).
+	Kind string `json:"kind"`
+}
+
+// The kinds of unknown subjects: a service of an unknown domain and a
+// known kind, sharing a word with 30 services ("zebra-gateway"); of a
+// known domain and an unknown kind ("cart-proxy"); a database of a domain
+// that has none ("audit-db"); a person of a known first and last name
+// never put together ("Hiro Chen"); a team and a project of unknown names.
+var unknownKinds = []string{"service-domain", "service-kind", "database", "person", "team", "project"}
+
+var (
+	unknownDomains  = []string{"zebra", "loyalty", "wallet", "onboarding", "feeds", "streaming", "quotas", "ratings", "coupons", "routing"}
+	unknownSvcKinds = []string{"proxy", "cron", "indexer", "bridge", "relay"}
+	unknownBirds    = []string{"Albatross", "Pelican", "Sparrow", "Gannet", "Cormorant", "Magpie"}
+	unknownProjects = []string{"Zenith", "Aurora", "Horizon", "Vertex", "Cascade", "Pinnacle"}
+)
+
 // catalogData is a generated catalog.
 type catalogData struct {
 	facts     []memory.FactInput
 	questions []catalogQuestion
+	unknown   []unknownQuestion
 	entities  int
 	// changing lists the predicates whose value changes over time.
 	changing []string
@@ -489,5 +515,54 @@ func generateCatalog(seed uint64, nq int) catalogData {
 		d.questions = append(d.questions, catalogQuestion{Text: fmt.Sprintf(tmpl, name), Subject: e.name, Predicate: pred,
 			Alias: alias, Lang: lang, HeldOut: held})
 	}
+	// Questions about subjects that do not exist, after the others so
+	// that those stay the same: half as many.
+	known := map[string]bool{}
+	for _, e := range ents {
+		known[strings.ToLower(e.name)] = true
+	}
+	for i := 0; len(d.unknown) < (nq+1)/2; i++ {
+		kind := unknownKinds[i%len(unknownKinds)]
+		var name, typ string
+		switch kind {
+		case "service-domain":
+			name, typ = pick(unknownDomains)+"-"+pick(catalogKinds), "service"
+		case "service-kind":
+			name, typ = pick(catalogDomains)+"-"+pick(unknownSvcKinds), "service"
+		case "database":
+			name, typ = pick(catalogDomains[len(databases):])+"-db", "database"
+		case "person":
+			name, typ = pick(catalogFirst)+" "+pick(catalogLast), "person"
+		case "team":
+			name, typ = "Team "+pick(unknownBirds), "team"
+		case "project":
+			name, typ = "Project "+pick(unknownProjects), "project"
+		}
+		if known[strings.ToLower(name)] || typo(name, people) {
+			continue
+		}
+		var ks []string
+		for _, k := range keys {
+			if strings.HasPrefix(k, typ+"/") {
+				ks = append(ks, k)
+			}
+		}
+		k := ks[r.IntN(len(ks))]
+		_, pred, _ := strings.Cut(k, "/")
+		d.unknown = append(d.unknown, unknownQuestion{Text: fmt.Sprintf(pick(paraphrases[k]), name), Name: name,
+			Predicate: pred, Kind: kind})
+	}
 	return d
+}
+
+// typo reports whether name is a typing error away from a person's name
+// (entity.Similarity at least entity.FuzzyThreshold): such a name is
+// taken for that person on purpose, so it is not asked as unknown.
+func typo(name string, people []catalogEntity) bool {
+	for _, p := range people {
+		if entity.Similarity(entity.Normalize(name), entity.Normalize(p.name)) >= entity.FuzzyThreshold {
+			return true
+		}
+	}
+	return false
 }

@@ -46,6 +46,10 @@ type Engine struct {
 	// NoRelevanceFloor turns the relevance floor off (floor.go): what
 	// evaluation compares against.
 	NoRelevanceFloor bool
+	// NoUnknownNames turns off the judging of names the question mentions
+	// (linking.go): an unknown name is then answered with whatever matches
+	// its words, what evaluation compares against.
+	NoUnknownNames bool
 
 	once    sync.Once
 	touches chan touch

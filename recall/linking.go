@@ -182,7 +182,11 @@ func within(inner, outer string) bool {
 // gram linked are resolved (ambiguous when it linked several entities);
 // the others are unknown unless some record holds them. Entities linked
 // only through words inside an unknown name are unlinked.
-func (c *candidates) resolveNames(ctx context.Context, tx graph.Tx, idx *search.Index) error {
+func (c *candidates) resolveNames(ctx context.Context, tx graph.Tx, e *Engine) error {
+	if e.NoUnknownNames {
+		return nil
+	}
+	idx := e.Index
 	for _, m := range c.p.a.names {
 		if err := c.judge(ctx, tx, idx, m, ""); err != nil {
 			return err
@@ -320,7 +324,11 @@ func (c *candidates) holds(ctx context.Context, tx graph.Tx, idx *search.Index, 
 // n-grams once the search has found entities: "staging database" when
 // "production database" is known (the same number of words, the same last
 // word), none of whose words is a question word or a word of a property.
-func (c *candidates) qualified(ctx context.Context, tx graph.Tx, idx *search.Index) error {
+func (c *candidates) qualified(ctx context.Context, tx graph.Tx, e *Engine) error {
+	if e.NoUnknownNames {
+		return nil
+	}
+	idx := e.Index
 	var known []string
 	for _, it := range c.entities {
 		if n := entity.Normalize(it.entity.Name); strings.Contains(n, " ") {

@@ -71,7 +71,7 @@ func TestRecall_UnknownNames(t *testing.T) {
 		{q: "which database does gatway-service use", wantPred: "uses_database"},
 		{q: "Where does Zed work?", wantPred: "works_at"},
 		{q: "Who likes Peter Tosh?", wantPred: "likes"},
-		{q: "Where does Bob live?", ambiguous: []string{"bob"}, wantPred: "lives_in"},
+		{q: "Where does Bob live?", ambiguous: []string{"Bob"}, wantPred: "lives_in"},
 	} {
 		t.Run(tc.q, func(t *testing.T) {
 			res := e.context(t, scope, recall.ContextRequest{Query: tc.q})

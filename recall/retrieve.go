@@ -197,7 +197,7 @@ func (e *Engine) retrieve(ctx context.Context, tx graph.Tx, p params) (*candidat
 	if err := c.link(tx); err != nil {
 		return nil, err
 	}
-	if err := c.resolveNames(ctx, tx, e.Index); err != nil {
+	if err := c.resolveNames(ctx, tx, e); err != nil {
 		return nil, err
 	}
 	keep, keepFor, err := c.readLinked(tx)
@@ -232,7 +232,7 @@ func (e *Engine) retrieve(ctx context.Context, tx graph.Tx, p params) (*candidat
 	}
 	c.loadFactHits(factHits, facts)
 	c.loadEntityHits(entityHits, ents)
-	if err := c.qualified(ctx, tx, e.Index); err != nil {
+	if err := c.qualified(ctx, tx, e); err != nil {
 		return nil, err
 	}
 	c.addLinkedFacts(c.q)
