@@ -48,6 +48,25 @@ type SearchHit struct {
 // SearchResponse answers POST /v1/search.
 type SearchResponse struct {
 	Hits []SearchHit `json:"hits"`
+	// Unresolved and Ambiguous are the names the query mentions that
+	// resolved to no entity, or to several.
+	Unresolved []NameLink `json:"unresolved" doc:"names the query mentions that memory knows nothing about (no entity, no record holding them): none of their words' matches answers for them"`
+	Ambiguous  []NameLink `json:"ambiguous" doc:"names the query mentions that denote several entities; all are used"`
+}
+
+// NameLink is a name a query mentions that did not resolve to exactly one
+// entity.
+type NameLink struct {
+	Name       string   `json:"name" doc:"the name as the query writes it"`
+	Candidates []string `json:"candidates" doc:"unresolved: the closest known names (did you mean), none of them used; ambiguous: the entities it may denote"`
+}
+
+func nameLinks(ns []recall.NameLink) []NameLink {
+	out := make([]NameLink, 0, len(ns))
+	for _, n := range ns {
+		out = append(out, NameLink{Name: n.Name, Candidates: append([]string{}, n.Candidates...)})
+	}
+	return out
 }
 
 // ContextFact is a fact in a context, its status derived at as_of.
@@ -80,6 +99,9 @@ type ContextResponse struct {
 	// TimeNamed and Period say which time a question answered for.
 	TimeNamed string         `json:"time_named,omitempty" doc:"the phrase of the question that set the time of the answer (mode auto, no as_of)"`
 	Period    *recall.Period `json:"period,omitempty" doc:"the range the question names; every fact valid in it is shown"`
+	// Unresolved and Ambiguous: as in SearchResponse.
+	Unresolved []NameLink `json:"unresolved" doc:"names the question mentions that memory knows nothing about; the context says so in one line each, and holds no other subject's facts of the asked property"`
+	Ambiguous  []NameLink `json:"ambiguous" doc:"names the question mentions that denote several entities; all are used"`
 }
 
 // RegisterRecall adds POST /v1/search and POST /v1/context, answered by
@@ -124,7 +146,8 @@ func (s *Server) postSearch(eng *recall.Engine) gin.HandlerFunc {
 			return
 		}
 		now := s.now()
-		out := SearchResponse{Hits: make([]SearchHit, 0, len(res.Hits))}
+		out := SearchResponse{Hits: make([]SearchHit, 0, len(res.Hits)), Unresolved: nameLinks(res.Unresolved),
+			Ambiguous: nameLinks(res.Ambiguous)}
 		for _, h := range res.Hits {
 			hit := SearchHit{Type: h.Type, ID: h.ID, Text: h.Text, Score: h.Score, Signals: h.Signals}
 			if hit.Signals == nil {
@@ -164,7 +187,7 @@ func (s *Server) postContext(eng *recall.Engine) gin.HandlerFunc {
 		}
 		now := s.now()
 		out := ContextResponse{Context: res.Context, Tokens: res.Tokens, Mode: res.Mode, AsOf: res.AsOf,
-			TimeNamed: res.TimeNamed, Period: res.Period,
+			TimeNamed: res.TimeNamed, Period: res.Period, Unresolved: nameLinks(res.Unresolved), Ambiguous: nameLinks(res.Ambiguous),
 			Facts: make([]ContextFact, 0, len(res.Facts)), Entities: make([]Entity, 0, len(res.Entities)),
 			Episodes: make([]ContextEpisode, 0, len(res.Episodes))}
 		for _, f := range res.Facts {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -100,6 +101,59 @@ func TestRecallRoutes(t *testing.T) {
 		e := errorShape(t, w)
 		if _, ok := e.Fields[bad.field]; bad.field != "" && !ok {
 			t.Errorf("%s %s: fields %v, want %s", bad.path, bad.body, e.Fields, bad.field)
+		}
+	}
+}
+
+// TestRecallRoutes_Unresolved: a name memory knows nothing about is listed
+// as unresolved, with the close names as candidates, and is not answered
+// with another entity's facts; a known name is not listed.
+func TestRecallRoutes_Unresolved(t *testing.T) {
+	s, sync := recallServer(t)
+	body := `{"facts":[{"subject":"gateway-service","subject_type":"service","predicate":"uses_database","object":"orders-db","text":"gateway-service keeps its data in orders-db"},
+		{"subject":"production database","subject_type":"service","predicate":"port","value":"3307","text":"the production database listens on port 3307"}]}`
+	if w := serve(s, "POST", "/v1/facts", []byte(body)); w.Code != http.StatusOK {
+		t.Fatalf("facts: %d %s", w.Code, w.Body)
+	}
+	sync()
+	for _, tc := range []struct{ query, unresolved, candidate string }{
+		{"which database does zebra-gateway use?", "zebra-gateway", "gateway-service"},
+		{"what port does the staging database use?", "staging database", "production database"},
+		{"which database does gateway-service use?", "", ""},
+	} {
+		for _, path := range []string{"/v1/search", "/v1/context"} {
+			w := serve(s, "POST", path, []byte(`{"query":"`+tc.query+`"}`))
+			if w.Code != http.StatusOK {
+				t.Fatalf("%s: %d %s", path, w.Code, w.Body)
+			}
+			var res struct {
+				Unresolved []api.NameLink `json:"unresolved"`
+				Ambiguous  []api.NameLink `json:"ambiguous"`
+				Hits       []api.SearchHit
+				Facts      []api.ContextFact
+				Context    string
+			}
+			if err := json.Unmarshal(w.Body.Bytes(), &res); err != nil {
+				t.Fatal(err)
+			}
+			if res.Unresolved == nil || res.Ambiguous == nil {
+				t.Errorf("%s %q: unresolved and ambiguous must be lists: %s", path, tc.query, w.Body)
+			}
+			if tc.unresolved == "" {
+				if len(res.Unresolved) != 0 {
+					t.Errorf("%s %q: unresolved %+v, want none", path, tc.query, res.Unresolved)
+				}
+				continue
+			}
+			if len(res.Unresolved) != 1 || res.Unresolved[0].Name != tc.unresolved || !slices.Contains(res.Unresolved[0].Candidates, tc.candidate) {
+				t.Errorf("%s %q: unresolved %+v, want %s (did you mean %s)", path, tc.query, res.Unresolved, tc.unresolved, tc.candidate)
+			}
+			if len(res.Facts) > 0 || slices.ContainsFunc(res.Hits, func(h api.SearchHit) bool { return h.Fact != nil }) {
+				t.Errorf("%s %q: answered with another entity's facts: %s", path, tc.query, w.Body)
+			}
+			if path == "/v1/context" && !strings.Contains(res.Context, "Memory holds nothing about “"+tc.unresolved+"”") {
+				t.Errorf("context %q does not say memory holds nothing about %s", res.Context, tc.unresolved)
+			}
 		}
 	}
 }

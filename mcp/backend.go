@@ -49,6 +49,9 @@ type RecallResult struct {
 	Tokens  int         `json:"tokens"`
 	Mode    recall.Mode `json:"mode,omitempty"`
 	FactIDs []string    `json:"fact_ids"`
+	// Unresolved are the names the question mentions that memory knows
+	// nothing about, with the closest known names.
+	Unresolved []recall.NameLink `json:"unresolved"`
 }
 
 // Hit is one search result as a model needs it.
@@ -62,7 +65,8 @@ type Hit struct {
 
 // SearchResult is a ranked list of hits.
 type SearchResult struct {
-	Hits []Hit `json:"hits"`
+	Hits       []Hit             `json:"hits"`
+	Unresolved []recall.NameLink `json:"unresolved"`
 }
 
 // TimelineRequest names an entity (by name, alias or id) and optionally

@@ -75,7 +75,7 @@ func (l *Local) Recall(ctx context.Context, req recall.ContextRequest) (RecallRe
 	if err != nil {
 		return RecallResult{}, err
 	}
-	out := RecallResult{Context: res.Context, Tokens: res.Tokens, Mode: res.Mode, FactIDs: []string{}}
+	out := RecallResult{Context: res.Context, Tokens: res.Tokens, Mode: res.Mode, FactIDs: []string{}, Unresolved: res.Unresolved}
 	for _, f := range res.Facts {
 		out.FactIDs = append(out.FactIDs, f.Fact.ID)
 	}
@@ -93,7 +93,7 @@ func (l *Local) Search(ctx context.Context, req recall.SearchRequest) (SearchRes
 		return SearchResult{}, err
 	}
 	now := l.now()
-	out := SearchResult{Hits: make([]Hit, 0, len(res.Hits))}
+	out := SearchResult{Hits: make([]Hit, 0, len(res.Hits)), Unresolved: res.Unresolved}
 	for _, h := range res.Hits {
 		hit := Hit{Type: h.Type, ID: h.ID, Text: h.Text, Score: h.Score}
 		if h.Fact != nil {

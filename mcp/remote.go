@@ -76,15 +76,16 @@ func (r *Remote) AddFacts(ctx context.Context, facts []memory.FactInput) ([]memo
 // Recall implements Backend.
 func (r *Remote) Recall(ctx context.Context, req recall.ContextRequest) (RecallResult, error) {
 	var out struct {
-		Context string            `json:"context"`
-		Tokens  int               `json:"tokens"`
-		Mode    recall.Mode       `json:"mode"`
-		Facts   []json.RawMessage `json:"facts"`
+		Context    string            `json:"context"`
+		Tokens     int               `json:"tokens"`
+		Mode       recall.Mode       `json:"mode"`
+		Facts      []json.RawMessage `json:"facts"`
+		Unresolved []recall.NameLink `json:"unresolved"`
 	}
 	if _, err := r.do(ctx, http.MethodPost, "/v1/context", req, &out); err != nil {
 		return RecallResult{}, err
 	}
-	res := RecallResult{Context: out.Context, Tokens: out.Tokens, Mode: out.Mode, FactIDs: []string{}}
+	res := RecallResult{Context: out.Context, Tokens: out.Tokens, Mode: out.Mode, FactIDs: []string{}, Unresolved: out.Unresolved}
 	for _, raw := range out.Facts {
 		// A context fact is either a fact or {"fact": {...}} with the
 		// role it plays; take the id from whichever it is.
@@ -115,11 +116,12 @@ func (r *Remote) Search(ctx context.Context, req recall.SearchRequest) (SearchRe
 				Status entity.Status `json:"status"`
 			} `json:"fact"`
 		} `json:"hits"`
+		Unresolved []recall.NameLink `json:"unresolved"`
 	}
 	if _, err := r.do(ctx, http.MethodPost, "/v1/search", req, &out); err != nil {
 		return SearchResult{}, err
 	}
-	res := SearchResult{Hits: make([]Hit, 0, len(out.Hits))}
+	res := SearchResult{Hits: make([]Hit, 0, len(out.Hits)), Unresolved: out.Unresolved}
 	for _, h := range out.Hits {
 		hit := h.Hit
 		if h.Fact != nil && hit.Status == "" {

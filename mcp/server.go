@@ -16,6 +16,7 @@ import (
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
+	"github.com/graphmem/graphmem/recall"
 	"github.com/graphmem/graphmem/search"
 )
 
@@ -298,6 +299,9 @@ func (t tools) recall(ctx context.Context, a RecallArgs) (RecallResult, string, 
 	if res.FactIDs == nil {
 		res.FactIDs = []string{}
 	}
+	if res.Unresolved == nil {
+		res.Unresolved = []recall.NameLink{}
+	}
 	text := res.Context
 	if strings.TrimSpace(text) == "" {
 		text = "Memory holds nothing relevant to this question."
@@ -317,10 +321,20 @@ func (t tools) search(ctx context.Context, a SearchArgs) (SearchResult, string, 
 	if res.Hits == nil {
 		res.Hits = []Hit{}
 	}
-	if len(res.Hits) == 0 {
-		return res, "No matches.", nil
+	if res.Unresolved == nil {
+		res.Unresolved = []recall.NameLink{}
 	}
 	var b strings.Builder
+	for _, n := range res.Unresolved {
+		fmt.Fprintf(&b, "Memory holds nothing about %q", oneLine(n.Name))
+		if len(n.Candidates) > 0 {
+			fmt.Fprintf(&b, " (did you mean: %s?)", oneLine(strings.Join(n.Candidates, ", ")))
+		}
+		b.WriteString(".\n")
+	}
+	if len(res.Hits) == 0 {
+		return res, b.String() + "No matches.", nil
+	}
 	fmt.Fprintf(&b, "%d hit(s), best first:", len(res.Hits))
 	for i, h := range res.Hits {
 		kind := h.Type

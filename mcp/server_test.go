@@ -471,3 +471,26 @@ func TestResources_Ontology(t *testing.T) {
 	}
 	t.Errorf("the ontology resource does not say port is one: %s", res.Contents[0].Text)
 }
+
+// TestTools_Unresolved: recall and search say memory holds nothing about a
+// name it does not know, list it as unresolved and answer with no other
+// entity's port.
+func TestTools_Unresolved(t *testing.T) {
+	e := newEnv(t)
+	cs := connect(t, mcp.NewLocal(e.svc, e.engine, "repo:payments"))
+	call(t, cs, "add_facts", map[string]any{"facts": portSwitch})
+	for _, tool := range []string{"recall", "search"} {
+		text, out := call(t, cs, tool, map[string]any{"query": "which port does zebra-db listen on?"})
+		un, _ := out["unresolved"].([]any)
+		if len(un) != 1 || un[0].(map[string]any)["name"] != "zebra-db" {
+			t.Errorf("%s: unresolved %v, want zebra-db", tool, out["unresolved"])
+		}
+		if !strings.Contains(text, "Memory holds nothing about") || !strings.Contains(text, "payments-db") || strings.Contains(text, "3307") {
+			t.Errorf("%s does not say it knows nothing of zebra-db (did you mean payments-db), or answers with payments-db's port:\n%s", tool, text)
+		}
+	}
+	_, out := call(t, cs, "recall", map[string]any{"query": "which port does payments-db listen on?"})
+	if un, _ := out["unresolved"].([]any); un == nil || len(un) != 0 {
+		t.Errorf("recall of a known name: unresolved %v, want []", out["unresolved"])
+	}
+}
