@@ -70,11 +70,26 @@ var (
 	quotedRE = regexp.MustCompile("\"([^\"\\n]{2,80})\"|“([^”\\n]{2,80})”|`([^`\\n]{2,80})`|(?:^|\\s)'([^'\\n]{2,80})'(?:[\\s?.!,;:]|$)")
 )
 
+// abbreviationRE finds the titles whose dot ends no sentence ("Dr. Seuss").
+var abbreviationRE = regexp.MustCompile(`\b(Dr|Mr|Mrs|Ms|Mx|Prof|St|Jr|Sr|Mt)\.`)
+
+// compoundHeads end hyphenated words of everyday English, not identifiers
+// ("transgender-specific", "family-friendly").
+var compoundHeads = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`specific based related friendly free like style oriented aware wide long term
+		time made owned sized scale class known old year years day week month minded up off in out on over themed
+		inspired focused driven centered led level lasting loving`) {
+		compoundHeads[w] = true
+	}
+}
+
 // Bounds of a mention.
 const (
 	mentionWords = 5 // a longer capitalised run is a title or shouting
 	suggestions  = 3 // closest names offered for an unknown one
-	holdingScan  = 50
+	holdingScan  = 200 // records read to find a name's words in a row
 )
 
 // mentions returns the name-shaped spans of q (see above), in order,
@@ -88,6 +103,14 @@ func mentions(q string, times []timeRef) []mention {
 	seen := map[string]bool{}
 	add := func(text string) {
 		text = strings.TrimSpace(possessiveRE.ReplaceAllString(text, "$1"))
+		// "The Four Seasons" is "Four Seasons" with an article.
+		for {
+			first, rest, ok := strings.Cut(text, " ")
+			if !ok || !questionWords[strings.ToLower(first)] {
+				break
+			}
+			text = strings.TrimSpace(rest)
+		}
 		k := entity.Normalize(text)
 		if k == "" || seen[k] || len(strings.Fields(k)) > mentionWords || strings.Contains(timeText, " "+k+" ") {
 			return
@@ -108,11 +131,12 @@ func mentions(q string, times []timeRef) []mention {
 		}
 	}
 	for _, s := range slugRE.FindAllString(q, -1) {
-		if strings.IndexFunc(s, unicode.IsLetter) >= 0 {
+		_, head, _ := strings.Cut(strings.ToLower(s), "-")
+		if strings.IndexFunc(s, unicode.IsLetter) >= 0 && !compoundHeads[head] {
 			add(s)
 		}
 	}
-	for _, sentence := range splitSentences(q) {
+	for _, sentence := range splitSentences(abbreviationRE.ReplaceAllString(q, "$1")) {
 		var run []string
 		acronyms := 0
 		flush := func() {
@@ -323,7 +347,8 @@ func (c *candidates) holds(ctx context.Context, tx graph.Tx, idx *search.Index, 
 // qualified finds qualifier variants of known names among the question's
 // n-grams once the search has found entities: "staging database" when
 // "production database" is known (the same number of words, the same last
-// word), none of whose words is a question word or a word of a property.
+// word, written in lower case: a common noun), none of whose words is a
+// question word or a word of a property.
 func (c *candidates) qualified(ctx context.Context, tx graph.Tx, e *Engine) error {
 	if e.NoUnknownNames {
 		return nil
@@ -331,7 +356,10 @@ func (c *candidates) qualified(ctx context.Context, tx graph.Tx, e *Engine) erro
 	idx := e.Index
 	var known []string
 	for _, it := range c.entities {
-		if n := entity.Normalize(it.entity.Name); strings.Contains(n, " ") {
+		// The head is a common noun ("database"), not a name ("Team
+		// Egret": "reach Egret" qualifies nothing).
+		fs := strings.Fields(it.entity.Name)
+		if n := entity.Normalize(it.entity.Name); strings.Contains(n, " ") && len(fs) > 0 && !capitalised(fs[len(fs)-1]) {
 			known = append(known, n)
 		}
 	}

@@ -27,6 +27,9 @@ func TestMentions(t *testing.T) {
 		{"zebra-gateway用的是什么数据库?", []string{"zebra gateway"}},
 		{"What happened on 2024-03-01?", nil},
 		{"Which DBMS does the CPU team use?", nil},
+		{"Would Caroline have Dr. Seuss books?", []string{"caroline", "dr seuss"}},
+		{`Would Mel enjoy "The Four Seasons" by Vivaldi?`, []string{"four seasons", "mel", "vivaldi"}},
+		{"What transgender-specific events did she attend?", nil},
 	} {
 		var got []string
 		for _, m := range mentions(tc.q, namedTimes(tc.q, anchor)) {

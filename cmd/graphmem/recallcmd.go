@@ -64,6 +64,9 @@ Ranked facts, entities and episodes for QUERY, with their scores.`, false)
 	if *cf.json {
 		return printJSON(os.Stdout, out)
 	}
+	for _, l := range nameNotes(out.Unresolved, out.Ambiguous) {
+		fmt.Println(l)
+	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCORE\tTYPE\tTEXT\tID")
 	for _, h := range out.Hits {
@@ -120,7 +123,27 @@ The context block an agent gets for QUESTION: dated, sourced facts packed into
 	}
 	fmt.Println(out.Context)
 	fmt.Fprintf(os.Stderr, "(%d tokens, mode %s)\n", out.Tokens, out.Mode)
+	for _, l := range nameNotes(out.Unresolved, out.Ambiguous) {
+		fmt.Fprintln(os.Stderr, l)
+	}
 	return nil
+}
+
+// nameNotes are the lines saying which names of a question memory knows
+// nothing about, and which name several entities.
+func nameNotes(unresolved, ambiguous []api.NameLink) []string {
+	var out []string
+	for _, n := range unresolved {
+		l := fmt.Sprintf("unresolved: memory holds nothing about %q", n.Name)
+		if len(n.Candidates) > 0 {
+			l += " (did you mean: " + strings.Join(n.Candidates, ", ") + "?)"
+		}
+		out = append(out, l)
+	}
+	for _, n := range ambiguous {
+		out = append(out, fmt.Sprintf("ambiguous: %q names %s", n.Name, strings.Join(n.Candidates, ", ")))
+	}
+	return out
 }
 
 // runForget is `graphmem forget`: forget or purge by ids, entity, query or
