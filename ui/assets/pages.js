@@ -30,9 +30,19 @@ export async function homePage(main, { params, alive, navigate }) {
     h('a', { href: entityHref(m.entity.id), text: m.entity.name }), ' ', h('span', { class: 'badge', text: m.entity.type || 'entity' }),
     h('span', { class: 'muted', text: ` ${m.match} match` })))));
   results.append(h('h2', { text: 'Facts and episodes' }));
+  if (!(hits instanceof Error)) results.append(unresolvedView(hits.unresolved));
   if (hits instanceof Error) results.append(errorView(hits));
   else if (!hits.hits.length) results.append(h('p', { class: 'muted', text: 'Nothing matches.' }));
   else results.append(h('ol', { class: 'hits' }, hits.hits.map(hitRow)));
+}
+
+// unresolvedView says which names of a question memory knows nothing
+// about, offering the close known names (never their facts).
+function unresolvedView(names) {
+  if (!names || !names.length) return null;
+  return h('ul', { class: 'unresolved', id: 'unresolved' }, names.map((n) => h('li', null,
+    'Memory holds nothing about ', h('strong', { text: n.name }),
+    n.candidates.length ? [' — did you mean ', n.candidates.map((c, i) => [i ? ', ' : '', h('a', { href: '/ui/?q=' + enc(c), text: c })]), '?'] : null)));
 }
 
 function hitRow(hit) {
@@ -139,6 +149,7 @@ export async function askPage(main, { params, alive, navigate }) {
     out.append(h('section', { 'aria-labelledby': 'block-h' },
       h('h2', { id: 'block-h', text: 'Context block' }),
       h('p', { class: 'muted', text: `${ctx.tokens} tokens · mode ${ctx.mode} · as of ${day(ctx.as_of)}` }),
+      unresolvedView(ctx.unresolved),
       h('pre', { class: 'block', id: 'context-block', tabindex: 0, text: ctx.context }),
       h('h2', { text: 'Facts in it' }),
       ctx.facts.length ? h('ol', { class: 'hits' }, ctx.facts.map((cf) => h('li', null, factLine(cf.fact),
