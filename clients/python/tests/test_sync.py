@@ -178,6 +178,16 @@ def test_search_and_context(alice: Graphmem, name: str) -> None:
     assert then.period.from_ == datetime(2024, 1, 1, tzinfo=timezone.utc)
     md = alice.context(f"which port does {name} use?", format="markdown", mode="current")
     assert md.mode == "current" and 'port "6543"' in md.text
+    assert hits.unresolved == [] and ctx.unresolved == []
+
+    # A name memory knows nothing about is said so, and not answered with another's port.
+    unknown = f"zebra-{name}"
+    none = alice.search(f"which port does {unknown} use?")
+    assert [n.name for n in none.unresolved] == [unknown]
+    assert not any(h.fact is not None and h.fact.predicate == "port" for h in none)
+    nctx = alice.context(f"which port does {unknown} use?")
+    assert [n.name for n in nctx.unresolved] == [unknown] and "6543" not in nctx.text
+    assert f"Memory holds nothing about “{unknown}”" in nctx.text
 
 
 def test_remember_and_read_episodes(alice: Graphmem, name: str) -> None:

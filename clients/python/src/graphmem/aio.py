@@ -34,7 +34,7 @@ from graphmem.models import (
     Ontology,
     Overview,
     Model,
-    SearchHit,
+    SearchHits,
     SearchResponse,
     Session,
     Timeline,
@@ -243,9 +243,13 @@ class AsyncGraphmem:
         *,
         known_at: TimeLike | None = None,
         include_history: bool = False,
-    ) -> list[SearchHit]:
-        """Ranked facts, entities and episodes (``types`` narrows to some of them) for a query."""
-        return (await self._get(_core.search(query, limit, as_of, known_at, include_history, types), SearchResponse)).hits
+    ) -> SearchHits:
+        """Ranked facts, entities and episodes (``types`` narrows to some of them) for a query.
+
+        The result is a list of hits that also says which names of the query
+        memory knows nothing about (``.unresolved``) or that name several
+        entities (``.ambiguous``)."""
+        return SearchHits(await self._get(_core.search(query, limit, as_of, known_at, include_history, types), SearchResponse))
 
     async def context(
         self,

@@ -34,7 +34,7 @@ from graphmem.models import (
     Ontology,
     Overview,
     Model,
-    SearchHit,
+    SearchHits,
     SearchResponse,
     Session,
     Timeline,
@@ -242,9 +242,13 @@ class Graphmem:
         *,
         known_at: TimeLike | None = None,
         include_history: bool = False,
-    ) -> list[SearchHit]:
-        """Ranked facts, entities and episodes (``types`` narrows to some of them) for a query."""
-        return self._get(_core.search(query, limit, as_of, known_at, include_history, types), SearchResponse).hits
+    ) -> SearchHits:
+        """Ranked facts, entities and episodes (``types`` narrows to some of them) for a query.
+
+        The result is a list of hits that also says which names of the query
+        memory knows nothing about (``.unresolved``) or that name several
+        entities (``.ambiguous``)."""
+        return SearchHits(self._get(_core.search(query, limit, as_of, known_at, include_history, types), SearchResponse))
 
     def context(
         self,

@@ -348,10 +348,38 @@ class SearchHit(Model):
     episode: Episode | None = None
 
 
+class NameLink(Model):
+    """A name a query mentions that did not resolve to exactly one entity.
+
+    For an unresolved name memory knows nothing about it, and ``candidates``
+    are the closest known names (did you mean), none of which answered; for
+    an ambiguous one they are the entities it may denote, all of which did.
+    """
+
+    name: str
+    candidates: list[str]
+
+
 class SearchResponse(Model):
     """The answer of ``POST /v1/search``."""
 
     hits: list[SearchHit]
+    unresolved: list[NameLink]
+    ambiguous: list[NameLink]
+
+
+class SearchHits(list[SearchHit]):
+    """The hits of a search, best first, and the names of the query that did not resolve.
+
+    ``unresolved`` are the names memory knows nothing about (no other
+    entity's facts answer for them), ``ambiguous`` those naming several
+    entities.
+    """
+
+    def __init__(self, res: SearchResponse) -> None:
+        super().__init__(res.hits)
+        self.unresolved: list[NameLink] = res.unresolved
+        self.ambiguous: list[NameLink] = res.ambiguous
 
 
 class ContextRequest(RequestModel):
@@ -405,6 +433,8 @@ class Context(Model):
     as_of: AwareDatetime
     time_named: str = ""
     period: Period | None = None
+    unresolved: list[NameLink] = Field(description="names the question mentions that memory knows nothing about; the block says so")
+    ambiguous: list[NameLink] = Field(description="names the question mentions that denote several entities")
 
 
 class ForgetRequest(RequestModel):
@@ -671,6 +701,7 @@ SCHEMAS: dict[str, type[Model]] = {
     "GraphNode": GraphNode,
     "Health": Health,
     "Period": Period,
+    "NameLink": NameLink,
     "ImportResult": ImportResult,
     "Ontology": Ontology,
     "OntologyEntityType": OntologyEntityType,
