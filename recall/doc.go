@@ -33,6 +33,19 @@
 //     common they are across the scope (search.Query.Keep; matched only in
 //     those entities' facts).
 //
+//     Names the question mentions (linking.go: capitalised runs,
+//     identifiers such as zebra-gateway, quoted phrases, a qualifier
+//     before a known name's common-noun head as in "staging database")
+//     are resolved, ambiguous (several entities) or unknown: no entity
+//     resolves the name and no record holds its words in a row. An
+//     unknown name is never answered with another entity's facts: what
+//     only words inside it linked is unlinked ("Bob" of "Bob Marley"),
+//     other subjects' facts of the asked property (every fact and card,
+//     when nothing the question names resolved) leave the candidates, the
+//     block says in one line that memory holds nothing about it, with the
+//     closest known names as "did you mean", and Search and Context list
+//     it as unresolved.
+//
 //     Predicate linking (predicates.go): the question's words, without
 //     those of the linked entities' names, are linked to predicates
 //     through their stemmed names, the ontology's synonyms and
