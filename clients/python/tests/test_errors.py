@@ -81,7 +81,10 @@ def test_scopes_are_kept_apart(server_url: str, alice: Graphmem, bob: Graphmem, 
     assert [f.value for f in alice.facts(subject=name)] == ["7001"]
     assert bob.facts(subject=name) == []
     assert not [h for h in bob.search(name) if name in h.text]
-    assert name not in bob.context(f"which port does {name} use?").text
+    # Bob's scope knows nothing of the name: its context says so, and holds neither port.
+    ctx = bob.context(f"which port does {name} use?")
+    assert [n.name for n in ctx.unresolved] == [name]
+    assert "7001" not in ctx.text and "7002" not in ctx.text
     fact_id = alice.facts(subject=name)[0].id
     with pytest.raises(NotFoundError):
         bob.fact(fact_id)
