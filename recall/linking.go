@@ -21,7 +21,8 @@ import (
 // another entity's facts.
 //
 // A name is mentioned when the question holds something shaped like one,
-// whether or not memory knows it:
+// whether or not memory knows it (and so is every name of the request's
+// focus list):
 //
 //   - a run of capitalised words ("Bob Marley", "Team Albatross"), not a
 //     lone word opening the sentence, not a time ("March"), not acronyms
@@ -211,7 +212,11 @@ func (c *candidates) resolveNames(ctx context.Context, tx graph.Tx, e *Engine) e
 		return nil
 	}
 	idx := e.Index
-	for _, m := range c.p.a.names {
+	names := slices.Clone(c.p.a.names)
+	for _, f := range c.p.focus { // names the request says the answer is about
+		names = append(names, mention{text: f, key: entity.Normalize(f)})
+	}
+	for _, m := range names {
 		if err := c.judge(ctx, tx, idx, m, ""); err != nil {
 			return err
 		}

@@ -113,3 +113,19 @@ func TestRecall_UnknownNames(t *testing.T) {
 		})
 	}
 }
+
+// TestContext_UnknownFocus: a focus name memory knows nothing about is
+// unresolved like a name of the question.
+func TestContext_UnknownFocus(t *testing.T) {
+	e := newEnv(t)
+	const scope = "demo"
+	unknownDemo(t, e, scope)
+	res := e.context(t, scope, recall.ContextRequest{Query: "which port does it listen on?", Focus: []string{"zebra-gateway"}})
+	if !slices.Equal(names(res.Unresolved), []string{"zebra-gateway"}) || len(res.Facts) > 0 {
+		t.Errorf("unresolved %v, facts %q:\n%s", res.Unresolved, predicatesOf(res), res.Context)
+	}
+	res = e.context(t, scope, recall.ContextRequest{Query: "which port does it listen on?", Focus: []string{"gateway-service"}})
+	if len(res.Unresolved) > 0 || !slices.Contains(predicatesOf(res), "port") {
+		t.Errorf("unresolved %v, facts %q:\n%s", res.Unresolved, predicatesOf(res), res.Context)
+	}
+}
