@@ -88,8 +88,8 @@ func init() {
 
 // Bounds of a mention.
 const (
-	mentionWords = 5 // a longer capitalised run is a title or shouting
-	suggestions  = 3 // closest names offered for an unknown one
+	mentionWords = 5   // a longer capitalised run is a title or shouting
+	suggestions  = 3   // closest names offered for an unknown one
 	holdingScan  = 200 // records read to find a name's words in a row
 )
 
@@ -132,8 +132,7 @@ func mentions(q string, times []timeRef) []mention {
 		}
 	}
 	for _, s := range slugRE.FindAllString(q, -1) {
-		_, head, _ := strings.Cut(strings.ToLower(s), "-")
-		if strings.IndexFunc(s, unicode.IsLetter) >= 0 && !compoundHeads[head] {
+		if strings.IndexFunc(s, unicode.IsLetter) >= 0 && !compoundWord(s) {
 			add(s)
 		}
 	}
@@ -174,6 +173,17 @@ func mentions(q string, times []timeRef) []mention {
 		flush()
 	}
 	return out
+}
+
+// compoundWord reports whether a hyphenated word is one of everyday
+// English: it ends with a compoundHeads word ("family-friendly"), or
+// begins with a prefix of one or two letters and holds no digit ("e-mail",
+// "re-run"; "eu-west-1" is an identifier).
+func compoundWord(s string) bool {
+	s = strings.ToLower(s)
+	first, _, _ := strings.Cut(s, "-")
+	last := s[strings.LastIndexAny(s, "-_")+1:]
+	return compoundHeads[last] || len(first) <= 2 && strings.Trim(s, "abcdefghijklmnopqrstuvwxyz-") == ""
 }
 
 func isWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }

@@ -30,6 +30,7 @@ func TestMentions(t *testing.T) {
 		{"Would Caroline have Dr. Seuss books?", []string{"caroline", "dr seuss"}},
 		{`Would Mel enjoy "The Four Seasons" by Vivaldi?`, []string{"four seasons", "mel", "vivaldi"}},
 		{"What transgender-specific events did she attend?", nil},
+		{"Did she re-run the e-mail job on eu-west-1?", []string{"eu west 1"}},
 	} {
 		var got []string
 		for _, m := range mentions(tc.q, namedTimes(tc.q, anchor)) {
