@@ -549,8 +549,12 @@ func generateCatalog(seed uint64, nq int) catalogData {
 		}
 		k := ks[r.IntN(len(ks))]
 		_, pred, _ := strings.Cut(k, "/")
-		d.unknown = append(d.unknown, unknownQuestion{Text: fmt.Sprintf(pick(paraphrases[k]), name), Name: name,
-			Predicate: pred, Kind: kind})
+		text := fmt.Sprintf(pick(paraphrases[k]), name)
+		if asked[text] {
+			continue
+		}
+		asked[text] = true
+		d.unknown = append(d.unknown, unknownQuestion{Text: text, Name: name, Predicate: pred, Kind: kind})
 	}
 	return d
 }
