@@ -25,7 +25,7 @@ func Mentions(text string) []string {
 			out = append(out, k)
 		}
 	}
-	for _, sentence := range splitSentences(text) {
+	for _, sentence := range Sentences(text) {
 		words := strings.Fields(sentence)
 		var name []string // the capitalised run being read
 		flush := func() {
@@ -66,7 +66,9 @@ func Mentions(text string) []string {
 // a title or shouting, not a name.
 const maxNameWords = 4
 
-func splitSentences(text string) []string {
+// Sentences splits text where a sentence ends (., !, ?, a line break, and
+// their CJK forms).
+func Sentences(text string) []string {
 	return strings.FieldsFunc(text, func(r rune) bool {
 		switch r {
 		case '.', '!', '?', '\n', '。', '！', '？':

@@ -136,7 +136,7 @@ func mentions(q string, times []timeRef) []mention {
 			add(s)
 		}
 	}
-	for _, sentence := range splitSentences(abbreviationRE.ReplaceAllString(q, "$1")) {
+	for _, sentence := range entity.Sentences(abbreviationRE.ReplaceAllString(q, "$1")) {
 		var run []string
 		acronyms := 0
 		flush := func() {
@@ -195,16 +195,6 @@ func capitalised(raw string) bool {
 		}
 	}
 	return false
-}
-
-func splitSentences(text string) []string {
-	return strings.FieldsFunc(text, func(r rune) bool {
-		switch r {
-		case '.', '!', '?', '\n', '。', '！', '？':
-			return true
-		}
-		return false
-	})
 }
 
 // within reports whether the normalised name inner stands inside outer as
