@@ -336,7 +336,7 @@ func (c *candidates) holds(ctx context.Context, tx graph.Tx, idx *search.Index, 
 		}
 	}
 	for _, en := range ents {
-		if has(strings.Join(append([]string{en.Name, en.Summary}, en.Aliases...), "\n")) {
+		if en.ForgottenAt == nil && has(strings.Join(append([]string{en.Name, en.Summary}, en.Aliases...), "\n")) {
 			return true, nil
 		}
 	}
