@@ -33,6 +33,12 @@ func TestCatalog(t *testing.T) {
 	if g.SupersededAbove != 0 {
 		t.Errorf("a superseded fact ranks above the current one in %d questions", g.SupersededAbove)
 	}
+	// Subjects that do not exist are not answered with another's value,
+	// and the catalog's own are not taken for unknown.
+	if u := rep.Unknown; u.FalseAnswer > 0.05 || u.Reported < 0.9 || u.FalseUnknown > 0.02 {
+		t.Errorf("unknown subjects: false answers %.3f, reported %.3f, known questions with an unresolved name %.3f: want at most 0.05, at least 0.9, at most 0.02",
+			u.FalseAnswer, u.Reported, u.FalseUnknown)
+	}
 	if g.Hit1 <= rep.Baseline.Hit1 {
 		t.Errorf("hit@1 %.3f does not beat BM25 %.3f", g.Hit1, rep.Baseline.Hit1)
 	}
