@@ -145,7 +145,13 @@ func mentions(q string, times []timeRef) []mention {
 			}
 			run, acronyms = run[:0], 0
 		}
-		words := strings.Fields(sentence)
+		// A CJK run is no part of a Latin name ("Team Kite的负责人是谁").
+		words := strings.Fields(strings.Map(func(r rune) rune {
+			if isCJK(r) {
+				return ' '
+			}
+			return r
+		}, sentence))
 		for i, raw := range words {
 			// Punctuation before a word or after it ends a name.
 			if j := strings.IndexFunc(raw, isWordRune); j > 0 && strings.ContainsAny(raw[:j], "(\"“'`") {
@@ -363,8 +369,10 @@ func (c *candidates) qualified(ctx context.Context, tx graph.Tx, e *Engine) erro
 	for _, it := range c.entities {
 		// The head is a common noun ("database"), not a name ("Team
 		// Egret": "reach Egret" qualifies nothing).
+		// Its words are written apart: an identifier ("orders-db") has
+		// variants of its own shape, found as such.
 		fs := strings.Fields(it.entity.Name)
-		if n := entity.Normalize(it.entity.Name); strings.Contains(n, " ") && len(fs) > 0 && !capitalised(fs[len(fs)-1]) {
+		if n := entity.Normalize(it.entity.Name); len(fs) > 1 && len(strings.Fields(n)) == len(fs) && !capitalised(fs[len(fs)-1]) {
 			known = append(known, n)
 		}
 	}

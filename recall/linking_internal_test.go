@@ -25,6 +25,7 @@ func TestMentions(t *testing.T) {
 		{"who is hsato's manager", nil},
 		{"Team Albatross leader", []string{"team albatross"}},
 		{"zebra-gateway用的是什么数据库?", []string{"zebra gateway"}},
+		{"Team Kite的负责人是谁?", []string{"team kite"}},
 		{"What happened on 2024-03-01?", nil},
 		{"Which DBMS does the CPU team use?", nil},
 		{"Would Caroline have Dr. Seuss books?", []string{"caroline", "dr seuss"}},
