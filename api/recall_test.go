@@ -151,7 +151,7 @@ func TestRecallRoutes_Unresolved(t *testing.T) {
 			if len(res.Facts) > 0 || slices.ContainsFunc(res.Hits, func(h api.SearchHit) bool { return h.Fact != nil }) {
 				t.Errorf("%s %q: answered with another entity's facts: %s", path, tc.query, w.Body)
 			}
-			if path == "/v1/context" && !strings.Contains(res.Context, "Memory holds nothing about “"+tc.unresolved+"”") {
+			if path == "/v1/context" && !strings.Contains(res.Context, `memory holds nothing about "`+tc.unresolved+`"`) {
 				t.Errorf("context %q does not say memory holds nothing about %s", res.Context, tc.unresolved)
 			}
 		}

@@ -485,7 +485,7 @@ func TestTools_Unresolved(t *testing.T) {
 		if len(un) != 1 || un[0].(map[string]any)["name"] != "zebra-db" {
 			t.Errorf("%s: unresolved %v, want zebra-db", tool, out["unresolved"])
 		}
-		if !strings.Contains(text, "Memory holds nothing about") || !strings.Contains(text, "payments-db") || strings.Contains(text, "3307") {
+		if !strings.Contains(strings.ToLower(text), "memory holds nothing about") || !strings.Contains(text, "payments-db") || strings.Contains(text, "3307") {
 			t.Errorf("%s does not say it knows nothing of zebra-db (did you mean payments-db), or answers with payments-db's port:\n%s", tool, text)
 		}
 	}

@@ -82,7 +82,7 @@ type block struct {
 // line is one rendered line of a context; it is also the json format's
 // item.
 type line struct {
-	Kind string `json:"kind"` // constraint, preference, fact, was, later, then, decision, source, episode, entity
+	Kind string `json:"kind"` // constraint, preference, fact, was, later, then, decision, source, episode, entity, unknown
 	ID   string `json:"id"`
 	// Text is a fact's sentence (its own text, else subject, predicate and
 	// value), a quote, or an entity with its summary.
@@ -105,6 +105,9 @@ type line struct {
 	Conflicts string     `json:"conflicts,omitempty"`
 	Speaker   string     `json:"speaker,omitempty"`
 	Time      *time.Time `json:"time,omitempty"`
+	// Candidates are the close known names of an unknown line's name
+	// (linking.go), offered as "did you mean".
+	Candidates []string `json:"candidates,omitempty"`
 	// note is a fact's own text, conflicts the values Conflicts joins and
 	// entity the entity of an entity line: the text and markdown formats
 	// quote each of them on its own.

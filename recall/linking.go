@@ -507,11 +507,11 @@ func sharesWord(a, b string) bool {
 // unknownLine is the line of the block saying memory holds nothing about
 // an unresolved name.
 func unknownLine(n NameLink) line {
-	s := "Memory holds nothing about " + quoted(flatten(n.Name))
-	if len(n.Candidates) > 0 {
-		s += " (did you mean: " + flatten(strings.Join(n.Candidates, ", ")) + "?)"
+	l := line{Kind: "unknown", Text: flatten(clip(n.Name, 80))}
+	for _, c := range n.Candidates {
+		l.Candidates = append(l.Candidates, flatten(c))
 	}
-	return line{Kind: "unknown", Text: s + "."}
+	return l
 }
 
 // unknownBlocks are the lines saying memory holds nothing about the

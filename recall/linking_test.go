@@ -99,7 +99,7 @@ func TestRecall_UnknownNames(t *testing.T) {
 				}
 			}
 			if len(tc.unresolved) > 0 {
-				l := lineWith(res.Context, "Memory holds nothing about", tc.unresolved[0])
+				l := lineWith(res.Context, "[unknown] memory holds nothing about \""+tc.unresolved[0]+"\"")
 				if l == "" || !strings.Contains(l, tc.suggest) {
 					t.Errorf("no line saying memory holds nothing about %q (did you mean %s):\n%s", tc.unresolved[0], tc.suggest, res.Context)
 				}

@@ -150,6 +150,18 @@ func renderLine(l line, format string) string {
 			s += ": " + q(l.entity.Summary) // clipped by boundedEntity
 		}
 		return indent + brackets(m) + " " + s
+	case "unknown":
+		// A name of the question memory knows nothing about (linking.go).
+		s := "memory holds nothing about " + q(l.Text)
+		for i, c := range l.Candidates {
+			if i == 0 {
+				s += "; did you mean "
+			} else {
+				s += ", "
+			}
+			s += q(c)
+		}
+		return indent + brackets(append(m, "unknown")) + " " + s
 	default:
 		return indent + q(l.Text)
 	}

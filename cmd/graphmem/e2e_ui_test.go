@@ -197,7 +197,7 @@ func (b *browser) checkScenario(name string) {
 	// A name memory knows nothing about is said so, with the close names.
 	b.open("/ui/ask?q=" + url.QueryEscape("what port does the staging database use?"))
 	b.waitText("#unresolved", "Memory holds nothing about staging database — did you mean production database?")
-	b.waitText("#context-block", "Memory holds nothing about “staging database”")
+	b.waitText("#context-block", `memory holds nothing about "staging database"; did you mean "production database"`)
 	// An API error is shown in words, with the field.
 	b.open("/ui/ask?q=port&max_tokens=10")
 	b.waitText(".error", "max_tokens")

@@ -187,7 +187,7 @@ def test_search_and_context(alice: Graphmem, name: str) -> None:
     assert not any(h.fact is not None and h.fact.predicate == "port" for h in none)
     nctx = alice.context(f"which port does {unknown} use?")
     assert [n.name for n in nctx.unresolved] == [unknown] and "6543" not in nctx.text
-    assert f"Memory holds nothing about “{unknown}”" in nctx.text
+    assert f'memory holds nothing about "{unknown}"' in nctx.text
 
 
 def test_remember_and_read_episodes(alice: Graphmem, name: str) -> None:
