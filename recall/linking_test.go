@@ -99,6 +99,7 @@ func TestRecall_UnknownNames(t *testing.T) {
 				}
 			}
 			if len(tc.unresolved) > 0 {
+				t.Log("\n" + res.Context)
 				l := lineWith(res.Context, "[unknown] memory holds nothing about \""+tc.unresolved[0]+"\"")
 				if l == "" || !strings.Contains(l, tc.suggest) {
 					t.Errorf("no line saying memory holds nothing about %q (did you mean %s):\n%s", tc.unresolved[0], tc.suggest, res.Context)
