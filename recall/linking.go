@@ -335,7 +335,12 @@ func (c *candidates) holds(ctx context.Context, tx graph.Tx, idx *search.Index, 
 	if err != nil {
 		return false, err
 	}
-	has := func(text string) bool { return strings.Contains(" "+entity.Normalize(text)+" ", " "+key+" ") }
+	// In a row as written, or as the index reads the words (stemmed: a
+	// plural is no other name, "carts-api" / "cart-api").
+	terms := search.Analyze(key)
+	has := func(text string) bool {
+		return strings.Contains(" "+entity.Normalize(text)+" ", " "+key+" ") || inRow(search.Analyze(text), terms)
+	}
 	for _, f := range facts {
 		if has(search.FactText(&f)) {
 			return true, nil
@@ -353,6 +358,16 @@ func (c *candidates) holds(ctx context.Context, tx graph.Tx, idx *search.Index, 
 	}
 	// Beyond the records read, some other may hold it: no claim then.
 	return len(hits) >= holdingScan, nil
+}
+
+// inRow reports whether terms stand one after another in ts.
+func inRow(ts, terms []string) bool {
+	for i := 0; i+len(terms) <= len(ts); i++ {
+		if slices.Equal(ts[i:i+len(terms)], terms) {
+			return true
+		}
+	}
+	return false
 }
 
 // qualified finds qualifier variants of known names among the question's
