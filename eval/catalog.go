@@ -43,6 +43,14 @@ type CatalogOptions struct {
 	// VectorWeights replace recall.DefaultVectorWeights with the vector
 	// list (for tuning on TuneSeed).
 	VectorWeights *recall.VectorWeights
+	// VectorWait is what an answer with the vector list waits for its
+	// question's vector, as a server's GRAPHMEM_EMBED_QUERY_WAIT (zero:
+	// the engine's default). Every question is embedded anew, as a new
+	// question would be: the vector of one asking does not serve the next.
+	VectorWait time.Duration
+	// Reworded also asks every question reworded as people word them, in
+	// words the lexicon does not know (catalog_reworded.go).
+	Reworded bool
 }
 
 // CatalogScores are the figures of one system on the catalog questions.
@@ -64,6 +72,9 @@ type CatalogScores struct {
 	SearchP95Ms     float64 `json:"search_p95_ms"`
 	ContextP50Ms    float64 `json:"context_p50_ms,omitempty"`
 	ContextP95Ms    float64 `json:"context_p95_ms,omitempty"`
+	// VectorsSkipped counts the answers with embeddings on that went
+	// without the vector list (the question's vector was late).
+	VectorsSkipped int `json:"vectors_skipped,omitempty"`
 }
 
 // CatalogReport is the outcome of a catalog run.
@@ -94,6 +105,10 @@ type CatalogReport struct {
 	Unknown        UnknownScores  `json:"unknown"`
 	UnknownBefore  UnknownScores  `json:"unknown_without_name_judging"`
 	UnknownVectors *UnknownScores `json:"unknown_vectors,omitempty"`
+	// Reworded and RewordedVectors are the same questions reworded
+	// (CatalogOptions.Reworded), without and with the vector list.
+	Reworded        *CatalogScores `json:"reworded,omitempty"`
+	RewordedVectors *CatalogScores `json:"reworded_vectors,omitempty"`
 }
 
 // UnknownScores are the figures of one system on the questions about
@@ -167,6 +182,8 @@ func Catalog(ctx context.Context, o CatalogOptions) (CatalogReport, error) {
 		}
 		defer vec.Close()
 		vec.SetPredicates(onto)
+		vec.SetQueryCache(0)
+		vec.ce.passagesOnly = true
 		if err := vec.catchUp(ctx, store); err != nil {
 			return CatalogReport{}, fmt.Errorf("embedding the catalog: %w", err)
 		}
@@ -175,13 +192,17 @@ func Catalog(ctx context.Context, o CatalogOptions) (CatalogReport, error) {
 			return CatalogReport{}, err
 		}
 		rep.Embedding = &cost
-		engV = &recall.Engine{Store: store, Index: idx, Vectors: vec.Index, VectorWait: vectorWait, Ontology: onto, Now: clock,
+		engV = &recall.Engine{Store: store, Index: idx, Vectors: vec.Index, VectorWait: o.VectorWait, Ontology: onto, Now: clock,
 			Weights: weightsWith(recall.DefaultEpisodeWeights, o.VectorWeights)}
 		defer engV.Close()
 	}
 
-	var ours, withVec, base tallyCatalog
+	var ours, withVec, base, rew, rewVec tallyCatalog
 	groups, groupsV := map[string][2]int{}, map[string][2]int{}
+	var rewording []catalogQuestion
+	if o.Reworded {
+		rewording = reworded(o.Seed, data.questions)
+	}
 	for qi, q := range data.questions {
 		cur, _, err := svc.Facts(ctx, scope, memory.FactQuery{Subject: q.Subject, Predicate: q.Predicate, Limit: 10})
 		if err != nil {
@@ -208,6 +229,16 @@ func Catalog(ctx context.Context, o CatalogOptions) (CatalogReport, error) {
 		if engV != nil {
 			if err := ask(ctx, engV, scope, q, want, older, &withVec, groupsV, o.MissesVectors); err != nil {
 				return CatalogReport{}, err
+			}
+		}
+		if rewording != nil {
+			if err := ask(ctx, eng, scope, rewording[qi], want, older, &rew, map[string][2]int{}, o.Misses); err != nil {
+				return CatalogReport{}, err
+			}
+			if engV != nil {
+				if err := ask(ctx, engV, scope, rewording[qi], want, older, &rewVec, map[string][2]int{}, o.MissesVectors); err != nil {
+					return CatalogReport{}, err
+				}
 			}
 		}
 
@@ -254,20 +285,24 @@ func Catalog(ctx context.Context, o CatalogOptions) (CatalogReport, error) {
 	}
 	n := len(data.questions)
 	rep.Questions = n
-	rep.Graphmem, rep.Baseline = ours.scores(n), base.scores(n)
-	rep.Graphmem.ContextHolds = roundTo(float64(ours.holds)/float64(n), 3)
-	rep.Graphmem.ContextP50Ms, rep.Graphmem.ContextP95Ms = percentile(ours.context, 50), percentile(ours.context, 95)
+	rep.Graphmem, rep.Baseline = ours.withContext(n), base.scores(n)
 	for g, c := range groups {
 		rep.ByGroup[g] = roundTo(float64(c[1])/float64(c[0]), 3)
 	}
+	if o.Reworded {
+		r := rew.withContext(n)
+		rep.Reworded = &r
+	}
 	if engV != nil {
-		v := withVec.scores(n)
-		v.ContextHolds = roundTo(float64(withVec.holds)/float64(n), 3)
-		v.ContextP50Ms, v.ContextP95Ms = percentile(withVec.context, 50), percentile(withVec.context, 95)
+		v := withVec.withContext(n)
 		rep.Vectors = &v
 		rep.ByGroupVectors = map[string]float64{}
 		for g, c := range groupsV {
 			rep.ByGroupVectors[g] = roundTo(float64(c[1])/float64(c[0]), 3)
+		}
+		if o.Reworded {
+			r := rewVec.withContext(n)
+			rep.RewordedVectors = &r
 		}
 	}
 	return rep, nil
@@ -323,6 +358,8 @@ type tallyCatalog struct {
 	search, context               []float64
 	// unknownOnKnown counts questions with a name listed as unresolved.
 	unknownOnKnown int
+	// skipped counts answers that went without the vector list.
+	skipped int
 }
 
 // add scores one ranked list of fact ids and returns the rank of want
@@ -355,6 +392,15 @@ func (t *tallyCatalog) superseded(ids []string, want string, older map[string]bo
 	}
 }
 
+// withContext is scores with the context figures.
+func (t *tallyCatalog) withContext(n int) CatalogScores {
+	s := t.scores(n)
+	s.ContextHolds = roundTo(float64(t.holds)/float64(n), 3)
+	s.ContextP50Ms, s.ContextP95Ms = percentile(t.context, 50), percentile(t.context, 95)
+	s.VectorsSkipped = t.skipped
+	return s
+}
+
 func (t *tallyCatalog) scores(n int) CatalogScores {
 	f := func(k int) float64 { return roundTo(float64(k)/float64(n), 3) }
 	return CatalogScores{Hit1: f(t.hit1), Hit5: f(t.hit5), TopHit: f(t.top), SupersededAbove: t.above,
@@ -374,12 +420,16 @@ func (r CatalogReport) WriteTable(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t%.3f\t%.3f\t%.3f\t%s\t%d\t%.2f\t%.2f\t%s\t%s\t\n", name, s.Hit1, s.Hit5, s.TopHit, holds,
 			s.SupersededAbove, s.SearchP50Ms, s.SearchP95Ms, cp50, cp95)
 	}
-	g := r.Graphmem
-	row("graphmem", g, fmt.Sprintf("%.3f", g.ContextHolds), fmt.Sprintf("%.2f", g.ContextP50Ms), fmt.Sprintf("%.2f", g.ContextP95Ms))
-	if v := r.Vectors; v != nil {
-		row("graphmem + vectors", *v, fmt.Sprintf("%.3f", v.ContextHolds), fmt.Sprintf("%.2f", v.ContextP50Ms), fmt.Sprintf("%.2f", v.ContextP95Ms))
+	ours := func(name string, s *CatalogScores) {
+		if s != nil {
+			row(name, *s, fmt.Sprintf("%.3f", s.ContextHolds), fmt.Sprintf("%.2f", s.ContextP50Ms), fmt.Sprintf("%.2f", s.ContextP95Ms))
+		}
 	}
+	ours("graphmem", &r.Graphmem)
+	ours("graphmem + vectors", r.Vectors)
 	row("BM25 only", r.Baseline, "-", "-", "-")
+	ours("graphmem, reworded", r.Reworded)
+	ours("graphmem + vectors, reworded", r.RewordedVectors)
 	if err := tw.Flush(); err != nil {
 		return err
 	}
@@ -401,6 +451,11 @@ func (r CatalogReport) WriteTable(w io.Writer) error {
 		c := r.Embedding
 		fmt.Fprintf(w, "\nembedding: %d vectors, %d texts embedded in %.1f s (%.1f per second), index file %.1f MB, follower catch-up %.1f s\n",
 			c.Texts, c.Embedded, c.Seconds, c.PerSecond, float64(c.IndexBytes)/1e6, c.SyncSeconds)
+		fmt.Fprintf(w, "answers with vectors that went without the list (vector late): %d of %d", r.Vectors.VectorsSkipped, 3*r.Questions)
+		if r.RewordedVectors != nil {
+			fmt.Fprintf(w, ", reworded %d of %d", r.RewordedVectors.VectorsSkipped, 3*r.Questions)
+		}
+		fmt.Fprintln(w)
 	}
 	return nil
 }
@@ -409,6 +464,11 @@ func (r CatalogReport) WriteTable(w io.Writer) error {
 // context; tallied in t and groups, a miss written to misses when set.
 func ask(ctx context.Context, eng *recall.Engine, scope entity.Scope, q catalogQuestion, want entity.Fact, older map[string]bool,
 	t *tallyCatalog, groups map[string][2]int, misses io.Writer) error {
+	_, missedBefore := eng.VectorUse()
+	defer func() {
+		_, missedAfter := eng.VectorUse()
+		t.skipped += int(missedAfter - missedBefore)
+	}()
 	start := time.Now()
 	res, err := eng.Search(ctx, scope, recall.SearchRequest{Query: q.Text, Limit: 10})
 	if err != nil {

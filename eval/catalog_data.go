@@ -75,6 +75,9 @@ type catalogQuestion struct {
 	Text      string `json:"question"`
 	Subject   string `json:"subject"`
 	Predicate string `json:"predicate"`
+	// Type is the subject's entity type; Name what the question calls it.
+	Type string `json:"type"`
+	Name string `json:"name"`
 	// Alias: the question names the subject by its alias.
 	Alias bool `json:"alias,omitempty"`
 	// Lang is "en" or "zh".
@@ -513,7 +516,7 @@ func generateCatalog(seed uint64, nq int) catalogData {
 			}
 		}
 		d.questions = append(d.questions, catalogQuestion{Text: fmt.Sprintf(tmpl, name), Subject: e.name, Predicate: pred,
-			Alias: alias, Lang: lang, HeldOut: held})
+			Type: typ, Name: name, Alias: alias, Lang: lang, HeldOut: held})
 	}
 	// Questions about subjects that do not exist, after the others so
 	// that those stay the same: half as many.

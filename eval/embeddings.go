@@ -41,6 +41,9 @@ type cachedEmbedder struct {
 	inner    vector.Embedder
 	identity string
 	path     string
+	// passagesOnly: questions are always sent to the model (their calls
+	// are timed as a server's would be), never remembered.
+	passagesOnly bool
 
 	mu       sync.Mutex
 	vecs     map[string][]float32
@@ -74,6 +77,9 @@ func (c *cachedEmbedder) key(kind embed.Kind, t string) string {
 }
 
 func (c *cachedEmbedder) Embed(ctx context.Context, kind embed.Kind, texts []string) ([][]float32, error) {
+	if kind == embed.Query && c.passagesOnly {
+		return c.inner.Embed(ctx, kind, texts)
+	}
 	out := make([][]float32, len(texts))
 	var missing []string
 	var at []int

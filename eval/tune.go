@@ -237,7 +237,9 @@ func Tune(ctx context.Context, o TuneOptions) (TuneReport, error) {
 		if r, ok := catalog[vw]; ok {
 			return r, nil
 		}
-		r, err := Catalog(ctx, CatalogOptions{Seed: TuneSeed, Questions: o.CatalogQuestions, Embeddings: o.Embeddings, VectorWeights: &vw})
+		// Every vector waited for: the weights are judged, not the embedder.
+		r, err := Catalog(ctx, CatalogOptions{Seed: TuneSeed, Questions: o.CatalogQuestions, Embeddings: o.Embeddings, VectorWeights: &vw,
+			VectorWait: vectorWait})
 		if err != nil {
 			return r, fmt.Errorf("catalog: %w", err)
 		}

@@ -37,7 +37,7 @@ func runEval(ctx context.Context, args []string) error {
 		return runEvalTune(ctx, args[1:])
 	}
 	if len(args) == 0 || args[0] != "locomo" {
-		return fmt.Errorf("usage: graphmem eval locomo [--data DIR] [--part test|dev|all] [--k 5,10,20] [--weights FILE] [--misses] [--json] [--write-baseline]\n       graphmem eval gen-conversations --out DIR [--dev-seed N] [--test-seed N] [--conversations N]\n       graphmem eval tune [--conversations DIR] [--out FILE]\n       graphmem eval catalog [--seed N] [--questions N] [--misses] [--json] [--write-baseline]\n       graphmem eval scenarios [--misses] [--json] [--write-baseline]\n       graphmem eval extract [--gold FILE] [--misses] [--json]")
+		return fmt.Errorf("usage: graphmem eval locomo [--data DIR] [--part test|dev|all] [--k 5,10,20] [--weights FILE] [--misses] [--json] [--write-baseline]\n       graphmem eval gen-conversations --out DIR [--dev-seed N] [--test-seed N] [--conversations N]\n       graphmem eval tune [--conversations DIR] [--out FILE]\n       graphmem eval catalog [--seed N] [--questions N] [--reworded] [--misses] [--json] [--write-baseline]\n       graphmem eval scenarios [--misses] [--json] [--write-baseline]\n       graphmem eval extract [--gold FILE] [--misses] [--json]")
 	}
 	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
 	data := fs.String("data", "../shared/data/locomo", "folder of LoCoMo conversations (*.json; parts.json names each part's, else LoCoMo's split)")
@@ -285,16 +285,18 @@ func runEvalCatalog(ctx context.Context, args []string) error {
 	n := fs.Int("questions", eval.CatalogQuestions, "number of questions")
 	misses := fs.Bool("misses", false, "print the questions whose fact did not rank first, with the hits")
 	write := fs.Bool("write-baseline", false, "write this run's figures into "+eval.BaselineFile+" instead of comparing with it")
+	reworded := fs.Bool("reworded", false, "also ask every question reworded as people word them, in words the lexicon does not know (the dev wordings with the tuning seed, the test wordings otherwise)")
 	asJSON := fs.Bool("json", false, "print only the JSON object")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	cache := fs.String("embed-cache", "", "file keeping the vectors of texts embedded by earlier runs (with an embedding model)")
 	also := fs.String("embed-also", "", "more base URLs serving the same embedding model, comma-separated: the catalog is embedded by all at once")
-	resolve := configFlags(fs, `eval catalog [--seed N] [--questions N] [--misses] [--json]
+	resolve := configFlags(fs, `eval catalog [--seed N] [--questions N] [--reworded] [--misses] [--json]
 
 Asks a generated service catalog's questions through search and context, next
 to plain BM25. With an embedding model configured (GRAPHMEM_EMBED_BASE_URL,
 GRAPHMEM_EMBED_MODEL) it reports graphmem with the vector list too, and what
-embedding the catalog cost.`, modelSettings)
+embedding the catalog cost; every question is embedded anew and waited for as
+a server would (GRAPHMEM_EMBED_QUERY_WAIT).`, modelSettings)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -305,7 +307,11 @@ embedding the catalog cost.`, modelSettings)
 	if err != nil {
 		return err
 	}
-	o := eval.CatalogOptions{Seed: *seed, Questions: *n}
+	wait, err := positiveDuration("embed-query-wait", cfg.EmbedWait)
+	if err != nil {
+		return err
+	}
+	o := eval.CatalogOptions{Seed: *seed, Questions: *n, Reworded: *reworded, VectorWait: wait}
 	if *misses {
 		o.Misses = os.Stdout
 	}
