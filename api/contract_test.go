@@ -71,6 +71,14 @@ func TestOpenAPI_TellsTheTruth(t *testing.T) {
 			t.Errorf("types.items.enum = %v", e)
 		}
 	})
+	t.Run("EnumOnResponseFields", func(t *testing.T) {
+		for _, schema := range []string{"SearchResponse", "ContextResponse"} {
+			e, _ := at(t, doc, "components", "schemas", schema, "properties", "vectors", "enum").([]any)
+			if fmt.Sprint(e) != "[used skipped off]" || !slices.Contains(required(t, doc, schema), "vectors") {
+				t.Errorf("%s.vectors: enum %v, required %v", schema, e, required(t, doc, schema))
+			}
+		}
+	})
 	t.Run("SchemaNames", func(t *testing.T) {
 		for name := range at(t, doc, "components", "schemas").(map[string]any) {
 			if strings.ContainsAny(name, "./") {

@@ -475,7 +475,7 @@ func (sc *schemas) ref(t reflect.Type) map[string]any {
 // "dive" describe the items), fields without "required" may be null (the
 // JSON decoder reads null as absent), and unknown properties are refused,
 // as the decoder does. A response type requires every field without
-// omitempty.
+// omitempty; its enum tags list the values a field takes.
 func (sc *schemas) object(t reflect.Type) map[string]any {
 	request := false
 	jsonNames := map[string]string{}
@@ -507,6 +507,9 @@ func (sc *schemas) object(t reflect.Type) map[string]any {
 			p = sc.of(f.Type)
 			for k, v := range storedRules[t][name] {
 				p[k] = v
+			}
+			if e := f.Tag.Get("enum"); e != "" { // a response field's values
+				p["enum"] = strings.Fields(e)
 			}
 			if !strings.Contains(opts, "omitempty") {
 				required = append(required, name)

@@ -52,6 +52,9 @@ type SearchResponse struct {
 	// resolved to no entity, or to several.
 	Unresolved []NameLink `json:"unresolved" doc:"names the query mentions that memory knows nothing about (no entity, no record holding them): none of their words' matches answers for them"`
 	Ambiguous  []NameLink `json:"ambiguous" doc:"names the query mentions that denote several entities; all are used"`
+	// Vectors and VectorsSkipped say whether the vector list was used.
+	Vectors        string `json:"vectors" enum:"used skipped off" doc:"whether the answer was built with the vector list (embeddings): used, skipped (embeddings are on but the question's vector was not there in time: see vectors_skipped) or off (no embedding model configured)"`
+	VectorsSkipped string `json:"vectors_skipped,omitempty" enum:"timeout busy failed" doc:"why the vector list was skipped: timeout (the question's vector came after the wait, GRAPHMEM_EMBED_QUERY_WAIT or sized to the embedder; it serves the question's next asking), busy (too many questions being embedded at once) or failed (the embedder failed)"`
 }
 
 // NameLink is a name a query mentions that did not resolve to exactly one
@@ -102,6 +105,9 @@ type ContextResponse struct {
 	// Unresolved and Ambiguous: as in SearchResponse.
 	Unresolved []NameLink `json:"unresolved" doc:"names the question mentions that memory knows nothing about; the context says so in one line each, and holds no other subject's facts of the asked property"`
 	Ambiguous  []NameLink `json:"ambiguous" doc:"names the question mentions that denote several entities; all are used"`
+	// Vectors and VectorsSkipped: as in SearchResponse.
+	Vectors        string `json:"vectors" enum:"used skipped off" doc:"whether the block was built with the vector list (embeddings): used, skipped (see vectors_skipped) or off (no embedding model configured)"`
+	VectorsSkipped string `json:"vectors_skipped,omitempty" enum:"timeout busy failed" doc:"why the vector list was skipped: timeout (the question's vector came after the wait), busy (too many questions being embedded at once) or failed (the embedder failed)"`
 }
 
 // RegisterRecall adds POST /v1/search and POST /v1/context, answered by
@@ -147,7 +153,8 @@ func (s *Server) postSearch(eng *recall.Engine) gin.HandlerFunc {
 		}
 		now := s.now()
 		out := SearchResponse{Hits: make([]SearchHit, 0, len(res.Hits)), Unresolved: nameLinks(res.Unresolved),
-			Ambiguous: nameLinks(res.Ambiguous)}
+			Ambiguous: nameLinks(res.Ambiguous), Vectors: res.Vectors,
+			VectorsSkipped: res.VectorsSkipped}
 		for _, h := range res.Hits {
 			hit := SearchHit{Type: h.Type, ID: h.ID, Text: h.Text, Score: h.Score, Signals: h.Signals}
 			if hit.Signals == nil {
@@ -188,6 +195,7 @@ func (s *Server) postContext(eng *recall.Engine) gin.HandlerFunc {
 		now := s.now()
 		out := ContextResponse{Context: res.Context, Tokens: res.Tokens, Mode: res.Mode, AsOf: res.AsOf,
 			TimeNamed: res.TimeNamed, Period: res.Period, Unresolved: nameLinks(res.Unresolved), Ambiguous: nameLinks(res.Ambiguous),
+			Vectors: res.Vectors, VectorsSkipped: res.VectorsSkipped,
 			Facts: make([]ContextFact, 0, len(res.Facts)), Entities: make([]Entity, 0, len(res.Entities)),
 			Episodes: make([]ContextEpisode, 0, len(res.Episodes))}
 		for _, f := range res.Facts {

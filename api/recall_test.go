@@ -65,6 +65,9 @@ func TestRecallRoutes(t *testing.T) {
 			t.Errorf("fact hit: %+v", h)
 		}
 	}
+	if sr.Vectors != "off" || sr.VectorsSkipped != "" { // no embedding model
+		t.Errorf("search says vectors %q (%q), want off", sr.Vectors, sr.VectorsSkipped)
+	}
 
 	w = serve(s, "POST", "/v1/context", []byte(`{"query":"what port did the api use before","format":"markdown"}`))
 	if w.Code != http.StatusOK {
@@ -74,7 +77,7 @@ func TestRecallRoutes(t *testing.T) {
 	if err := json.Unmarshal(w.Body.Bytes(), &cr); err != nil {
 		t.Fatal(err)
 	}
-	if cr.Mode != "history" || !strings.Contains(cr.Context, `- [was; 2024-01-01 → 2024-03-01; superseded; agent_inferred] "api" port "8080" — text "the api listens on 8080"`) || cr.Tokens == 0 {
+	if cr.Mode != "history" || !strings.Contains(cr.Context, `- [was; 2024-01-01 → 2024-03-01; superseded; agent_inferred] "api" port "8080" — text "the api listens on 8080"`) || cr.Tokens == 0 || cr.Vectors != "off" {
 		t.Errorf("context answer: %+v", cr)
 	}
 	for _, f := range cr.Facts {

@@ -52,6 +52,7 @@ type ContextResult struct {
 	// it.
 	Unresolved []NameLink `json:"unresolved"`
 	Ambiguous  []NameLink `json:"ambiguous"`
+	VectorState
 }
 
 // Packing limits (its weights are ContextWeights).
@@ -180,7 +181,8 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 	hd := header{asOf: asOf, now: now, knownAt: req.KnownAt, mode: mode, named: at.named, during: at.during}
 	chosen, room := pack(b.blocks, req.MaxTokens, EstimateTokens(renderHeader(req.Format, hd)+nothing)+2, req.Format, c.w.Context.PinnedShare)
 	res := ContextResult{Mode: mode, AsOf: asOf, TimeNamed: at.named, Facts: []ContextFact{}, Entities: []entity.Entity{}, Episodes: []ContextEpisode{},
-		Unresolved: nonNil(c.unresolved), Ambiguous: nonNil(c.ambiguous)}
+		Unresolved: nonNil(c.unresolved), Ambiguous: nonNil(c.ambiguous),
+		VectorState: c.vectorUse()}
 	if at.during != nil {
 		res.Period = &Period{From: at.during.from, To: at.during.to}
 	}

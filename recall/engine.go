@@ -30,10 +30,12 @@ type Engine struct {
 	// asking.
 	VectorTimeout time.Duration
 	// VectorWait is how long after a request begins its answer waits for
-	// the question's vector (DefaultVectorWait when zero): the question is
-	// embedded while the BM25 search, linking and walk run, and an answer
-	// whose vector is not there by then is built without the vector list.
-	// Evaluations that judge the vectors set it to VectorTimeout.
+	// the question's vector: the question is embedded while the BM25
+	// search, linking and walk run, and an answer whose vector is not
+	// there by then is built without the vector list (and says so). Zero:
+	// sized to the embedder's measured latency (QueryVectorWait).
+	// Evaluations that judge the ranking with vectors set it to
+	// VectorTimeout.
 	VectorWait time.Duration
 	Ontology   *ontology.Ontology // ontology.Default() when nil
 	Now        func() time.Time   // time.Now when nil
@@ -61,6 +63,7 @@ type Engine struct {
 	slots         chan struct{} // questions being embedded
 	vectorsUsed   atomic.Uint64
 	vectorsMissed atomic.Uint64
+	latency       latencies // of the question embeddings
 }
 
 // Request limits.
@@ -124,6 +127,16 @@ type SearchResult struct {
 	// that name several entities (linking.go).
 	Unresolved []NameLink `json:"unresolved"`
 	Ambiguous  []NameLink `json:"ambiguous"`
+	VectorState
+}
+
+// VectorState says whether an answer was built with the vector list.
+type VectorState struct {
+	// Vectors is VectorsUsed, VectorsSkipped or VectorsOff.
+	Vectors string `json:"vectors"`
+	// VectorsSkipped says why when skipped: SkippedTimeout, SkippedBusy or
+	// SkippedFailed.
+	VectorsSkipped string `json:"vectors_skipped,omitempty"`
 }
 
 // ContextRequest is the body of POST /v1/context.
@@ -261,12 +274,14 @@ func (e *Engine) Search(ctx context.Context, scope entity.Scope, req SearchReque
 	p.pending = vec
 	var items []*item
 	var names [2][]NameLink
+	var use VectorState
 	err := e.Store.View(ctx, scope, func(tx graph.Tx) error {
 		c, err := e.retrieve(ctx, tx, p)
 		if err != nil {
 			return err
 		}
 		names = [2][]NameLink{c.unresolved, c.ambiguous}
+		use = c.vectorUse()
 		items = c.ranked()
 		if !e.NoRelevanceFloor {
 			items = c.floorFacts(items, 3*req.Limit)
@@ -279,7 +294,8 @@ func (e *Engine) Search(ctx context.Context, scope entity.Scope, req SearchReque
 	if err != nil {
 		return SearchResult{}, err
 	}
-	res := SearchResult{Hits: make([]SearchHit, 0, len(items)), Unresolved: nonNil(names[0]), Ambiguous: nonNil(names[1])}
+	res := SearchResult{Hits: make([]SearchHit, 0, len(items)), Unresolved: nonNil(names[0]), Ambiguous: nonNil(names[1]),
+		VectorState: use}
 	var touched []string
 	for _, it := range items {
 		if it.typ == search.TypeEpisode && it.episode == nil {

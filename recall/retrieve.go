@@ -94,6 +94,9 @@ type candidates struct {
 	unknown    []unknownName
 	unresolved []NameLink
 	ambiguous  []NameLink
+	// vectors and vectorsSkipped say whether the vector list was used
+	// (vectorFor).
+	vectors, vectorsSkipped string
 }
 
 // signalMap is what the API shows of an item's score.
@@ -240,7 +243,7 @@ func (e *Engine) retrieve(ctx context.Context, tx graph.Tx, p params) (*candidat
 		return nil, err
 	}
 	// The question was being embedded meanwhile.
-	if c.p.vec = e.vectorFor(ctx, p.pending); c.p.vec != nil {
+	if c.p.vec, c.vectors, c.vectorsSkipped = e.vectorFor(ctx, p.pending); c.p.vec != nil {
 		c.q.near = c.nearPredicates(e)
 		if err := c.addVectorFacts(tx, e); err != nil {
 			return nil, err

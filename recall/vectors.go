@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unicode"
@@ -35,11 +36,19 @@ const (
 
 	// queryVectorTimeout is Engine.VectorTimeout's default.
 	queryVectorTimeout = 2 * time.Second
-	// DefaultVectorWait is Engine.VectorWait's default: what an answer
-	// may wait for its question's vector, counted from when the request
-	// began, so that the vector list costs a context answer at most about
-	// this much on top of its own work.
-	DefaultVectorWait = 15 * time.Millisecond
+	// The wait for a question's vector, counted from when the request
+	// began, is sized to the embedder configured unless Engine.VectorWait
+	// sets it: waitMargin × the 95th percentile of the last
+	// latencySamples question embeddings, at least minVectorWait and at
+	// most maxVectorWait (also the wait until warmSamples calls have been
+	// timed), so that a new question has its vector whether the embedder
+	// is a local model answering in 20 ms or a hosted API answering in
+	// 300 ms, and a context answer costs at most about this much more.
+	latencySamples = 64
+	warmSamples    = 5
+	waitMargin     = 1.5
+	minVectorWait  = 10 * time.Millisecond
+	maxVectorWait  = time.Second
 	// questionsInFlight bounds the questions being embedded at once: past
 	// it a request goes without the vector list rather than queue behind
 	// a slow embedder.
@@ -106,6 +115,26 @@ func (e *Engine) meaning(ctx context.Context, scope entity.Scope, text string) s
 	return strings.Join(kept, " ")
 }
 
+// Vectors says whether an answer was built with the vector list: "used",
+// "skipped" (embeddings are on but the question's vector was not there in
+// time; VectorsSkipped says why) or "off" (no embeddings configured).
+const (
+	VectorsUsed    = "used"
+	VectorsSkipped = "skipped"
+	VectorsOff     = "off"
+)
+
+// Why an answer went without the vector list.
+const (
+	// SkippedTimeout: the question's vector did not arrive within the wait
+	// (it serves the question's next asking).
+	SkippedTimeout = "timeout"
+	// SkippedBusy: questionsInFlight questions were being embedded already.
+	SkippedBusy = "busy"
+	// SkippedFailed: the embedder failed.
+	SkippedFailed = "failed"
+)
+
 // pendingVector is a question's embedding under way: the request runs its
 // BM25 search, linking and walk meanwhile and takes the vector when it
 // fuses the lists (vectorFor), waiting no later than due.
@@ -113,6 +142,9 @@ type pendingVector struct {
 	due  time.Time
 	done chan struct{}
 	vec  []float32 // set before done is closed
+	// skipped says why there will be no vector (set before done is
+	// closed; SkippedTimeout is vectorFor's to say).
+	skipped string
 }
 
 // embedQuestion starts embedding the question; nil when embeddings are
@@ -123,11 +155,7 @@ func (e *Engine) embedQuestion(ctx context.Context, scope entity.Scope, text str
 		return nil
 	}
 	text = e.meaning(ctx, scope, text)
-	wait := e.VectorWait
-	if wait <= 0 {
-		wait = DefaultVectorWait
-	}
-	pv := &pendingVector{due: time.Now().Add(wait), done: make(chan struct{})}
+	pv := &pendingVector{due: time.Now().Add(e.QueryVectorWait()), done: make(chan struct{})}
 	if v, ok := e.Vectors.CachedQueryVector(text); ok {
 		pv.vec = v
 		close(pv.done)
@@ -137,6 +165,7 @@ func (e *Engine) embedQuestion(ctx context.Context, scope entity.Scope, text str
 	select {
 	case e.slots <- struct{}{}:
 	default:
+		pv.skipped = SkippedBusy
 		close(pv.done)
 		return pv
 	}
@@ -145,26 +174,29 @@ func (e *Engine) embedQuestion(ctx context.Context, scope entity.Scope, text str
 		defer close(pv.done)
 		// Not the request's context: a vector that arrives after the
 		// answer is kept for the next time the question is asked.
-		pv.vec = e.queryVector(context.WithoutCancel(ctx), text)
+		if pv.vec = e.queryVector(context.WithoutCancel(ctx), text); pv.vec == nil {
+			pv.skipped = SkippedFailed
+		}
 	}()
 	return pv
 }
 
-// vectorFor returns the question's vector if it is there by the deadline, nil
-// otherwise, and counts which it was (Engine.VectorUse).
-func (e *Engine) vectorFor(ctx context.Context, pv *pendingVector) []float32 {
+// vectorFor returns the question's vector if it is there by the deadline,
+// nil otherwise, with what the answer says of the vector list (Vectors…
+// and Skipped…), and counts which it was (Engine.VectorUse).
+func (e *Engine) vectorFor(ctx context.Context, pv *pendingVector) (v []float32, state, skipped string) {
 	if pv == nil {
-		return nil
+		return nil, VectorsOff, ""
 	}
-	var v []float32
+	skipped = SkippedTimeout
 	select {
 	case <-pv.done:
-		v = pv.vec
+		v, skipped = pv.vec, pv.skipped
 	default:
 		t := time.NewTimer(time.Until(pv.due))
 		select {
 		case <-pv.done:
-			v = pv.vec
+			v, skipped = pv.vec, pv.skipped
 		case <-t.C:
 		case <-ctx.Done():
 		}
@@ -172,10 +204,15 @@ func (e *Engine) vectorFor(ctx context.Context, pv *pendingVector) []float32 {
 	}
 	if v != nil {
 		e.vectorsUsed.Add(1)
-	} else {
-		e.vectorsMissed.Add(1)
+		return v, VectorsUsed, ""
 	}
-	return v
+	e.vectorsMissed.Add(1)
+	return nil, VectorsSkipped, skipped
+}
+
+// vectorUse is what the answer says of the vector list.
+func (c *candidates) vectorUse() VectorState {
+	return VectorState{Vectors: c.vectors, VectorsSkipped: c.vectorsSkipped}
 }
 
 // VectorUse counts the answers built with the vector list and those built
@@ -185,8 +222,19 @@ func (e *Engine) VectorUse() (used, missed uint64) {
 	return e.vectorsUsed.Load(), e.vectorsMissed.Load()
 }
 
+// QueryVectorWait is what an answer waits for its question's vector now:
+// Engine.VectorWait when set, else the wait sized to the embedder's
+// measured latency (see maxVectorWait).
+func (e *Engine) QueryVectorWait() time.Duration {
+	if e.VectorWait > 0 {
+		return e.VectorWait
+	}
+	return e.latency.wait()
+}
+
 // queryVector embeds the question; nil when the embedder fails (logged, at
-// most once a minute): recall never fails for want of it.
+// most once a minute): recall never fails for want of it. The call is
+// timed for QueryVectorWait.
 func (e *Engine) queryVector(ctx context.Context, text string) []float32 {
 	timeout := e.VectorTimeout
 	if timeout <= 0 {
@@ -194,7 +242,13 @@ func (e *Engine) queryVector(ctx context.Context, text string) []float32 {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	start := time.Now()
 	v, err := e.Vectors.QueryVector(ctx, text)
+	if took := time.Since(start); err == nil || ctx.Err() != nil {
+		// A call that timed out took at least that long; one that failed
+		// at once says nothing of the embedder's speed.
+		e.latency.add(took)
+	}
 	if err != nil {
 		if last := lastVectorWarning.Load(); time.Since(time.Unix(0, last)) > time.Minute &&
 			lastVectorWarning.CompareAndSwap(last, time.Now().UnixNano()) {
@@ -203,6 +257,38 @@ func (e *Engine) queryVector(ctx context.Context, text string) []float32 {
 		return nil
 	}
 	return v
+}
+
+// latencies keeps the durations of the last latencySamples question
+// embeddings. The zero value is ready; it is safe for concurrent use.
+type latencies struct {
+	mu   sync.Mutex
+	ring [latencySamples]time.Duration
+	n    int // calls timed
+}
+
+func (l *latencies) add(d time.Duration) {
+	l.mu.Lock()
+	l.ring[l.n%latencySamples] = d
+	l.n++
+	l.mu.Unlock()
+}
+
+// wait is waitMargin × the 95th percentile of the durations kept, within
+// [minVectorWait, maxVectorWait]; maxVectorWait until warmSamples calls
+// have been timed.
+func (l *latencies) wait() time.Duration {
+	l.mu.Lock()
+	n := min(l.n, latencySamples)
+	if l.n < warmSamples {
+		l.mu.Unlock()
+		return maxVectorWait
+	}
+	ds := slices.Clone(l.ring[:n])
+	l.mu.Unlock()
+	slices.Sort(ds)
+	p95 := ds[(n*95+99)/100-1]
+	return min(max(time.Duration(waitMargin*float64(p95)), minVectorWait), maxVectorWait)
 }
 
 var lastVectorWarning atomic.Int64

@@ -2,6 +2,7 @@ package recall_test
 
 import (
 	"context"
+	"fmt"
 	"hash/fnv"
 	"math"
 	"path/filepath"
@@ -183,6 +184,9 @@ func TestSearch_SlowEmbedderDoesNotBlock(t *testing.T) {
 	if used, missed := e.engine.VectorUse(); used != 0 || missed != 1 {
 		t.Fatalf("answers with and without vectors: %d, %d; want 0, 1", used, missed)
 	}
+	if res.Vectors != recall.VectorsSkipped || res.VectorsSkipped != recall.SkippedTimeout {
+		t.Fatalf("the answer says vectors %q (%q); want skipped (timeout)", res.Vectors, res.VectorsSkipped)
+	}
 	if len(res.Hits) == 0 {
 		t.Fatal("no hits without the vector list")
 	}
@@ -199,8 +203,9 @@ func TestSearch_SlowEmbedderDoesNotBlock(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	res = e.search(t, "s", q)
-	if used, _ := e.engine.VectorUse(); used != 1 {
-		t.Fatalf("the question asked again did not use its vector (%d answers with it)", used)
+	if used, _ := e.engine.VectorUse(); used != 1 || res.Vectors != recall.VectorsUsed || res.VectorsSkipped != "" {
+		t.Fatalf("the question asked again did not use its vector (%d answers with it; the answer says %q %q)",
+			used, res.Vectors, res.VectorsSkipped)
 	}
 	ranked := false
 	for _, h := range res.Hits {
@@ -208,6 +213,63 @@ func TestSearch_SlowEmbedderDoesNotBlock(t *testing.T) {
 	}
 	if !ranked {
 		t.Fatalf("no hit has a vector rank: %+v", res.Hits)
+	}
+}
+
+// slowEmbedder answers every call after delay, embedding as heldEmbedder
+// does.
+type slowEmbedder struct{ delay time.Duration }
+
+func (slowEmbedder) Model() string { return "slow" }
+
+func (s slowEmbedder) Embed(ctx context.Context, kind embed.Kind, texts []string) ([][]float32, error) {
+	h := heldEmbedder{hold: make(chan struct{})}
+	close(h.hold)
+	if kind == embed.Query {
+		time.Sleep(s.delay)
+	}
+	return h.Embed(ctx, kind, texts)
+}
+
+// TestContext_WaitSizedToTheEmbedder: with no wait set, an embedder far
+// slower than a fixed 15 ms still gives every new question its vector:
+// the wait follows the embedder's measured latency. Every answer says
+// whether it used the list, and one without embeddings says off.
+func TestContext_WaitSizedToTheEmbedder(t *testing.T) {
+	e := newEnv(t)
+	catalog(t, e, "s")
+	res, err := e.engine.Context(context.Background(), "s", recall.ContextRequest{Query: "identity-worker memory limit"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Vectors != recall.VectorsOff || res.VectorsSkipped != "" {
+		t.Fatalf("without embeddings the answer says vectors %q (%q); want off", res.Vectors, res.VectorsSkipped)
+	}
+	vec, err := vector.Open(filepath.Join(t.TempDir(), "vectors"), slowEmbedder{delay: 60 * time.Millisecond}, "slow")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.vec, e.engine.Vectors = vec, vec
+	if _, err := vec.Sync(context.Background(), e.store); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 12 {
+		q := fmt.Sprintf("what is the memory limit of identity-worker, question %d?", i)
+		res, err := e.engine.Context(context.Background(), "s", recall.ContextRequest{Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Vectors != recall.VectorsUsed {
+			t.Fatalf("new question %d went without its vector (%q, %q) at a wait of %v", i, res.Vectors, res.VectorsSkipped,
+				e.engine.QueryVectorWait())
+		}
+	}
+	if w := e.engine.QueryVectorWait(); w < 60*time.Millisecond || w > time.Second {
+		t.Errorf("wait %v for an embedder answering in 60 ms: want between 60 ms and 1 s", w)
+	}
+	e.engine.VectorWait = 5 * time.Millisecond // the explicit setting wins
+	if w := e.engine.QueryVectorWait(); w != 5*time.Millisecond {
+		t.Errorf("wait %v with VectorWait 5 ms", w)
 	}
 }
 

@@ -166,6 +166,7 @@ def test_search_and_context(alice: Graphmem, name: str) -> None:
     hits = alice.search(f"{name} port", limit=5)
     assert any(h.type == "fact" and h.fact is not None and h.fact.value == "6543" for h in hits)
     assert all(h.score > 0 for h in hits)
+    assert hits.vectors == "off" and hits.vectors_skipped == ""  # the test server has no embedding model
     only_entities = alice.search(name, types=["entity"])
     assert only_entities and all(h.type == "entity" for h in only_entities)
 
@@ -173,6 +174,7 @@ def test_search_and_context(alice: Graphmem, name: str) -> None:
     assert f'current; user_explicit] "{name}" port "6543"' in ctx.text  # metadata first, stored text quoted
     assert any(cf.fact.value == "6543" for cf in ctx.facts)
     assert ctx.tokens > 0 and ctx.as_of.tzinfo is not None
+    assert ctx.vectors == "off" and ctx.vectors_skipped == ""  # the test server has no embedding model
     then = alice.context(f"which port did {name} use last year?", reference_time=date(2025, 6, 1))
     assert then.time_named and then.period is not None
     assert then.period.from_ == datetime(2024, 1, 1, tzinfo=timezone.utc)

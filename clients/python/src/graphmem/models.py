@@ -361,11 +361,18 @@ class NameLink(Model):
 
 
 class SearchResponse(Model):
-    """The answer of ``POST /v1/search``."""
+    """The answer of ``POST /v1/search``; ``vectors`` says whether it was built with the vector list.
+
+    ``vectors`` is used, skipped (embeddings are on but the question's vector
+    was not there in time; ``vectors_skipped`` says why: timeout, busy or
+    failed) or off (no embedding model configured).
+    """
 
     hits: list[SearchHit]
     unresolved: list[NameLink]
     ambiguous: list[NameLink]
+    vectors: str
+    vectors_skipped: str = ""
 
 
 class SearchHits(list[SearchHit]):
@@ -373,13 +380,16 @@ class SearchHits(list[SearchHit]):
 
     ``unresolved`` are the names memory knows nothing about (no other
     entity's facts answer for them), ``ambiguous`` those naming several
-    entities.
+    entities; ``vectors`` and ``vectors_skipped`` say whether the vector
+    list was used, as in ``SearchResponse``.
     """
 
     def __init__(self, res: SearchResponse) -> None:
         super().__init__(res.hits)
         self.unresolved: list[NameLink] = res.unresolved
         self.ambiguous: list[NameLink] = res.ambiguous
+        self.vectors: str = res.vectors
+        self.vectors_skipped: str = res.vectors_skipped
 
 
 class ContextRequest(RequestModel):
@@ -422,6 +432,8 @@ class Context(Model):
 
     ``time_named`` is the phrase of the question that set the time of the
     answer (mode auto, no ``as_of``), and ``period`` the range it names.
+    ``vectors`` says whether the block was built with the vector list: used,
+    skipped (``vectors_skipped`` says why: timeout, busy or failed) or off.
     """
 
     text: str = Field(alias="context")
@@ -435,6 +447,8 @@ class Context(Model):
     period: Period | None = None
     unresolved: list[NameLink] = Field(description="names the question mentions that memory knows nothing about; the block says so")
     ambiguous: list[NameLink] = Field(description="names the question mentions that denote several entities")
+    vectors: str
+    vectors_skipped: str = ""
 
 
 class ForgetRequest(RequestModel):
