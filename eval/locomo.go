@@ -44,6 +44,9 @@ type Options struct {
 	VectorWeights *recall.VectorWeights
 	// NoAblation measures only the reported configuration.
 	NoAblation bool
+	// NoBlock leaves out evidence recall inside the context block
+	// (block.go).
+	NoBlock bool
 	// Embeddings, when set, adds the reported configuration with the
 	// vector list (episodes embedded as the follower would).
 	Embeddings *Embeddings
@@ -114,6 +117,10 @@ type Report struct {
 	// holds only if it is 0.
 	VectorsMissed uint64     `json:"vectors_missed,omitempty"`
 	Embedding     *EmbedCost `json:"embedding,omitempty"`
+	// Block and BlockVectors are evidence recall inside the context block
+	// of the reported configuration, without and with vectors (block.go).
+	Block        []BlockRecall `json:"block,omitempty"`
+	BlockVectors []BlockRecall `json:"block_vectors,omitempty"`
 }
 
 // AblationRow is recall@k of one configuration.
@@ -322,6 +329,16 @@ func LoCoMo(ctx context.Context, o Options) (Report, error) {
 	last := res[len(configs)-1]
 	rep.Result = last.result()
 	rep.SearchP50Ms, rep.SearchP95Ms = percentile(last.latency, 50), percentile(last.latency, 95)
+	if !o.NoBlock {
+		if rep.Block, err = c.blockRecall(ctx, engines[len(configs)-1]); err != nil {
+			return Report{}, err
+		}
+		if engV != nil {
+			if rep.BlockVectors, err = c.blockRecall(ctx, engV); err != nil {
+				return Report{}, err
+			}
+		}
+	}
 	if engV != nil {
 		tv := res[len(res)-1]
 		r := tv.result()
@@ -781,6 +798,9 @@ func (r Report) WriteTable(w io.Writer) error {
 		if err := tw.Flush(); err != nil {
 			return err
 		}
+	}
+	if err := writeBlock(w, r); err != nil {
+		return err
 	}
 	_, err := fmt.Fprintf(w, "search latency p50 %.2f ms, p95 %.2f ms\n", r.SearchP50Ms, r.SearchP95Ms)
 	if c := r.Embedding; c != nil && err == nil {

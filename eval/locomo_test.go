@@ -60,6 +60,19 @@ func TestLoCoMo(t *testing.T) {
 			t.Errorf("R@10 %.3f does not beat a BM25 baseline %.3f", rep.Overall["r@10"], base)
 		}
 	}
+	// Evidence in the block: a row per budget, each block within its
+	// budget, and a larger budget holding at least as much evidence.
+	if len(rep.Block) != len(eval.BlockBudgets) {
+		t.Fatalf("block rows: %+v", rep.Block)
+	}
+	for i, b := range rep.Block {
+		if b.MaxTokens != eval.BlockBudgets[i] || b.Recall <= 0 || b.Recall > 1 || b.Tokens > float64(b.MaxTokens) {
+			t.Errorf("block at %d tokens: %+v", eval.BlockBudgets[i], b)
+		}
+		if i > 0 && b.Recall < rep.Block[i-1].Recall {
+			t.Errorf("block recall %.3f at %d tokens is below %.3f at %d", b.Recall, b.MaxTokens, rep.Block[i-1].Recall, rep.Block[i-1].MaxTokens)
+		}
+	}
 }
 
 func TestLoCoMoPart(t *testing.T) {

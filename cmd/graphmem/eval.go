@@ -84,7 +84,7 @@ measured with the vector list too.`, modelSettings)
 		o.Weights, o.VectorWeights = &w.Episode, &w.Vector
 	}
 	if *misses {
-		o.Misses, o.NoAblation = os.Stdout, true
+		o.Misses, o.NoAblation, o.NoBlock = os.Stdout, true, true
 	}
 	if emb != nil {
 		pool, err := embedPool(cfg, emb, *also)
