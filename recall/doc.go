@@ -151,7 +151,10 @@
 //	          fusion on the BM25 scale (Vector: Fact 0.5, Entity 0.3,
 //	          Episode 0.5, k 10). The question is embedded without the
 //	          names of the scope's speakers (whose turn it is is the speaker
-//	          signal's part, below)
+//	          signal's part, below), while the rest of the retrieval runs;
+//	          the answer waits for it 1.5 × the p95 of the embedder's last
+//	          64 question calls (10 ms–1 s; Engine.VectorWait overrides)
+//	          and says whether it used the list (VectorState)
 //	link    = Subject (1.2) if the query names the subject, Object (1.1) if
 //	          it names the object
 //	quality = (1 − Confidence + Confidence·confidence) · (1 + Importance·(importance − 5))

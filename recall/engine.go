@@ -52,6 +52,10 @@ type Engine struct {
 	// (linking.go): an unknown name is then answered with whatever matches
 	// its words, what evaluation compares against.
 	NoUnknownNames bool
+	// NoHits leaves hit counts alone (touch.go): an evaluation that asks
+	// for the same fact several times sets it, so that one asking does
+	// not rank the fact higher for the next.
+	NoHits bool
 
 	once    sync.Once
 	touches chan touch

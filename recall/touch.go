@@ -38,7 +38,7 @@ func (e *Engine) start() {
 
 // touch queues a hit for each fact id; it never blocks.
 func (e *Engine) touch(scope entity.Scope, ids []string) {
-	if len(ids) == 0 || e.closed.Load() {
+	if len(ids) == 0 || e.NoHits || e.closed.Load() {
 		return
 	}
 	e.start()
