@@ -453,25 +453,31 @@ func TestContext_Validation(t *testing.T) {
 }
 
 func TestRecall_HitsCountedOffPath(t *testing.T) {
-	e := newEnv(t)
-	res := e.add(t, "u", memory.FactInput{Subject: "Noor", Predicate: "likes", Value: "figs", Text: "Noor likes figs"})
-	for i := 0; i < 3; i++ {
-		e.search(t, "u", recall.SearchRequest{Query: "figs"})
-	}
-	if err := e.engine.Close(); err != nil { // flushes the queue
-		t.Fatal(err)
-	}
-	var f entity.Fact
-	err := e.store.View(ctx, "u", func(tx graph.Tx) error {
-		var err error
-		f, err = tx.Fact(res[0].FactID)
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if f.Hits < 1 || f.LastAccessedAt == nil || !f.LastAccessedAt.Equal(e.now) {
-		t.Fatalf("hits %d, last accessed %v", f.Hits, f.LastAccessedAt)
+	for _, noHits := range []bool{false, true} {
+		e := newEnv(t)
+		e.engine.NoHits = noHits // an evaluation's engine counts none
+		res := e.add(t, "u", memory.FactInput{Subject: "Noor", Predicate: "likes", Value: "figs", Text: "Noor likes figs"})
+		for i := 0; i < 3; i++ {
+			e.search(t, "u", recall.SearchRequest{Query: "figs"})
+		}
+		if err := e.engine.Close(); err != nil { // flushes the queue
+			t.Fatal(err)
+		}
+		var f entity.Fact
+		err := e.store.View(ctx, "u", func(tx graph.Tx) error {
+			var err error
+			f, err = tx.Fact(res[0].FactID)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case noHits && (f.Hits != 0 || f.LastAccessedAt != nil):
+			t.Fatalf("NoHits: hits %d, last accessed %v", f.Hits, f.LastAccessedAt)
+		case !noHits && (f.Hits < 1 || f.LastAccessedAt == nil || !f.LastAccessedAt.Equal(e.now)):
+			t.Fatalf("hits %d, last accessed %v", f.Hits, f.LastAccessedAt)
+		}
 	}
 }
 
