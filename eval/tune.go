@@ -11,7 +11,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/recall"
 )
 
@@ -22,18 +21,15 @@ type TunedWeights struct {
 	Vector  recall.VectorWeights  `json:"vector"`
 }
 
-// ReadWeights reads a weights file; a part it leaves out keeps its
-// defaults.
+// ReadWeights reads a weights file as GRAPHMEM_RECALL_WEIGHTS does
+// (recall.LoadWeights: unknown fields and out-of-range weights refused);
+// a part it leaves out keeps its defaults.
 func ReadWeights(path string) (TunedWeights, error) {
-	w := TunedWeights{Episode: recall.DefaultEpisodeWeights, Vector: recall.DefaultVectorWeights}
-	b, err := os.ReadFile(path)
+	w, err := recall.LoadWeights(path)
 	if err != nil {
-		return w, err
+		return TunedWeights{}, err
 	}
-	if err := json.Unmarshal(b, &w); err != nil {
-		return w, entity.Errorf(entity.EINVALID, "%s: %v", path, err)
-	}
-	return w, nil
+	return TunedWeights{Episode: w.Episode, Vector: w.Vector}, nil
 }
 
 // TuneOptions configure Tune.
