@@ -30,10 +30,11 @@ func (s *Server) registerExportRoutes() {
 				"Each line holds one record of at most %d bytes, %d values and %d objects, checked against the API's limits "+
 				"as it is read (an episode's content is at most %d bytes); the entities, episodes and facts a fact refers to "+
 				"must be in the import or already in the scope, and no two episodes may share an idempotency key. A refused "+
-				"import writes nothing: 400 names the line and the field (line[3].fact.subject_id).",
+				"import writes nothing: 400 names the line and the field (line[3].fact.subject_id); 409 says which episodes' "+
+				"idempotency keys another episode of the scope already holds.",
 				memory.MaxRecordBytes, memory.MaxRecordValues, memory.MaxRecordObjects, entity.MaxEpisodeBytes),
-			Body:    memory.Record{}, BodyType: NDJSON, Response: memory.ImportResult{},
-			Errors: []int{http.StatusBadRequest, http.StatusRequestEntityTooLarge, http.StatusServiceUnavailable}},
+			Body: memory.Record{}, BodyType: NDJSON, Response: memory.ImportResult{},
+			Errors: []int{http.StatusBadRequest, http.StatusConflict, http.StatusRequestEntityTooLarge, http.StatusServiceUnavailable}},
 	)
 }
 

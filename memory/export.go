@@ -632,6 +632,7 @@ func (r *refs) check(ctx context.Context, store graph.Store, scope entity.Scope,
 		return nil
 	}
 	fe := entity.FieldErrors{}
+	conflicts := 0 // of fe's problems, keys another episode of the scope holds
 	var page []lookup
 	lookUp := func() error {
 		var found []uint64
@@ -675,6 +676,7 @@ func (r *refs) check(ctx context.Context, store graph.Store, scope entity.Scope,
 			field, msg := l.field, fmt.Sprintf("no %s %q in the import or the scope", l.kind, l.id)
 			if l.key != "" {
 				msg = fmt.Sprintf("the key of episode %q in the scope", l.id)
+				conflicts++
 			} else if strings.Contains(field, "%d") {
 				field = fmt.Sprintf(field, l.i)
 			}
@@ -713,6 +715,12 @@ func (r *refs) check(ctx context.Context, store graph.Store, scope entity.Scope,
 	}
 	if err != nil && err != errEnough {
 		return err
+	}
+	if conflicts > 0 && conflicts == len(fe) {
+		// Every problem is a key the scope already gives another episode:
+		// the import is well formed but clashes with what is stored.
+		return &entity.Error{Code: entity.ECONFLICT, Message: "an idempotency key of the import is another episode's in the scope",
+			Fields: map[string]string(fe)}
 	}
 	return fe.Err()
 }

@@ -46,6 +46,13 @@ func jsonLines(tb testing.TB, recs ...memory.Record) *bytes.Buffer {
 // prefix) under field, and the scope exactly as it was.
 func mustRefuse(tb testing.TB, svc *memory.Service, r io.Reader, field, msg string) {
 	tb.Helper()
+	refuse(tb, svc, r, entity.EINVALID, field, msg)
+}
+
+// refuse checks that importing r fails with code, naming field with a
+// message starting with msg, and changes nothing.
+func refuse(tb testing.TB, svc *memory.Service, r io.Reader, code entity.Code, field, msg string) {
+	tb.Helper()
 	var before bytes.Buffer
 	if err := svc.Export(ctx, scope, &before); err != nil {
 		tb.Fatal(err)
@@ -55,7 +62,7 @@ func mustRefuse(tb testing.TB, svc *memory.Service, r io.Reader, field, msg stri
 	if ok {
 		_, ok = e.Fields[field]
 	}
-	if !ok || e.Code != entity.EINVALID || !strings.HasPrefix(e.Fields[field], msg) {
+	if !ok || e.Code != code || !strings.HasPrefix(e.Fields[field], msg) {
 		tb.Fatalf("want %s: %q…, got %v", field, msg, err)
 	}
 	var after bytes.Buffer
@@ -279,7 +286,7 @@ func TestImport_IdempotencyKeys(t *testing.T) {
 	if _, _, err := svc.AddEpisode(ctx, scope, memory.EpisodeInput{Content: "first", IdempotencyKey: "k1"}); err != nil {
 		t.Fatal(err)
 	}
-	mustRefuse(t, svc, jsonLines(t, entityRec("e1"), keyed("p1", "k2"), keyed("p2", "k1")), "line[3].episode.idempotency_key", "the key of episode")
+	refuse(t, svc, jsonLines(t, entityRec("e1"), keyed("p1", "k2"), keyed("p2", "k1")), entity.ECONFLICT, "line[3].episode.idempotency_key", "the key of episode")
 	for range 2 {
 		if res, err := svc.Import(ctx, scope, jsonLines(t, keyed("p1", "k2"), keyed("p2", "k3"))); err != nil || res.Episodes != 2 {
 			t.Fatalf("import: %+v %v", res, err)
