@@ -454,7 +454,8 @@ func (e *Engine) mentioned(ctx context.Context, tx graph.Tx, c *candidates, base
 		}
 		return m
 	}
-	for id := range c.linked {
+	// In a fixed order: the list is cut at mentionKeys.
+	for _, id := range slices.Sorted(maps.Keys(c.linked)) {
 		if it := c.entities[id]; it != nil && it.entity != nil {
 			for _, k := range it.entity.Keys() {
 				key(k).named = true
