@@ -27,7 +27,8 @@ type EpisodeWeights struct {
 	// turn receives.
 	Prev float64 `json:"prev"`
 	Next float64 `json:"next"`
-	// Session: share of its session's score a turn receives.
+	// Session: share of its session's score a turn receives, in chat
+	// (short turns) only.
 	Session float64 `json:"session"`
 	// Speaker: the query names the speaker — × (1 + Speaker).
 	Speaker float64 `json:"speaker"`
@@ -308,7 +309,10 @@ type episodeScore struct {
 // is named; outside chat (long turns, as a coding assistant's) a question
 // is where the user tells the setting it asks about, and the long answer
 // after it only repeats it, so the turn after a question gets Prev, not
-// Answer.
+// Answer; and a session there is one long task whose every turn shares
+// the question's words, so no turn gets a share of its session's score
+// (it lifts the whole session above the other sessions' evidence: on the
+// coding-assistant dev part R@5 0.683 → 0.692, R@10 0.780 → 0.781).
 func scoreEpisodes(w EpisodeWeights, f *episodeFeatures) map[string]episodeScore {
 	out := make(map[string]episodeScore, len(f.turns))
 	signal := func(id, k string, v float64) {
@@ -335,9 +339,9 @@ func scoreEpisodes(w EpisodeWeights, f *episodeFeatures) map[string]episodeScore
 			signal(id, "vector_rank", float64(t.vectorRank))
 		}
 	}
-	answer := w.Answer
+	answer, session := w.Answer, w.Session
 	if !f.shape.chat {
-		answer = w.Prev
+		answer, session = w.Prev, 0
 	}
 	for _, ids := range f.sessions {
 		for i, id := range ids {
@@ -390,12 +394,12 @@ func scoreEpisodes(w EpisodeWeights, f *episodeFeatures) map[string]episodeScore
 	final := maps.Clone(adj)
 	for _, ids := range slices.Concat(f.sessions, f.others) {
 		s := sessionScore(ids, adj)
-		if s == 0 {
+		if s == 0 || session == 0 {
 			continue
 		}
 		for _, id := range ids {
-			final[id] += w.Session * s
-			signal(id, "session", w.Session*s)
+			final[id] += session * s
+			signal(id, "session", session*s)
 		}
 	}
 	for id, v := range final {

@@ -92,6 +92,13 @@ func TestScoreEpisodes_Session(t *testing.T) {
 	if want := 3 + 0.5*1.0; !near(got["x"].score, want) {
 		t.Fatalf("other session: %+v, want %v", got["x"], want)
 	}
+	// Outside chat (long turns, a coding assistant's) a session is one
+	// long task: its turns get no share of it.
+	f.shape = conversationShape{roles: true}
+	got = scoreEpisodes(EpisodeWeights{Session: 0.5}, f)
+	if _, ok := got["a"].signals["session"]; ok || got["a"].score != 0 || !near(got["x"].score, 3) {
+		t.Fatalf("session share outside chat: a %+v, x %+v", got["a"], got["x"])
+	}
 }
 
 func TestScoreEpisodes_SpeakerGate(t *testing.T) {
