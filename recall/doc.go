@@ -173,7 +173,9 @@
 //	          the speakers are roles: user, assistant)
 //	          · (1 + Date) if it happened in a period the query names (or ≤ 7
 //	          days after)
-//	          + Session·session, all · form
+//	          + Session·session in chat (none outside it: a coding
+//	          assistant's session is one long task, and its share lifts
+//	          the whole session above other sessions' evidence), all · form
 //	turn    = its BM25 score (+ Vector.Episode·B·vec for its rank among the episodes
 //	          nearest in meaning, B the best BM25 score itself: S would
 //	          let the list outweigh every word of the question, as BM25
