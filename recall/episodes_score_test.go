@@ -143,6 +143,26 @@ func TestScoreEpisodes_Prior(t *testing.T) {
 	}
 }
 
+func TestScoreEpisodes_AssistantGate(t *testing.T) {
+	f := &episodeFeatures{turns: map[string]*turnFeatures{
+		"told":   {bm25: 1, hit: true, words: 40},
+		"answer": {bm25: 1, hit: true, words: 120, assistant: true},
+	}}
+	w := EpisodeWeights{Assistant: 0.4}
+	// Between roles the assistant's answer weighs less than what the
+	// user told.
+	f.shape.roles = true
+	got := scoreEpisodes(w, f)
+	if !near(got["answer"].score, 0.6) || !near(got["answer"].signals["prior"], 0.6) || !near(got["told"].score, 1) {
+		t.Fatalf("between roles: answer %+v, told %+v", got["answer"], got["told"])
+	}
+	// Among named people no turn is an assistant's.
+	f.shape.roles = false
+	if got := scoreEpisodes(w, f); !near(got["answer"].score, 1) {
+		t.Fatalf("among people: %+v", got["answer"])
+	}
+}
+
 func TestScoreEpisodes_Mentions(t *testing.T) {
 	f := &episodeFeatures{
 		turns: map[string]*turnFeatures{
