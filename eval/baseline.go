@@ -110,8 +110,18 @@ func (r ScenarioReport) Figures() map[string]float64 {
 	return map[string]float64{"recall": g.Recall, "precision": g.Precision, "passed": float64(g.Passed) / float64(r.Questions)}
 }
 
-// BaselineSet names a LoCoMo run's set by its part.
-func (r Report) BaselineSet() string { return "locomo " + r.Part }
+// BaselineSet names a LoCoMo run's set by its corpus and part: LoCoMo's
+// own parts ("locomo dev"), the coding-assistant conversations of the
+// default seeds ("conversations dev"); any other folder has none ("").
+func (r Report) BaselineSet() string {
+	switch {
+	case slices.Equal(r.ConversationNames, Parts[r.Part]):
+		return "locomo " + r.Part
+	case slices.Equal(r.ConversationNames, defaultConversationNames(r.Part)):
+		return "conversations " + r.Part
+	}
+	return ""
+}
 
 // Figures are a LoCoMo run's baseline figures: R@5 and R@10 of the
 // reported configuration without embeddings (those with them depend on

@@ -82,3 +82,25 @@ func TestBaselineCheck(t *testing.T) {
 		t.Errorf("written %s (%v)", data, err)
 	}
 }
+
+func TestReportBaselineSet(t *testing.T) {
+	for _, tc := range []struct {
+		part  string
+		names []string
+		want  string
+	}{
+		{eval.PartTest, []string{"42", "43", "44", "47"}, "locomo test"},
+		{eval.PartDev, []string{"26", "30", "41"}, "locomo dev"},
+		{eval.PartDev, []string{"26", "30"}, ""},
+		{eval.PartTest, []string{"test-2-01", "test-2-02", "test-2-03", "test-2-04", "test-2-05", "test-2-06", "test-2-07",
+			"test-2-08", "test-2-09", "test-2-10"}, "conversations test"},
+		// Another seed is another corpus: no baseline.
+		{eval.PartTest, []string{"test-3-01", "test-3-02", "test-3-03", "test-3-04", "test-3-05", "test-3-06", "test-3-07",
+			"test-3-08", "test-3-09", "test-3-10"}, ""},
+		{eval.PartAll, []string{"26", "30", "41", "42", "43", "44", "47"}, ""},
+	} {
+		if got := (eval.Report{Part: tc.part, ConversationNames: tc.names}).BaselineSet(); got != tc.want {
+			t.Errorf("%s %v: set %q, want %q", tc.part, tc.names, got, tc.want)
+		}
+	}
+}

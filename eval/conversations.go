@@ -546,6 +546,26 @@ func generateConversation(r *rand.Rand) ([][]conversationTurn, []time.Time, []co
 	return w.sessions, w.dates, qs
 }
 
+// conversationName names the i-th conversation of a part and seed.
+func conversationName(part string, seed uint64, i int) string {
+	return fmt.Sprintf("%s-%d-%02d", part, seed, i+1)
+}
+
+// defaultConversationNames are the conversations of a part written with
+// the default seeds and count; nil for a part that is neither dev nor
+// test.
+func defaultConversationNames(part string) []string {
+	seed, ok := map[string]uint64{PartDev: ConversationsDevSeed, PartTest: ConversationsTestSeed}[part]
+	if !ok {
+		return nil
+	}
+	names := make([]string, ConversationsPerPart)
+	for i := range names {
+		names[i] = conversationName(part, seed, i)
+	}
+	return names
+}
+
 // WriteConversations writes n conversations of each seed (dev, test) into
 // dir as LoCoMo JSON files, and parts.json naming which file belongs to
 // which part.
@@ -560,7 +580,7 @@ func WriteConversations(dir string, devSeed, testSeed uint64, n int) error {
 	}{{PartDev, devSeed}, {PartTest, testSeed}} {
 		r := rand.New(rand.NewPCG(p.seed, p.seed*0x9e3779b97f4a7c15+7))
 		for i := range n {
-			name := fmt.Sprintf("%s-%d-%02d", p.part, p.seed, i+1)
+			name := conversationName(p.part, p.seed, i)
 			sessions, dates, qs := generateConversation(r)
 			doc := map[string]any{"speaker_a": "user", "speaker_b": "assistant", "qa": qs}
 			for s := range sessions {

@@ -589,12 +589,12 @@ func ablation(all recall.EpisodeWeights) []config {
 	mentions := bm25
 	mentions.Mention = all.Mention
 	form := bm25
-	form.Question, form.Length, form.TimeWords = all.Question, all.Length, all.TimeWords
+	form.Question, form.Length, form.TimeWords, form.Assistant = all.Question, all.Length, all.TimeWords, all.Assistant
 	return []config{
 		{"BM25 alone", bm25},
 		{"+ conversation structure", structure},
 		{"+ mention graph", mentions},
-		{"+ turn form (question, length, time)", form},
+		{"+ turn form (question, length, time, role)", form},
 		{"+ everything", all},
 	}
 }

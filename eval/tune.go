@@ -101,6 +101,7 @@ func episodeCoordinates() []coordinate {
 		c("mention", func(w *recall.EpisodeWeights) *float64 { return &w.Mention }, 0, 0.1, 0.25, 0.5),
 		c("question", func(w *recall.EpisodeWeights) *float64 { return &w.Question }, 0, 0.15, 0.3, 0.5),
 		c("length", func(w *recall.EpisodeWeights) *float64 { return &w.Length }, 0, 0.25, 0.5, 0.75),
+		c("assistant", func(w *recall.EpisodeWeights) *float64 { return &w.Assistant }, 0, 0.25, 0.5, 0.75),
 	}
 }
 

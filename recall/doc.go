@@ -173,7 +173,9 @@
 //	          the speakers are roles: user, assistant)
 //	          · (1 + Date) if it happened in a period the query names (or ≤ 7
 //	          days after)
-//	          + Session·session, all · form
+//	          + Session·session in chat (none outside it: a coding
+//	          assistant's session is one long task, and its share lifts
+//	          the whole session above other sessions' evidence), all · form
 //	turn    = its BM25 score (+ Vector.Episode·B·vec for its rank among the episodes
 //	          nearest in meaning, B the best BM25 score itself: S would
 //	          let the list outweigh every word of the question, as BM25
@@ -188,6 +190,9 @@
 //	form    = (1 − Question) if the turn asks something (holds "?")
 //	          · (1 − Length·(1 − n/30)) for a turn of n < 30 words: a
 //	          question or a short turn less often holds what is asked
+//	          · (1 − Assistant) for the assistant's turn when the speakers
+//	          are roles: a user's memory is asked what the user told, the
+//	          answer only repeats its words around generic advice
 //	session = the mean of the best three turns of its session (metadata
 //	          session_id, else the day of its reference time)
 //	mentions = for each name or thing (entity.Mentions) that one of the

@@ -92,6 +92,13 @@ func TestScoreEpisodes_Session(t *testing.T) {
 	if want := 3 + 0.5*1.0; !near(got["x"].score, want) {
 		t.Fatalf("other session: %+v, want %v", got["x"], want)
 	}
+	// Outside chat (long turns, a coding assistant's) a session is one
+	// long task: its turns get no share of it.
+	f.shape = conversationShape{roles: true}
+	got = scoreEpisodes(EpisodeWeights{Session: 0.5}, f)
+	if _, ok := got["a"].signals["session"]; ok || got["a"].score != 0 || !near(got["x"].score, 3) {
+		t.Fatalf("session share outside chat: a %+v, x %+v", got["a"], got["x"])
+	}
 }
 
 func TestScoreEpisodes_SpeakerGate(t *testing.T) {
@@ -133,6 +140,26 @@ func TestScoreEpisodes_Prior(t *testing.T) {
 		if !near(s.score, 1) || s.signals["prior"] != 0 {
 			t.Fatalf("%s weighed by its form with the prior off: %+v", id, s)
 		}
+	}
+}
+
+func TestScoreEpisodes_AssistantGate(t *testing.T) {
+	f := &episodeFeatures{turns: map[string]*turnFeatures{
+		"told":   {bm25: 1, hit: true, words: 40},
+		"answer": {bm25: 1, hit: true, words: 120, assistant: true},
+	}}
+	w := EpisodeWeights{Assistant: 0.4}
+	// Between roles the assistant's answer weighs less than what the
+	// user told.
+	f.shape.roles = true
+	got := scoreEpisodes(w, f)
+	if !near(got["answer"].score, 0.6) || !near(got["answer"].signals["prior"], 0.6) || !near(got["told"].score, 1) {
+		t.Fatalf("between roles: answer %+v, told %+v", got["answer"], got["told"])
+	}
+	// Among named people no turn is an assistant's.
+	f.shape.roles = false
+	if got := scoreEpisodes(w, f); !near(got["answer"].score, 1) {
+		t.Fatalf("among people: %+v", got["answer"])
 	}
 }
 

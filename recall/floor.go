@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"maps"
 	"slices"
 	"strings"
 
@@ -75,7 +76,9 @@ func (c *candidates) topic() *topic {
 		text = strings.ReplaceAll(text, r.text, " ")
 	}
 	norm := " " + entity.Normalize(text) + " "
-	for id, kind := range c.linked {
+	// In a fixed order: one name may hold another.
+	for _, id := range slices.Sorted(maps.Keys(c.linked)) {
+		kind := c.linked[id]
 		it := c.entities[id]
 		if it == nil {
 			continue

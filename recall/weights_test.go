@@ -171,6 +171,10 @@ func weightCases() []weightCase {
 			turnFeatures{bm25: 1.1, words: 40, question: true})},
 		{"episode.length", func(w *Weights) { w.Episode.Length = 0 }, priors(turnFeatures{bm25: 1, words: 40},
 			turnFeatures{bm25: 1.2, words: 6})},
+		// Between roles, what the user told above the assistant's answer
+		// that repeats its words.
+		{"episode.assistant", func(w *Weights) { w.Episode.Assistant = 0 }, priors(turnFeatures{bm25: 1, words: 40},
+			turnFeatures{bm25: 1.3, words: 120, assistant: true})},
 	}
 }
 
@@ -184,7 +188,7 @@ func predicates(text, up, down string) func(*Weights) (float64, float64) {
 
 func priors(up, down turnFeatures) func(*Weights) (float64, float64) {
 	return func(w *Weights) (float64, float64) {
-		return up.bm25 * w.Episode.prior(&up), down.bm25 * w.Episode.prior(&down)
+		return up.bm25 * w.Episode.prior(&up, true), down.bm25 * w.Episode.prior(&down, true)
 	}
 }
 

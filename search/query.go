@@ -133,6 +133,10 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			} else {
 				req.SortBy([]string{"-" + fTime, "_id"})
 			}
+		} else {
+			// Equal scores in id order, not in the order of the index's
+			// segments, which their background merging changes.
+			req.SortBy([]string{"-_score", "_id"})
 		}
 		if res, err = x.bi.SearchInContext(ctx, req); err != nil {
 			if ctx.Err() != nil {

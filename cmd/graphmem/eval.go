@@ -124,7 +124,7 @@ func baseline(rep interface {
 	set := rep.BaselineSet()
 	if set == "" {
 		if write {
-			return fmt.Errorf("--write-baseline: only the default run has a baseline (catalog: --seed %d, --questions %d)", eval.ReportSeed, eval.CatalogQuestions)
+			return fmt.Errorf("--write-baseline: only the default run has a baseline (catalog: --seed %d, --questions %d; locomo: LoCoMo's or the default coding-assistant conversations' dev or test part)", eval.ReportSeed, eval.CatalogQuestions)
 		}
 		return nil
 	}
