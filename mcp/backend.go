@@ -52,6 +52,10 @@ type RecallResult struct {
 	// Unresolved are the names the question mentions that memory knows
 	// nothing about, with the closest known names.
 	Unresolved []recall.NameLink `json:"unresolved"`
+	// Vectors says whether the vector list was used (used, skipped, off)
+	// and VectorsSkipped why it was skipped, as the HTTP API does.
+	Vectors        string `json:"vectors,omitempty"`
+	VectorsSkipped string `json:"vectors_skipped,omitempty"`
 }
 
 // Hit is one search result as a model needs it.
@@ -65,8 +69,10 @@ type Hit struct {
 
 // SearchResult is a ranked list of hits.
 type SearchResult struct {
-	Hits       []Hit             `json:"hits"`
-	Unresolved []recall.NameLink `json:"unresolved"`
+	Hits           []Hit             `json:"hits"`
+	Unresolved     []recall.NameLink `json:"unresolved"`
+	Vectors        string            `json:"vectors,omitempty"`
+	VectorsSkipped string            `json:"vectors_skipped,omitempty"`
 }
 
 // TimelineRequest names an entity (by name, alias or id) and optionally

@@ -75,7 +75,8 @@ func (l *Local) Recall(ctx context.Context, req recall.ContextRequest) (RecallRe
 	if err != nil {
 		return RecallResult{}, err
 	}
-	out := RecallResult{Context: res.Context, Tokens: res.Tokens, Mode: res.Mode, FactIDs: []string{}, Unresolved: res.Unresolved}
+	out := RecallResult{Context: res.Context, Tokens: res.Tokens, Mode: res.Mode, FactIDs: []string{}, Unresolved: res.Unresolved,
+		Vectors: res.Vectors, VectorsSkipped: res.VectorsSkipped}
 	for _, f := range res.Facts {
 		out.FactIDs = append(out.FactIDs, f.Fact.ID)
 	}
@@ -93,7 +94,8 @@ func (l *Local) Search(ctx context.Context, req recall.SearchRequest) (SearchRes
 		return SearchResult{}, err
 	}
 	now := l.now()
-	out := SearchResult{Hits: make([]Hit, 0, len(res.Hits)), Unresolved: res.Unresolved}
+	out := SearchResult{Hits: make([]Hit, 0, len(res.Hits)), Unresolved: res.Unresolved,
+		Vectors: res.Vectors, VectorsSkipped: res.VectorsSkipped}
 	for _, h := range res.Hits {
 		hit := Hit{Type: h.Type, ID: h.ID, Text: h.Text, Score: h.Score}
 		if h.Fact != nil {

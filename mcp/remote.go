@@ -81,11 +81,14 @@ func (r *Remote) Recall(ctx context.Context, req recall.ContextRequest) (RecallR
 		Mode       recall.Mode       `json:"mode"`
 		Facts      []json.RawMessage `json:"facts"`
 		Unresolved []recall.NameLink `json:"unresolved"`
+		Vectors    string            `json:"vectors"`
+		Skipped    string            `json:"vectors_skipped"`
 	}
 	if _, err := r.do(ctx, http.MethodPost, "/v1/context", req, &out); err != nil {
 		return RecallResult{}, err
 	}
-	res := RecallResult{Context: out.Context, Tokens: out.Tokens, Mode: out.Mode, FactIDs: []string{}, Unresolved: out.Unresolved}
+	res := RecallResult{Context: out.Context, Tokens: out.Tokens, Mode: out.Mode, FactIDs: []string{}, Unresolved: out.Unresolved,
+		Vectors: out.Vectors, VectorsSkipped: out.Skipped}
 	for _, raw := range out.Facts {
 		// A context fact is either a fact or {"fact": {...}} with the
 		// role it plays; take the id from whichever it is.
@@ -117,11 +120,14 @@ func (r *Remote) Search(ctx context.Context, req recall.SearchRequest) (SearchRe
 			} `json:"fact"`
 		} `json:"hits"`
 		Unresolved []recall.NameLink `json:"unresolved"`
+		Vectors    string            `json:"vectors"`
+		Skipped    string            `json:"vectors_skipped"`
 	}
 	if _, err := r.do(ctx, http.MethodPost, "/v1/search", req, &out); err != nil {
 		return SearchResult{}, err
 	}
-	res := SearchResult{Hits: make([]Hit, 0, len(out.Hits)), Unresolved: out.Unresolved}
+	res := SearchResult{Hits: make([]Hit, 0, len(out.Hits)), Unresolved: out.Unresolved, Vectors: out.Vectors,
+		VectorsSkipped: out.Skipped}
 	for _, h := range out.Hits {
 		hit := h.Hit
 		if h.Fact != nil && hit.Status == "" {

@@ -493,4 +493,11 @@ func TestTools_Unresolved(t *testing.T) {
 	if un, _ := out["unresolved"].([]any); un == nil || len(un) != 0 {
 		t.Errorf("recall of a known name: unresolved %v, want []", out["unresolved"])
 	}
+	// Without an embedding model the answers say the vector list is off,
+	// as the HTTP API does.
+	for _, tool := range []string{"recall", "search"} {
+		if _, out := call(t, cs, tool, map[string]any{"query": "payments-db port"}); out["vectors"] != "off" {
+			t.Errorf("%s: vectors %v, want off", tool, out["vectors"])
+		}
+	}
 }

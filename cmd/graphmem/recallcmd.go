@@ -67,6 +67,9 @@ Ranked facts, entities and episodes for QUERY, with their scores.`, false)
 	for _, l := range nameNotes(out.Unresolved, out.Ambiguous) {
 		fmt.Println(l)
 	}
+	if l := vectorNote(out.Vectors, out.VectorsSkipped); l != "" {
+		fmt.Println(l)
+	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCORE\tTYPE\tTEXT\tID")
 	for _, h := range out.Hits {
@@ -126,7 +129,19 @@ The context block an agent gets for QUESTION: dated, sourced facts packed into
 	for _, l := range nameNotes(out.Unresolved, out.Ambiguous) {
 		fmt.Fprintln(os.Stderr, l)
 	}
+	if l := vectorNote(out.Vectors, out.VectorsSkipped); l != "" {
+		fmt.Fprintln(os.Stderr, l)
+	}
 	return nil
+}
+
+// vectorNote is the line saying that an answer went without the vector
+// list although embeddings are on, and why; "" when it did not.
+func vectorNote(vectors, skipped string) string {
+	if vectors != "skipped" {
+		return ""
+	}
+	return fmt.Sprintf("vectors skipped (%s): this answer was ranked without meaning search", skipped)
 }
 
 // nameNotes are the lines saying which names of a question memory knows
