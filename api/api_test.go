@@ -369,7 +369,8 @@ func TestImport_AllOrNothing(t *testing.T) {
 }
 
 // TestFacts_Aliases: the other names a fact gives its subject and object
-// become their entities' aliases.
+// become their entities' aliases, and an alias for a value is refused by
+// name.
 func TestFacts_Aliases(t *testing.T) {
 	s := MustServer(t, api.Options{})
 	body := []byte(`{"facts": [{"subject": "Sam Okafor", "subject_aliases": ["Sam"], "predicate": "reports_to",
@@ -390,5 +391,9 @@ func TestFacts_Aliases(t *testing.T) {
 		if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil || len(out.Items) == 0 || out.Items[0].Entity.Name != want {
 			t.Errorf("entity named %q: %d %s, want %s", name, w.Code, w.Body, want)
 		}
+	}
+	w := serve(s, "POST", "/v1/facts", []byte(`{"facts": [{"subject": "x", "predicate": "port", "value": "1", "object_aliases": ["y"]}]}`))
+	if e := errorShape(t, w); w.Code != 400 || e.Fields["facts[0].object_aliases"] == "" {
+		t.Errorf("an alias for a value: %d %+v, want 400 naming facts[0].object_aliases", w.Code, e)
 	}
 }

@@ -29,7 +29,7 @@ type factInput struct {
 	Predicate      string                `json:"predicate" validate:"required,word,max=64"`
 	Object         string                `json:"object,omitempty" validate:"required_without=Value,excluded_with=Value,word,max=256" doc:"an entity name; exactly one of object and value"`
 	ObjectType     string                `json:"object_type,omitempty" validate:"max=64"`
-	ObjectAliases  []string              `json:"object_aliases,omitempty" validate:"max=16,dive,required,word,max=256" doc:"other names of the object entity (ignored with value)"`
+	ObjectAliases  []string              `json:"object_aliases,omitempty" validate:"excluded_with=Value,max=16,dive,required,word,max=256" doc:"other names of the object entity"`
 	Value          string                `json:"value,omitempty" validate:"required_without=Object,excluded_with=Object,notblank,max=2000" doc:"a literal; exactly one of object and value"`
 	Text           string                `json:"text,omitempty" validate:"max=4000"`
 	ValidFrom      *string               `json:"valid_from,omitempty" validate:"omitempty,time" doc:"default: now"`
