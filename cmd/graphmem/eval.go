@@ -63,10 +63,6 @@ measured with the vector list too.`, modelSettings)
 	if err != nil {
 		return err
 	}
-	emb, identity, err := newEmbedder(cfg)
-	if err != nil {
-		return err
-	}
 	var cut []int
 	for _, s := range strings.Split(*ks, ",") {
 		k, err := strconv.Atoi(strings.TrimSpace(s))
@@ -86,12 +82,8 @@ measured with the vector list too.`, modelSettings)
 	if *misses {
 		o.Misses, o.NoAblation, o.NoBlock = os.Stdout, true, true
 	}
-	if emb != nil {
-		pool, err := embedPool(cfg, emb, *also)
-		if err != nil {
-			return err
-		}
-		o.Embeddings = &eval.Embeddings{Embedder: pool, Identity: identity, Cache: *cache}
+	if o.Embeddings, err = evalEmbeddings(cfg, *also, *cache); err != nil {
+		return err
 	}
 	var done func()
 	if !*quiet && !*asJSON && !*misses {
@@ -200,10 +192,6 @@ model configured the vector list is on and the vector weights are fitted too.`, 
 	if err != nil {
 		return err
 	}
-	emb, identity, err := newEmbedder(cfg)
-	if err != nil {
-		return err
-	}
 	o := eval.TuneOptions{LoCoMoDir: *data, ConversationsDir: *convs, Rounds: *rounds}
 	if !*asJSON {
 		o.Log = os.Stderr
@@ -215,12 +203,8 @@ model configured the vector list is on and the vector weights are fitted too.`, 
 		}
 		o.Start = &w
 	}
-	if emb != nil {
-		pool, err := embedPool(cfg, emb, "")
-		if err != nil {
-			return err
-		}
-		o.Embeddings = &eval.Embeddings{Embedder: pool, Identity: identity, Cache: *cache}
+	if o.Embeddings, err = evalEmbeddings(cfg, "", *cache); err != nil {
+		return err
 	}
 	rep, err := eval.Tune(ctx, o)
 	if err != nil {
@@ -315,16 +299,10 @@ a server would (GRAPHMEM_EMBED_QUERY_WAIT).`, modelSettings)
 	if *misses {
 		o.Misses = os.Stdout
 	}
-	emb, identity, err := newEmbedder(cfg)
-	if err != nil {
+	if o.Embeddings, err = evalEmbeddings(cfg, *also, *cache); err != nil {
 		return err
 	}
-	if emb != nil {
-		pool, err := embedPool(cfg, emb, *also)
-		if err != nil {
-			return err
-		}
-		o.Embeddings = &eval.Embeddings{Embedder: pool, Identity: identity, Cache: *cache}
+	if o.Embeddings != nil {
 		if *misses {
 			o.Misses, o.MissesVectors = nil, os.Stdout
 		}
@@ -430,6 +408,21 @@ calls to the same endpoint.`, modelSettings)
 		return err
 	}
 	return printReport(rep, *asJSON)
+}
+
+// evalEmbeddings is the embedding model an eval measures with, its texts
+// embedded by every base URL of also at once and kept in cache; nil when
+// no model is configured.
+func evalEmbeddings(cfg Config, also, cache string) (*eval.Embeddings, error) {
+	emb, identity, err := newEmbedder(cfg)
+	if err != nil || emb == nil {
+		return nil, err
+	}
+	pool, err := embedPool(cfg, emb, also)
+	if err != nil {
+		return nil, err
+	}
+	return &eval.Embeddings{Embedder: pool, Identity: identity, Cache: cache}, nil
 }
 
 // embedPool is the configured embedder and one more per URL of also (the
