@@ -1,0 +1,84 @@
+// A clean-directory install: npm pack, install the tarball into an empty project, type-check an agent
+// developer's scenario against the installed types with tsc --strict, and run it against a live server
+// with keys.
+
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, test } from "node:test";
+
+import { ALICE_KEY, PACKAGE, startServer, uniqueName } from "./helpers.js";
+
+const server = await startServer();
+const dir = mkdtempSync(join(tmpdir(), "graphmem-ts-install-"));
+after(async () => {
+  await server.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const npm = process.platform === "win32" ? "npm.cmd" : "npm";
+
+test("the packed package installs in a clean directory and runs an agent developer's scenario", () => {
+  const packed = JSON.parse(
+    execFileSync(npm, ["pack", "--json", "--pack-destination", dir], { cwd: PACKAGE, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }),
+  ) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const files = packed[0]!.files.map((f) => f.path).sort();
+  assert.ok(files.includes("dist/index.js") && files.includes("dist/index.d.ts") && files.includes("dist/ai.js"), files.join(" "));
+  assert.ok(files.every((f) => f.startsWith("dist/") || ["README.md", "package.json"].includes(f)), files.join(" "));
+
+  const app = join(dir, "app");
+  execFileSync("mkdir", ["-p", app]);
+  writeFileSync(join(app, "package.json"), JSON.stringify({ name: "my-agent", private: true, type: "module" }));
+  execFileSync(npm, ["install", "--no-audit", "--no-fund", join(dir, packed[0]!.filename)], { cwd: app, stdio: "pipe" });
+  const installed = JSON.parse(readFileSync(join(app, "node_modules", "graphmem", "package.json"), "utf8")) as {
+    dependencies?: object;
+  };
+  assert.equal(installed.dependencies, undefined); // no runtime dependencies
+
+  copyFileSync(join(PACKAGE, "test", "install", "scenario.ts"), join(app, "scenario.ts"));
+  const tsc = join(PACKAGE, "node_modules", "typescript", "bin", "tsc");
+  const compilerOptions = { strict: true, target: "es2022", module: "nodenext", lib: ["es2022", "dom"], types: [] };
+  writeFileSync(join(app, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["scenario.ts"] }));
+  try {
+    execFileSync(process.execPath, [tsc, "-p", "."], { cwd: app, encoding: "utf8" });
+  } catch (err) {
+    assert.fail(`tsc --strict on the scenario: ${(err as { stdout?: string }).stdout ?? String(err)}`);
+  }
+
+  const subject = uniqueName("payments-db");
+  const out = execFileSync(process.execPath, ["scenario.js"], {
+    cwd: app,
+    encoding: "utf8",
+    env: {
+      PATH: process.env["PATH"],
+      GRAPHMEM_URL: server.url,
+      GRAPHMEM_API_KEY: ALICE_KEY,
+      SCENARIO_SUBJECT: subject,
+      SCENARIO_FOREIGN_SCOPE: "bob",
+    },
+  });
+  const seen = JSON.parse(out) as {
+    actions: string[];
+    now: string;
+    nowFacts: string[];
+    then: string;
+    thenAsOf: string;
+    hits: string[];
+    history: string[];
+    invalid: { status: number; code: string; fields: Record<string, string> };
+    foreign: { status: number; code: string };
+  };
+  assert.deepEqual(seen.actions, ["created", "superseded_previous"]);
+  assert.ok(seen.now.includes('port "3307"') && !seen.now.includes('port "5432"'), seen.now);
+  assert.deepEqual(seen.nowFacts, ["3307"]);
+  assert.ok(seen.then.includes('port "5432"') && !seen.then.includes('port "3307"'), seen.then);
+  assert.equal(seen.thenAsOf, "2023-06-01T00:00:00.000Z");
+  assert.equal(seen.hits[0], "3307");
+  assert.deepEqual(seen.history, ["3307 2024-03-01..", "5432 2023-01-01..2024-03-01"]);
+  assert.equal(seen.invalid.status, 400);
+  assert.equal(seen.invalid.code, "invalid_argument");
+  assert.ok("facts[0].predicate" in seen.invalid.fields, JSON.stringify(seen.invalid));
+  assert.deepEqual(seen.foreign, { status: 403, code: "permission_denied" });
+});
