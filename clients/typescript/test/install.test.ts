@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, test } from "node:test";
 
-import { ALICE_KEY, PACKAGE, startServer, uniqueName } from "./helpers.js";
+import { ALICE_KEY, PACKAGE, REPO, startServer, uniqueName } from "./helpers.js";
 
 const server = await startServer();
 const dir = mkdtempSync(join(tmpdir(), "graphmem-ts-install-"));
@@ -20,7 +20,7 @@ after(async () => {
 
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 
-test("the packed package installs in a clean directory and runs an agent developer's scenario", () => {
+test("the packed package installs in a clean directory and runs an agent developer's scenario and the README's code", () => {
   const packed = JSON.parse(
     execFileSync(npm, ["pack", "--json", "--pack-destination", dir], { cwd: PACKAGE, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }),
   ) as Array<{ filename: string; files: Array<{ path: string }> }>;
@@ -38,9 +38,14 @@ test("the packed package installs in a clean directory and runs an agent develop
   assert.equal(installed.dependencies, undefined); // no runtime dependencies
 
   copyFileSync(join(PACKAGE, "test", "install", "scenario.ts"), join(app, "scenario.ts"));
+  // The README's "From TypeScript" code, as written.
+  const readme = readFileSync(join(REPO, "README.md"), "utf8").split("## From TypeScript")[1]!.split("\n## ")[0]!;
+  const blocks = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  assert.equal(blocks.length, 1);
+  writeFileSync(join(app, "readme.ts"), blocks.join("\n"));
   const tsc = join(PACKAGE, "node_modules", "typescript", "bin", "tsc");
   const compilerOptions = { strict: true, target: "es2022", module: "nodenext", lib: ["es2022", "dom"], types: [] };
-  writeFileSync(join(app, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["scenario.ts"] }));
+  writeFileSync(join(app, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["scenario.ts", "readme.ts"] }));
   try {
     execFileSync(process.execPath, [tsc, "-p", "."], { cwd: app, encoding: "utf8" });
   } catch (err) {
@@ -59,6 +64,9 @@ test("the packed package installs in a clean directory and runs an agent develop
       SCENARIO_FOREIGN_SCOPE: "bob",
     },
   });
+  const env = { PATH: process.env["PATH"], GRAPHMEM_URL: server.url, GRAPHMEM_API_KEY: ALICE_KEY };
+  const printed = execFileSync(process.execPath, ["readme.js"], { cwd: app, encoding: "utf8", env });
+  assert.match(printed, /3307/);
   const seen = JSON.parse(out) as {
     actions: string[];
     now: string;
