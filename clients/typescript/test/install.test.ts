@@ -1,6 +1,6 @@
 // A clean-directory install: npm pack, install the tarball into an empty project, type-check an agent
-// developer's scenario against the installed types with tsc --strict, and run it against a live server
-// with keys.
+// developer's scenario and the README's code against the installed types with tsc --strict, and run
+// them against a live server with keys, the scenario on Node, Bun and Deno.
 
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -52,21 +52,33 @@ test("the packed package installs in a clean directory and runs an agent develop
     assert.fail(`tsc --strict on the scenario: ${(err as { stdout?: string }).stdout ?? String(err)}`);
   }
 
-  const subject = uniqueName("payments-db");
-  const out = execFileSync(process.execPath, ["scenario.js"], {
-    cwd: app,
-    encoding: "utf8",
-    env: {
-      PATH: process.env["PATH"],
-      GRAPHMEM_URL: server.url,
-      GRAPHMEM_API_KEY: ALICE_KEY,
-      SCENARIO_SUBJECT: subject,
-      SCENARIO_FOREIGN_SCOPE: "bob",
-    },
-  });
   const env = { PATH: process.env["PATH"], GRAPHMEM_URL: server.url, GRAPHMEM_API_KEY: ALICE_KEY };
   const printed = execFileSync(process.execPath, ["readme.js"], { cwd: app, encoding: "utf8", env });
   assert.match(printed, /3307/);
+
+  // The same scenario on Node, Bun and Deno (the last two from the dev dependencies).
+  const bin = join(PACKAGE, "node_modules", ".bin");
+  const runtimes: Record<string, string[]> = {
+    node: [process.execPath, "scenario.js"],
+    bun: [join(bin, "bun"), "scenario.js"],
+    deno: [join(bin, "deno"), "run", "--allow-env", "--allow-net", "scenario.js"],
+  };
+  for (const [runtime, [cmd, ...args]] of Object.entries(runtimes)) {
+    const subject = uniqueName(`payments-db-${runtime}`);
+    const scenarioEnv = {
+      ...env,
+      HOME: dir,
+      DENO_DIR: join(dir, "deno"),
+      NO_COLOR: "1",
+      SCENARIO_SUBJECT: subject,
+      SCENARIO_FOREIGN_SCOPE: "bob",
+    };
+    const out = execFileSync(cmd!, args, { cwd: app, encoding: "utf8", env: scenarioEnv });
+    checkScenario(runtime, out);
+  }
+});
+
+function checkScenario(runtime: string, out: string): void {
   const seen = JSON.parse(out) as {
     actions: string[];
     now: string;
@@ -88,5 +100,5 @@ test("the packed package installs in a clean directory and runs an agent develop
   assert.equal(seen.invalid.status, 400);
   assert.equal(seen.invalid.code, "invalid_argument");
   assert.ok("facts[0].predicate" in seen.invalid.fields, JSON.stringify(seen.invalid));
-  assert.deepEqual(seen.foreign, { status: 403, code: "permission_denied" });
-});
+  assert.deepEqual(seen.foreign, { status: 403, code: "permission_denied" }, runtime);
+}
