@@ -185,9 +185,8 @@ function env(name: string): string | undefined {
     process?: { env?: Record<string, string | undefined> };
     Deno?: { env: { get(name: string): string | undefined } };
   };
-  if (g.process?.env) return g.process.env[name];
   try {
-    return g.Deno?.env.get(name);
+    return g.Deno ? g.Deno.env.get(name) : g.process?.env?.[name];
   } catch {
     return undefined; // Deno without --allow-env
   }

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
 
-import { Graphmem, NotFoundError, type Fact } from "../src/index.js";
+import { ConflictError, Graphmem, NotFoundError, type Fact } from "../src/index.js";
 import { ALICE_KEY, IO_KEY, startServer, uniqueName } from "./helpers.js";
 
 const server = await startServer();
@@ -280,6 +280,8 @@ test("remember, episodes and the server's warning", async () => {
   assert.ok((await g.episodes({ status: "done", limit: 2 }).toArray()).length <= 2);
   const ctx = await g.context(`where did ${name} move?`);
   assert.ok(ctx.episodes.some((ce) => ce.episode.id === ep.id));
+  // Only a failed episode may be queued again.
+  await assert.rejects(g.retryEpisode(ep.id), ConflictError);
 });
 
 test("retract, forget and the audit", async () => {
