@@ -56,6 +56,17 @@ test("the packed package installs in a clean directory and runs an agent develop
   const printed = execFileSync(process.execPath, ["readme.js"], { cwd: app, encoding: "utf8", env });
   assert.match(printed, /3307/);
 
+  // The integrations' frameworks are optional: without them only their own entry points fail, naming them.
+  const probe = (spec: string): string =>
+    execFileSync(
+      process.execPath,
+      ["--input-type=module", "-e", `import(${JSON.stringify(spec)}).then(() => console.log("ok"), (e) => console.log(e.message))`],
+      { cwd: app, encoding: "utf8" },
+    ).trim();
+  assert.equal(probe("graphmem"), "ok");
+  assert.match(probe("graphmem/ai"), /Cannot find package 'ai'/);
+  assert.match(probe("graphmem/langchain"), /Cannot find package '@langchain\/core'/);
+
   // The same scenario on Node, Bun and Deno (the last two from the dev dependencies).
   const bin = join(PACKAGE, "node_modules", ".bin");
   const runtimes: Record<string, string[]> = {
