@@ -343,7 +343,8 @@ export class Graphmem {
       let delay: number | undefined;
       let failure: GraphmemError;
       try {
-        const res = await this.#fetch(url, init);
+        const doFetch = this.#fetch; // called unbound: a browser's fetch refuses another `this`
+        const res = await doFetch(url, init);
         if (res.status < 400) {
           if (stream) clearTimeout(timer);
           return await read(res);
