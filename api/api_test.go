@@ -17,7 +17,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/graphmem/graphmem/api"
-	"github.com/graphmem/graphmem/client"
+	"github.com/graphmem/graphmem/api/wire"
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph/bolt"
 	"github.com/graphmem/graphmem/memory"
@@ -327,21 +327,13 @@ func TestImport_TooLarge(t *testing.T) {
 	}
 }
 
-// TestClient_ReadsEveryStatus keeps the client's reading of a bare status
-// (a proxy's answer) in agreement with the one code → status table, and
-// the error shape round-trips through the client.
-func TestClient_ReadsEveryStatus(t *testing.T) {
-	for _, code := range []entity.Code{entity.EINVALID, entity.EUNPROCESSABLE, entity.ENOTFOUND, entity.ECONFLICT,
-		entity.EUNAUTHENTICATED, entity.EPERMISSION, entity.ETOOLARGE, entity.ERATELIMIT, entity.EUNAVAILABLE, entity.EINTERNAL} {
-		status := api.Status(&entity.Error{Code: code})
-		if got := entity.ErrorCode(client.ParseError(status, []byte("<html>bad gateway</html>"))); got != code {
-			t.Errorf("status %d: client reads %s, want %s", status, got, code)
-		}
-	}
+// TestErrorShape_RoundTrips: an error answer reads back, through the
+// contract a client decodes with, as the error the server had.
+func TestErrorShape_RoundTrips(t *testing.T) {
 	s := MustServer(t, api.Options{})
 	w := serve(s, "POST", "/v1/facts", []byte(`{"facts":[{"subject":"x","predicate":"port"}]}`))
 	var e *entity.Error
-	if !errors.As(client.ParseError(w.Code, w.Body.Bytes()), &e) || e.Code != entity.EINVALID || e.Fields["facts[0].object"] == "" {
+	if !errors.As(wire.Err(w.Code, w.Body.Bytes()), &e) || e.Code != entity.EINVALID || e.Fields["facts[0].object"] == "" {
 		t.Errorf("round trip: %d %s → %+v", w.Code, w.Body, e)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/graphmem/graphmem/api/wire"
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
 )
@@ -69,7 +70,7 @@ func (s *Server) findEntities(c *gin.Context) {
 	}
 	out := EntityMatchList{Items: make([]EntityMatch, len(ms))}
 	for i, m := range ms {
-		out.Items[i] = EntityMatch{Entity: NewEntity(m.Entity), Match: string(m.Match), Score: m.Score}
+		out.Items[i] = EntityMatch{Entity: wire.NewEntity(m.Entity), Match: string(m.Match), Score: m.Score}
 	}
 	c.JSON(http.StatusOK, out)
 }
@@ -84,7 +85,7 @@ func (s *Server) getEntity(c *gin.Context) {
 		Error(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, EntityDetail{Entity: NewEntity(d.Entity), Facts: NewFacts(d.Facts, time.Time{}, s.now())})
+	c.JSON(http.StatusOK, EntityDetail{Entity: wire.NewEntity(d.Entity), Facts: wire.NewFacts(d.Facts, time.Time{}, s.now())})
 }
 
 func (s *Server) timeline(c *gin.Context) {
@@ -104,25 +105,9 @@ func (s *Server) timeline(c *gin.Context) {
 	var next *string
 	if limit > 0 && len(fs) > limit {
 		fs = fs[:limit]
-		next = optional(strconv.Itoa(offset + limit))
+		next = wire.Cursor(strconv.Itoa(offset + limit))
 	}
-	c.JSON(http.StatusOK, Timeline{Entity: NewEntity(d.Entity), Items: NewFacts(fs, time.Time{}, s.now()), NextCursor: next})
-}
-
-// GraphNode is an entity of an EntityGraph.
-type GraphNode struct {
-	ID    string `json:"id"`
-	Name  string `json:"name"`
-	Type  string `json:"type"`
-	Depth int    `json:"depth" doc:"hops from the centre (0 for the centre)"`
-}
-
-// EntityGraph answers GET /v1/entities/{id}/graph.
-type EntityGraph struct {
-	AsOf      time.Time   `json:"as_of"`
-	Nodes     []GraphNode `json:"nodes" doc:"the centre first"`
-	Edges     []Fact      `json:"edges" doc:"facts between the nodes and the centre's literal values, status derived at as_of"`
-	Truncated bool        `json:"truncated" doc:"a bound left some entities or facts out"`
+	c.JSON(http.StatusOK, Timeline{Entity: wire.NewEntity(d.Entity), Items: wire.NewFacts(fs, time.Time{}, s.now()), NextCursor: next})
 }
 
 func (s *Server) entityGraph(c *gin.Context) {
@@ -141,7 +126,7 @@ func (s *Server) entityGraph(c *gin.Context) {
 		Error(c, err)
 		return
 	}
-	out := EntityGraph{AsOf: n.AsOf.UTC(), Nodes: make([]GraphNode, len(n.Nodes)), Edges: NewFacts(n.Edges, n.AsOf, s.now()), Truncated: n.Truncated}
+	out := EntityGraph{AsOf: n.AsOf.UTC(), Nodes: make([]GraphNode, len(n.Nodes)), Edges: wire.NewFacts(n.Edges, n.AsOf, s.now()), Truncated: n.Truncated}
 	for i, nd := range n.Nodes {
 		out.Nodes[i] = GraphNode{ID: nd.Entity.ID, Name: nd.Entity.Name, Type: nd.Entity.Type, Depth: nd.Depth}
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/graphmem/graphmem/api/wire"
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
 )
@@ -20,17 +21,6 @@ type episodeRequest struct {
 	SourceKind     *string        `json:"source_kind,omitempty" validate:"omitempty,oneof=user_explicit user_implicit agent_inferred tool import"`
 	IdempotencyKey string         `json:"idempotency_key,omitempty" validate:"max=256" doc:"a repeat returns the episode stored first"`
 	Metadata       map[string]any `json:"metadata,omitempty" validate:"max=64,dive,keys,min=1,max=64,endkeys" doc:"each value at most 8 KiB of JSON"`
-}
-
-// EpisodeAccepted answers POST /v1/episodes and its retry. With wait=true it
-// also carries the facts the episode produced.
-type EpisodeAccepted struct {
-	EpisodeID string   `json:"episode_id"`
-	Status    string   `json:"status"`
-	Error     string   `json:"error,omitempty"`
-	FactIDs   []string `json:"fact_ids,omitempty"`
-	Facts     []Fact   `json:"facts,omitempty"`
-	Warning   string   `json:"warning,omitempty" doc:"set when no extraction model is configured: the episode is stored and searchable, but no facts come from it"`
 }
 
 // noExtraction is the warning of an episode accepted by a server without
@@ -124,7 +114,7 @@ func (s *Server) postEpisode(c *gin.Context) {
 					Error(c, err)
 					return
 				}
-				out.Facts = append(out.Facts, NewFact(d.Fact, now, now))
+				out.Facts = append(out.Facts, wire.NewFact(d.Fact, now, now))
 			}
 		}
 	}
@@ -145,9 +135,9 @@ func (s *Server) listEpisodes(c *gin.Context) {
 		Error(c, err)
 		return
 	}
-	out := EpisodeList{Items: make([]Episode, len(eps)), NextCursor: optional(next)}
+	out := EpisodeList{Items: make([]Episode, len(eps)), NextCursor: wire.Cursor(next)}
 	for i, e := range eps {
-		out.Items[i] = NewEpisode(e)
+		out.Items[i] = wire.NewEpisode(e)
 	}
 	c.JSON(http.StatusOK, out)
 }
@@ -162,7 +152,7 @@ func (s *Server) getEpisode(c *gin.Context) {
 		Error(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, NewEpisode(ep))
+	c.JSON(http.StatusOK, wire.NewEpisode(ep))
 }
 
 func (s *Server) retryEpisode(c *gin.Context) {

@@ -7,47 +7,9 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/graphmem/graphmem/api/wire"
 	"github.com/graphmem/graphmem/entity"
 )
-
-// statuses maps each application error code to its HTTP status: the one
-// place where the two meet.
-var statuses = map[entity.Code]int{
-	entity.EINVALID:         http.StatusBadRequest,
-	entity.EUNAUTHENTICATED: http.StatusUnauthorized,
-	entity.EPERMISSION:      http.StatusForbidden,
-	entity.ENOTFOUND:        http.StatusNotFound,
-	entity.ECONFLICT:        http.StatusConflict,
-	entity.ETOOLARGE:        http.StatusRequestEntityTooLarge,
-	entity.EMEDIATYPE:       http.StatusUnsupportedMediaType,
-	entity.EMETHOD:          http.StatusMethodNotAllowed,
-	entity.ETIMEOUT:         http.StatusRequestTimeout,
-	entity.EUNPROCESSABLE:   http.StatusUnprocessableEntity,
-	entity.ERATELIMIT:       http.StatusTooManyRequests,
-	entity.EUNAVAILABLE:     http.StatusServiceUnavailable,
-	entity.EINTERNAL:        http.StatusInternalServerError,
-}
-
-// Status returns the HTTP status of err's code.
-func Status(err error) int {
-	if s, ok := statuses[entity.ErrorCode(err)]; ok {
-		return s
-	}
-	return http.StatusInternalServerError
-}
-
-// ErrorBody is the one error shape of DESIGN §6.
-type ErrorBody struct {
-	Error ErrorDetail `json:"error"`
-}
-
-// ErrorDetail is the content of ErrorBody. Fields names offending input by
-// JSON path ("facts[0].predicate") or query parameter.
-type ErrorDetail struct {
-	Code    entity.Code       `json:"code"`
-	Message string            `json:"message"`
-	Fields  map[string]string `json:"fields,omitempty"`
-}
 
 // statusClientClosed is recorded for requests whose client left before
 // the answer (a common convention; never seen by a client).
@@ -67,15 +29,8 @@ func Error(c *gin.Context, err error) {
 		c.AbortWithStatus(statusClientClosed)
 		return
 	}
-	status := Status(err)
-	body := ErrorBody{Error: ErrorDetail{Code: entity.ErrorCode(err), Message: entity.ErrorMessage(err)}}
-	var e *entity.Error
-	if errors.As(err, &e) && e.Code != entity.EINTERNAL {
-		body.Error.Fields = e.Fields
-	}
-	if body.Error.Code == "" {
-		body.Error.Code = entity.EINTERNAL
-	}
+	status := wire.Status(err)
+	body := wire.NewErrorBody(err)
 	switch {
 	case status >= 500:
 		logger(c).LogAttrs(c.Request.Context(), slog.LevelError, "request failed",
@@ -102,22 +57,4 @@ func mediaTypeError(want string) error {
 // invalid returns an EINVALID error for one field.
 func invalid(field, msg string) error {
 	return &entity.Error{Code: entity.EINVALID, Message: "invalid request", Fields: map[string]string{field: msg}}
-}
-
-// codeOf is the error code of an HTTP error status: the inverse of the
-// statuses table, with the other 4xx read as EINVALID and gateway
-// failures as EUNAVAILABLE.
-func codeOf(status int) entity.Code {
-	for c, st := range statuses {
-		if st == status && c != entity.EINTERNAL {
-			return c
-		}
-	}
-	switch {
-	case status == http.StatusBadGateway || status == http.StatusGatewayTimeout:
-		return entity.EUNAVAILABLE
-	case status/100 == 4:
-		return entity.EINVALID
-	}
-	return entity.EINTERNAL
 }

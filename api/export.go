@@ -14,9 +14,6 @@ import (
 	"github.com/graphmem/graphmem/memory"
 )
 
-// NDJSON is the media type of JSON Lines.
-const NDJSON = "application/x-ndjson"
-
 func (s *Server) registerExportRoutes() {
 	g := s.v1
 	g.GET("/export", s.export)

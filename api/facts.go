@@ -12,10 +12,10 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/graphmem/graphmem/api/wire"
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/ontology"
-	"github.com/graphmem/graphmem/temporal"
 )
 
 // factInput is one fact of POST /v1/facts. Times are strings so a bad one
@@ -50,19 +50,6 @@ type factsRequest struct {
 // own and its errors named facts[i].field.
 type rawFactsRequest struct {
 	Facts []json.RawMessage `json:"facts" validate:"required,min=1,max=1000"`
-}
-
-// FactResult says what became of one fact of a POST /v1/facts batch.
-type FactResult struct {
-	FactID     string          `json:"fact_id,omitempty" doc:"absent when blocked_by_tombstone"`
-	Action     temporal.Action `json:"action" doc:"created, corroborated, corrected, superseded_previous, historical, ended, blocked_by_tombstone or refused (a permission granted to the agent)"`
-	Superseded []string        `json:"superseded" doc:"ids of the facts this one ended"`
-	Warning    string          `json:"warning,omitempty"`
-}
-
-// FactsResponse answers POST /v1/facts, one result per fact, in order.
-type FactsResponse struct {
-	Results []FactResult `json:"results"`
 }
 
 func (s *Server) registerFactRoutes() {
@@ -125,7 +112,7 @@ func (s *Server) postFacts(c *gin.Context) {
 	}
 	out := FactsResponse{Results: make([]FactResult, len(res))}
 	for i, r := range res {
-		out.Results[i] = FactResult{FactID: r.FactID, Action: r.Action, Superseded: nonNil(r.Superseded), Warning: r.Warning}
+		out.Results[i] = FactResult{FactID: r.FactID, Action: r.Action, Superseded: append([]string{}, r.Superseded...), Warning: r.Warning}
 		s.metrics.facts.WithLabelValues(string(r.Action)).Inc()
 	}
 	c.JSON(http.StatusOK, out)
@@ -233,7 +220,7 @@ func (s *Server) listFacts(c *gin.Context) {
 		Error(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, FactList{Items: NewFacts(fs, fq.AsOf, s.now()), NextCursor: optional(next)})
+	c.JSON(http.StatusOK, FactList{Items: wire.NewFacts(fs, fq.AsOf, s.now()), NextCursor: wire.Cursor(next)})
 }
 
 func (s *Server) getFact(c *gin.Context) {
@@ -247,9 +234,9 @@ func (s *Server) getFact(c *gin.Context) {
 		return
 	}
 	now := s.now()
-	out := FactDetail{Fact: NewFact(d.Fact, now, now), Chain: NewFacts(d.Chain, now, now), Episodes: make([]Episode, len(d.Episodes))}
+	out := FactDetail{Fact: wire.NewFact(d.Fact, now, now), Chain: wire.NewFacts(d.Chain, now, now), Episodes: make([]Episode, len(d.Episodes))}
 	for i, e := range d.Episodes {
-		out.Episodes[i] = NewEpisode(e)
+		out.Episodes[i] = wire.NewEpisode(e)
 	}
 	c.JSON(http.StatusOK, out)
 }
@@ -267,7 +254,7 @@ func (s *Server) deleteFact(c *gin.Context) {
 			Error(c, err)
 			return
 		}
-		c.JSON(http.StatusOK, NewFact(f, time.Time{}, s.now()))
+		c.JSON(http.StatusOK, wire.NewFact(f, time.Time{}, s.now()))
 	default:
 		res, err := s.svc.Forget(c.Request.Context(), Scope(c), memory.ForgetRequest{
 			FactIDs: []string{c.Param("id")}, Mode: memory.ModeForget, Actor: Actor(c)})

@@ -20,11 +20,6 @@ type forgetRequest struct {
 	Limit     *Int               `json:"limit" validate:"omitempty,min=1,max=1000" doc:"most facts a query may select (default 50); with fact_ids, at most 1000 facts in all"`
 }
 
-// AuditList is the answer of GET /v1/audit.
-type AuditList struct {
-	Items []memory.AuditRecord `json:"items"`
-}
-
 func (s *Server) registerForgetRoutes() {
 	s.v1.POST("/forget", s.postForget)
 	s.v1.GET("/audit", s.getAudit)

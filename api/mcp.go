@@ -9,6 +9,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/graphmem/graphmem/api/wire"
 	"github.com/graphmem/graphmem/entity"
 )
 
@@ -50,7 +51,7 @@ func (s *Server) MountMCP(h http.Handler) {
 		if w.buf != nil {
 			// The transport refused the request in plain text: answer with
 			// the same status in the one error shape.
-			body, _ := json.Marshal(ErrorBody{Error: ErrorDetail{Code: codeOf(w.status), Message: strings.TrimSpace(w.buf.String())}})
+			body, _ := json.Marshal(ErrorBody{Error: ErrorDetail{Code: wire.CodeOf(w.status), Message: strings.TrimSpace(w.buf.String())}})
 			c.Header("Content-Type", "application/json")
 			c.Writer.WriteHeader(w.status)
 			_, _ = c.Writer.Write(body)

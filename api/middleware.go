@@ -26,15 +26,6 @@ import (
 	"github.com/graphmem/graphmem/entity"
 )
 
-// Headers graphmem reads or writes.
-const (
-	// RequestIDHeader carries the request id: the client's if it sent a
-	// well-formed one, else a generated one; echoed in every answer.
-	RequestIDHeader = "X-Request-Id"
-	// ScopeHeader picks one of the scopes the caller's key may use.
-	ScopeHeader = "X-Graphmem-Scope"
-)
-
 // Keys of values kept in the gin context.
 const (
 	ctxScope     = "graphmem.scope"

@@ -11,11 +11,6 @@ import (
 	"github.com/graphmem/graphmem/entity"
 )
 
-// Health is the answer of /healthz and /readyz.
-type Health struct {
-	Status string `json:"status"`
-}
-
 // readyTimeout bounds a readiness check, so a hung store answers 503
 // rather than hanging the probe.
 const readyTimeout = 2 * time.Second

@@ -5,36 +5,10 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/graphmem/graphmem/api/wire"
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/search"
 )
-
-// Overview answers GET /v1/overview: what a scope holds and what changed
-// in it lately.
-type Overview struct {
-	Counts  OverviewCounts `json:"counts"`
-	Changes []ChangeItem   `json:"changes" doc:"the scope's latest writes, newest first, among the store's last 2,000 writes of any scope"`
-}
-
-// OverviewCounts counts a scope's records from the search index: they may
-// trail writes of other replicas by a moment; forgotten facts are left out.
-type OverviewCounts struct {
-	Facts    uint64 `json:"facts"`
-	Entities uint64 `json:"entities"`
-	Episodes uint64 `json:"episodes"`
-}
-
-// ChangeItem is one record written lately. A record that still exists and
-// may be shown comes with it; a deleted record, a forgotten fact or
-// episode and a tombstone (the mark a forgotten fact leaves) only say so.
-type ChangeItem struct {
-	Kind    string   `json:"kind" doc:"fact, entity, episode or tombstone"`
-	ID      string   `json:"id" doc:"a tombstone's id is its fingerprint"`
-	Deleted bool     `json:"deleted"`
-	Fact    *Fact    `json:"fact,omitempty"`
-	Entity  *Entity  `json:"entity,omitempty"`
-	Episode *Episode `json:"episode,omitempty"`
-}
 
 // defaultOverviewChanges is the number of changes listed when no limit is
 // asked for.
@@ -88,13 +62,13 @@ func (s *Server) overview(idx *search.Index) gin.HandlerFunc {
 			item := ChangeItem{Kind: ch.Kind, ID: ch.ID, Deleted: ch.Deleted}
 			switch {
 			case ch.Fact != nil:
-				f := NewFact(*ch.Fact, now, now)
+				f := wire.NewFact(*ch.Fact, now, now)
 				item.Fact = &f
 			case ch.Entity != nil:
-				e := NewEntity(*ch.Entity)
+				e := wire.NewEntity(*ch.Entity)
 				item.Entity = &e
 			case ch.Episode != nil:
-				e := NewEpisode(*ch.Episode)
+				e := wire.NewEpisode(*ch.Episode)
 				item.Episode = &e
 			}
 			out.Changes[i] = item

@@ -9,14 +9,6 @@ import (
 	"github.com/graphmem/graphmem/entity"
 )
 
-// Session answers GET /v1/session: what the caller's credentials allow, so
-// a client (the web view) can offer a scope picker.
-type Session struct {
-	Scope           string   `json:"scope" doc:"the scope this request used"`
-	Scopes          []string `json:"scopes" doc:"the scopes the API key may use; in development mode, the scopes the store holds"`
-	DevelopmentMode bool     `json:"development_mode" doc:"true when the server runs without API keys"`
-}
-
 // maxSessionScopes bounds the scopes listed in development mode.
 const maxSessionScopes = 200
 

@@ -10,11 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/graphmem/graphmem/api/wire"
 	"github.com/graphmem/graphmem/entity"
 )
-
-// ScopeHeader picks one of the key's scopes.
-const ScopeHeader = "X-Graphmem-Scope"
 
 // DefaultTimeout bounds one call when HTTP is nil.
 const DefaultTimeout = time.Minute
@@ -43,7 +41,7 @@ func New(url, key, scope string) *Client {
 
 // Do sends body as JSON (nil: no body) to path (with its query) and decodes
 // a 2xx answer into out (nil: discard). It returns the answer's status.
-// Error answers are *entity.Error as the server sent them (ParseError); a
+// Error answers are *entity.Error as the server sent them (wire.Err); a
 // server that cannot be reached is EUNAVAILABLE naming the URL.
 func (c *Client) Do(ctx context.Context, method, path string, body, out any) (int, error) {
 	var rd io.Reader
@@ -72,7 +70,7 @@ func (c *Client) Send(ctx context.Context, method, path, contentType string, rd 
 		req.Header.Set("Authorization", "Bearer "+c.Key)
 	}
 	if c.Scope != "" {
-		req.Header.Set(ScopeHeader, c.Scope)
+		req.Header.Set(wire.ScopeHeader, c.Scope)
 	}
 	hc := c.HTTP
 	if hc == nil {
@@ -91,7 +89,7 @@ func (c *Client) Send(ctx context.Context, method, path, contentType string, rd 
 		return resp.StatusCode, &entity.Error{Code: entity.EUNAVAILABLE, Message: "reading the server's answer failed", Err: err}
 	}
 	if resp.StatusCode/100 != 2 {
-		return resp.StatusCode, ParseError(resp.StatusCode, data)
+		return resp.StatusCode, wire.Err(resp.StatusCode, data)
 	}
 	if out != nil {
 		if err := json.Unmarshal(data, out); err != nil {
@@ -99,53 +97,4 @@ func (c *Client) Send(ctx context.Context, method, path, contentType string, rd 
 		}
 	}
 	return resp.StatusCode, nil
-}
-
-// errorShape is the server's one error shape.
-type errorShape struct {
-	Error struct {
-		Code    entity.Code       `json:"code"`
-		Message string            `json:"message"`
-		Fields  map[string]string `json:"fields"`
-	} `json:"error"`
-}
-
-// ParseError turns an error answer back into an *entity.Error: its code,
-// message and fields from the body or, for a body of another shape (a
-// proxy's), a code read from the status.
-func ParseError(status int, body []byte) error {
-	var e errorShape
-	if json.Unmarshal(body, &e) == nil && e.Error.Code != "" {
-		return &entity.Error{Code: e.Error.Code, Message: e.Error.Message, Fields: e.Error.Fields}
-	}
-	return &entity.Error{Code: codeOf(status), Message: fmt.Sprintf("the server answered %d %s", status, http.StatusText(status))}
-}
-
-// codeOf reads an error code from a status alone (the api package maps codes
-// to statuses; a test there keeps the two directions in agreement).
-func codeOf(status int) entity.Code {
-	switch status {
-	case http.StatusBadRequest:
-		return entity.EINVALID
-	case http.StatusUnauthorized:
-		return entity.EUNAUTHENTICATED
-	case http.StatusForbidden:
-		return entity.EPERMISSION
-	case http.StatusNotFound:
-		return entity.ENOTFOUND
-	case http.StatusConflict:
-		return entity.ECONFLICT
-	case http.StatusRequestEntityTooLarge:
-		return entity.ETOOLARGE
-	case http.StatusUnprocessableEntity:
-		return entity.EUNPROCESSABLE
-	case http.StatusTooManyRequests:
-		return entity.ERATELIMIT
-	case http.StatusServiceUnavailable, http.StatusBadGateway, http.StatusGatewayTimeout:
-		return entity.EUNAVAILABLE
-	}
-	if status/100 == 4 {
-		return entity.EINVALID
-	}
-	return entity.EINTERNAL
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/graphmem/graphmem/api"
+	"github.com/graphmem/graphmem/api/wire"
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/ontology"
@@ -169,7 +170,7 @@ func (r *localReader) facts(ctx context.Context, q memory.FactQuery) (api.FactLi
 		if err != nil {
 			return out, err
 		}
-		out.Items = append(out.Items, api.NewFacts(fs, q.AsOf, time.Now())...)
+		out.Items = append(out.Items, wire.NewFacts(fs, q.AsOf, time.Now())...)
 		out.NextCursor = nil
 		if next != "" {
 			out.NextCursor = &next
@@ -183,7 +184,7 @@ func (r *localReader) facts(ctx context.Context, q memory.FactQuery) (api.FactLi
 
 func (r *localReader) timeline(ctx context.Context, ref, predicate string, knownAt time.Time) (api.Timeline, error) {
 	d, err := r.svc.Timeline(ctx, r.scope, ref, predicate, knownAt)
-	return api.Timeline{Entity: api.NewEntity(d.Entity), Items: api.NewFacts(d.Facts, time.Time{}, time.Now())}, err
+	return api.Timeline{Entity: wire.NewEntity(d.Entity), Items: wire.NewFacts(d.Facts, time.Time{}, time.Now())}, err
 }
 
 func (r *localReader) close() error { return r.svc.Store.Close() }

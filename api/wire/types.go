@@ -1,4 +1,4 @@
-package api
+package wire
 
 import (
 	"time"
@@ -194,3 +194,6 @@ func nonNil[T any](s []T) []T {
 	}
 	return s
 }
+
+// Cursor is the next_cursor of a page: null on the last (next is "").
+func Cursor(next string) *string { return optional(next) }

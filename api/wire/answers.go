@@ -1,0 +1,169 @@
+package wire
+
+import (
+	"time"
+
+	"github.com/graphmem/graphmem/memory"
+	"github.com/graphmem/graphmem/temporal"
+)
+
+// FactResult says what became of one fact of a POST /v1/facts batch.
+type FactResult struct {
+	FactID     string          `json:"fact_id,omitempty" doc:"absent when blocked_by_tombstone"`
+	Action     temporal.Action `json:"action" doc:"created, corroborated, corrected, superseded_previous, historical, ended, blocked_by_tombstone or refused (a permission granted to the agent)"`
+	Superseded []string        `json:"superseded" doc:"ids of the facts this one ended"`
+	Warning    string          `json:"warning,omitempty"`
+}
+
+// FactsResponse answers POST /v1/facts, one result per fact, in order.
+type FactsResponse struct {
+	Results []FactResult `json:"results"`
+}
+
+// SearchHit is one ranked result of POST /v1/search; Signals are the
+// inputs of its score.
+type SearchHit struct {
+	Type    string             `json:"type" doc:"fact, entity or episode"`
+	ID      string             `json:"id"`
+	Text    string             `json:"text"`
+	Score   float64            `json:"score"`
+	Signals map[string]float64 `json:"signals"`
+	Fact    *Fact              `json:"fact,omitempty"`
+	Entity  *Entity            `json:"entity,omitempty"`
+	Episode *Episode           `json:"episode,omitempty"`
+}
+
+// SearchResponse answers POST /v1/search.
+type SearchResponse struct {
+	Hits []SearchHit `json:"hits"`
+	// Unresolved and Ambiguous are the names the query mentions that
+	// resolved to no entity, or to several.
+	Unresolved []NameLink `json:"unresolved" doc:"names the query mentions that memory knows nothing about (no entity, no record holding them): none of their words' matches answers for them"`
+	Ambiguous  []NameLink `json:"ambiguous" doc:"names the query mentions that denote several entities; all are used"`
+	// Vectors and VectorsSkipped say whether the vector list was used.
+	Vectors        string `json:"vectors" enum:"used skipped off" doc:"whether the answer was built with the vector list (embeddings): used, skipped (embeddings are on but the question's vector was not there in time: see vectors_skipped) or off (no embedding model configured)"`
+	VectorsSkipped string `json:"vectors_skipped,omitempty" enum:"timeout busy failed" doc:"why the vector list was skipped: timeout (the question's vector came after the wait, GRAPHMEM_EMBED_QUERY_WAIT or sized to the embedder; it serves the question's next asking), busy (too many questions being embedded at once) or failed (the embedder failed)"`
+}
+
+// NameLink is a name a query mentions that did not resolve to exactly one
+// entity.
+type NameLink struct {
+	Name       string   `json:"name" doc:"the name as the query writes it"`
+	Candidates []string `json:"candidates" doc:"unresolved: the closest known names (did you mean), none of them used; ambiguous: the entities it may denote"`
+}
+
+// ContextFact is a fact in a context, its status derived at as_of.
+type ContextFact struct {
+	Fact  Fact    `json:"fact"`
+	Role  string  `json:"role" doc:"pinned, fact, history or decision"`
+	Score float64 `json:"score"`
+}
+
+// ContextEpisode is an episode quoted in a context.
+type ContextEpisode struct {
+	Episode Episode `json:"episode"`
+	Quote   string  `json:"quote"`
+}
+
+// ContextResponse answers POST /v1/context: the block to put in the
+// prompt and the items in it, with ids for citation. The whole answer is
+// bounded by max_tokens: context takes at most max_tokens estimated tokens
+// and facts, entities and episodes together at most recall.ItemsPerToken ×
+// max_tokens (attributes and quotes clipped), so the body is at most about
+// (1 + recall.ItemsPerToken) × max_tokens × 4 bytes.
+type ContextResponse struct {
+	Context  string           `json:"context"`
+	Facts    []ContextFact    `json:"facts"`
+	Entities []Entity         `json:"entities"`
+	Episodes []ContextEpisode `json:"episodes"`
+	Tokens   int              `json:"tokens" doc:"estimated size of context"`
+	Mode     string           `json:"mode" doc:"the mode used: current or history"`
+	AsOf     time.Time        `json:"as_of" doc:"the time whose status the facts show"`
+	// TimeNamed and Period say which time a question answered for.
+	TimeNamed string  `json:"time_named,omitempty" doc:"the phrase of the question that set the time of the answer (mode auto, no as_of)"`
+	Period    *Period `json:"period,omitempty" doc:"the range the question names; every fact valid in it is shown"`
+	// Unresolved and Ambiguous: as in SearchResponse.
+	Unresolved []NameLink `json:"unresolved" doc:"names the question mentions that memory knows nothing about; the context says so in one line each, and holds no other subject's facts of the asked property"`
+	Ambiguous  []NameLink `json:"ambiguous" doc:"names the question mentions that denote several entities; all are used"`
+	// Vectors and VectorsSkipped: as in SearchResponse.
+	Vectors        string `json:"vectors" enum:"used skipped off" doc:"whether the block was built with the vector list (embeddings): used, skipped (see vectors_skipped) or off (no embedding model configured)"`
+	VectorsSkipped string `json:"vectors_skipped,omitempty" enum:"timeout busy failed" doc:"why the vector list was skipped: timeout (the question's vector came after the wait), busy (too many questions being embedded at once) or failed (the embedder failed)"`
+}
+
+// GraphNode is an entity of an EntityGraph.
+type GraphNode struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Type  string `json:"type"`
+	Depth int    `json:"depth" doc:"hops from the centre (0 for the centre)"`
+}
+
+// EntityGraph answers GET /v1/entities/{id}/graph.
+type EntityGraph struct {
+	AsOf      time.Time   `json:"as_of"`
+	Nodes     []GraphNode `json:"nodes" doc:"the centre first"`
+	Edges     []Fact      `json:"edges" doc:"facts between the nodes and the centre's literal values, status derived at as_of"`
+	Truncated bool        `json:"truncated" doc:"a bound left some entities or facts out"`
+}
+
+// EpisodeAccepted answers POST /v1/episodes and its retry. With wait=true it
+// also carries the facts the episode produced.
+type EpisodeAccepted struct {
+	EpisodeID string   `json:"episode_id"`
+	Status    string   `json:"status"`
+	Error     string   `json:"error,omitempty"`
+	FactIDs   []string `json:"fact_ids,omitempty"`
+	Facts     []Fact   `json:"facts,omitempty"`
+	Warning   string   `json:"warning,omitempty" doc:"set when no extraction model is configured: the episode is stored and searchable, but no facts come from it"`
+}
+
+// AuditList is the answer of GET /v1/audit.
+type AuditList struct {
+	Items []memory.AuditRecord `json:"items"`
+}
+
+// Overview answers GET /v1/overview: what a scope holds and what changed
+// in it lately.
+type Overview struct {
+	Counts  OverviewCounts `json:"counts"`
+	Changes []ChangeItem   `json:"changes" doc:"the scope's latest writes, newest first, among the store's last 2,000 writes of any scope"`
+}
+
+// OverviewCounts counts a scope's records from the search index: they may
+// trail writes of other replicas by a moment; forgotten facts are left out.
+type OverviewCounts struct {
+	Facts    uint64 `json:"facts"`
+	Entities uint64 `json:"entities"`
+	Episodes uint64 `json:"episodes"`
+}
+
+// ChangeItem is one record written lately. A record that still exists and
+// may be shown comes with it; a deleted record, a forgotten fact or
+// episode and a tombstone (the mark a forgotten fact leaves) only say so.
+type ChangeItem struct {
+	Kind    string   `json:"kind" doc:"fact, entity, episode or tombstone"`
+	ID      string   `json:"id" doc:"a tombstone's id is its fingerprint"`
+	Deleted bool     `json:"deleted"`
+	Fact    *Fact    `json:"fact,omitempty"`
+	Entity  *Entity  `json:"entity,omitempty"`
+	Episode *Episode `json:"episode,omitempty"`
+}
+
+// Session answers GET /v1/session: what the caller's credentials allow, so
+// a client (the web view) can offer a scope picker.
+type Session struct {
+	Scope           string   `json:"scope" doc:"the scope this request used"`
+	Scopes          []string `json:"scopes" doc:"the scopes the API key may use; in development mode, the scopes the store holds"`
+	DevelopmentMode bool     `json:"development_mode" doc:"true when the server runs without API keys"`
+}
+
+// Health is the answer of /healthz and /readyz.
+type Health struct {
+	Status string `json:"status"`
+}
+
+// Period is the range of valid time a question names.
+type Period struct {
+	From time.Time `json:"from"`
+	To   time.Time `json:"to"`
+}
