@@ -1,6 +1,14 @@
-// Package client is the Go client of graphmem's HTTP API (/v1), shared by
-// the CLI's client commands and the MCP server's remote backend. It speaks
-// JSON, sends the API key and the scope header, and turns the one error
-// shape back into *entity.Error, so a caller sees the same codes, messages
-// and field names as the server produced.
+// Package client is graphmem's Go SDK: a typed method for every endpoint of
+// the HTTP API (/v1), used by the CLI's client commands and the MCP
+// server's remote backend alike.
+//
+// Every call takes a context. A Client sends its API key and, when set, the
+// scope that picks one of the key's scopes. Answers are the API's own types
+// (package api/wire); lists page through iterators (Facts, Episodes) or one
+// page at a time (FactsPage, EpisodesPage). Error answers come back as
+// *entity.Error with the code, message and field names the server produced;
+// an answer without the error shape (a proxy's) gets the code its status
+// maps to (wire.CodeOf), and a server that cannot be reached is
+// EUNAVAILABLE naming the URL. An error's Op names the request and the
+// status: "POST /v1/facts (400)".
 package client

@@ -2,22 +2,18 @@ package mcp
 
 import (
 	"context"
-	"encoding/json"
-	"net/http"
-	"net/url"
-	"time"
 
+	"github.com/graphmem/graphmem/api/wire"
 	"github.com/graphmem/graphmem/client"
-	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/ontology"
 	"github.com/graphmem/graphmem/recall"
 )
 
 // Remote is a Backend that sends every call to a running graphmem server's
-// /v1 endpoints through the API client. The server derives the scope from
-// the client's key (and its Scope, when set, picks one of the key's
-// scopes).
+// /v1 endpoints through the Go client. The server derives the scope from
+// the client's key (and the client's scope, when set, picks one of the
+// key's scopes).
 type Remote struct {
 	Client *client.Client
 }
@@ -26,153 +22,86 @@ var _ Backend = (*Remote)(nil)
 
 // NewRemote returns a Remote backend for the server at base.
 func NewRemote(base, key, scope string) *Remote {
-	return &Remote{Client: client.New(base, key, scope)}
-}
-
-func (r *Remote) do(ctx context.Context, method, path string, body, out any) (int, error) {
-	return r.Client.Do(ctx, method, path, body, out)
-}
-
-// episodeBody is POST /v1/episodes: times as RFC 3339 strings.
-type episodeBody struct {
-	Content        string            `json:"content"`
-	Kind           string            `json:"kind,omitempty"`
-	Speaker        string            `json:"speaker,omitempty"`
-	Role           string            `json:"role,omitempty"`
-	ReferenceTime  string            `json:"reference_time,omitempty"`
-	SourceKind     entity.SourceKind `json:"source_kind,omitempty"`
-	IdempotencyKey string            `json:"idempotency_key,omitempty"`
-	Metadata       map[string]any    `json:"metadata,omitempty"`
+	return &Remote{Client: client.New(base, client.WithAPIKey(key), client.WithScope(scope))}
 }
 
 // Remember implements Backend.
 func (r *Remote) Remember(ctx context.Context, in memory.EpisodeInput) (RememberResult, error) {
-	body := episodeBody{Content: in.Content, Kind: in.Kind, Speaker: in.Speaker, Role: in.Role,
-		SourceKind: in.SourceKind, IdempotencyKey: in.IdempotencyKey, Metadata: in.Metadata}
-	if in.ReferenceTime != nil {
-		body.ReferenceTime = in.ReferenceTime.UTC().Format(time.RFC3339Nano)
-	}
-	var out RememberResult
-	status, err := r.do(ctx, http.MethodPost, "/v1/episodes", body, &out)
+	acc, created, err := r.Client.Remember(ctx, in)
 	if err != nil {
 		return RememberResult{}, err
 	}
-	// 202: stored now; 200: the idempotency key named an earlier episode.
-	out.Created = status == http.StatusAccepted || status == http.StatusCreated
-	return out, nil
+	return RememberResult{EpisodeID: acc.EpisodeID, Status: acc.Status, Created: created, Error: acc.Error, FactIDs: acc.FactIDs}, nil
 }
 
 // AddFacts implements Backend.
 func (r *Remote) AddFacts(ctx context.Context, facts []memory.FactInput) ([]memory.FactResult, error) {
-	var out struct {
-		Results []memory.FactResult `json:"results"`
-	}
-	if _, err := r.do(ctx, http.MethodPost, "/v1/facts", map[string]any{"facts": facts}, &out); err != nil {
+	res, err := r.Client.AddFacts(ctx, facts...)
+	if err != nil {
 		return nil, err
 	}
-	return out.Results, nil
+	out := make([]memory.FactResult, len(res))
+	for i, x := range res {
+		out[i] = memory.FactResult(x)
+	}
+	return out, nil
 }
 
 // Recall implements Backend.
 func (r *Remote) Recall(ctx context.Context, req recall.ContextRequest) (RecallResult, error) {
-	var out struct {
-		Context    string            `json:"context"`
-		Tokens     int               `json:"tokens"`
-		Mode       recall.Mode       `json:"mode"`
-		Facts      []json.RawMessage `json:"facts"`
-		Unresolved []recall.NameLink `json:"unresolved"`
-		Vectors    string            `json:"vectors"`
-		Skipped    string            `json:"vectors_skipped"`
-	}
-	if _, err := r.do(ctx, http.MethodPost, "/v1/context", req, &out); err != nil {
+	out, err := r.Client.Context(ctx, client.ContextRequest{
+		Query: req.Query, AsOf: req.AsOf, KnownAt: req.KnownAt, ReferenceTime: req.ReferenceTime,
+		MaxTokens: req.MaxTokens, Mode: string(req.Mode), Format: req.Format, Focus: req.Focus,
+	})
+	if err != nil {
 		return RecallResult{}, err
 	}
-	res := RecallResult{Context: out.Context, Tokens: out.Tokens, Mode: out.Mode, FactIDs: []string{}, Unresolved: out.Unresolved,
-		Vectors: out.Vectors, VectorsSkipped: out.Skipped}
-	for _, raw := range out.Facts {
-		// A context fact is either a fact or {"fact": {...}} with the
-		// role it plays; take the id from whichever it is.
-		var f struct {
-			ID   string `json:"id"`
-			Fact struct {
-				ID string `json:"id"`
-			} `json:"fact"`
-		}
-		if json.Unmarshal(raw, &f) == nil {
-			if f.ID == "" {
-				f.ID = f.Fact.ID
-			}
-			if f.ID != "" {
-				res.FactIDs = append(res.FactIDs, f.ID)
-			}
-		}
+	res := RecallResult{Context: out.Context, Tokens: out.Tokens, Mode: recall.Mode(out.Mode), FactIDs: make([]string, len(out.Facts)),
+		Unresolved: nameLinks(out.Unresolved), Vectors: out.Vectors, VectorsSkipped: out.VectorsSkipped}
+	for i, f := range out.Facts {
+		res.FactIDs[i] = f.Fact.ID
 	}
 	return res, nil
 }
 
 // Search implements Backend.
 func (r *Remote) Search(ctx context.Context, req recall.SearchRequest) (SearchResult, error) {
-	var out struct {
-		Hits []struct {
-			Hit
-			Fact *struct {
-				Status entity.Status `json:"status"`
-			} `json:"fact"`
-		} `json:"hits"`
-		Unresolved []recall.NameLink `json:"unresolved"`
-		Vectors    string            `json:"vectors"`
-		Skipped    string            `json:"vectors_skipped"`
-	}
-	if _, err := r.do(ctx, http.MethodPost, "/v1/search", req, &out); err != nil {
+	out, err := r.Client.Search(ctx, client.SearchRequest(req))
+	if err != nil {
 		return SearchResult{}, err
 	}
-	res := SearchResult{Hits: make([]Hit, 0, len(out.Hits)), Unresolved: out.Unresolved, Vectors: out.Vectors,
-		VectorsSkipped: out.Skipped}
-	for _, h := range out.Hits {
-		hit := h.Hit
-		if h.Fact != nil && hit.Status == "" {
-			hit.Status = h.Fact.Status
+	res := SearchResult{Hits: make([]Hit, len(out.Hits)), Unresolved: nameLinks(out.Unresolved), Vectors: out.Vectors,
+		VectorsSkipped: out.VectorsSkipped}
+	for i, h := range out.Hits {
+		res.Hits[i] = Hit{Type: h.Type, ID: h.ID, Text: h.Text, Score: h.Score}
+		if h.Fact != nil {
+			res.Hits[i].Status = h.Fact.Status
 		}
-		res.Hits = append(res.Hits, hit)
 	}
 	return res, nil
 }
 
-// Timeline implements Backend.
-func (r *Remote) Timeline(ctx context.Context, req TimelineRequest) (TimelineResult, error) {
-	q := url.Values{}
-	if req.Predicate != "" {
-		q.Set("predicate", req.Predicate)
+func nameLinks(ns []wire.NameLink) []recall.NameLink {
+	out := make([]recall.NameLink, len(ns))
+	for i, n := range ns {
+		out[i] = recall.NameLink(n)
 	}
-	if !req.KnownAt.IsZero() {
-		q.Set("known_at", req.KnownAt.UTC().Format(time.RFC3339Nano))
-	}
-	path := "/v1/entities/" + url.PathEscape(req.Entity) + "/timeline"
-	if len(q) > 0 {
-		path += "?" + q.Encode()
-	}
-	var out struct {
-		Entity EntityRef `json:"entity"`
-		Items  []Fact    `json:"items"`
-	}
-	if _, err := r.do(ctx, http.MethodGet, path, nil, &out); err != nil {
-		return TimelineResult{}, err
-	}
-	if out.Items == nil {
-		out.Items = []Fact{}
-	}
-	return TimelineResult{Entity: out.Entity, Facts: out.Items}, nil
+	return out
 }
 
-// forgetBody is POST /v1/forget.
-type forgetBody struct {
-	FactIDs   []string          `json:"fact_ids,omitempty"`
-	Entity    string            `json:"entity,omitempty"`
-	Query     string            `json:"query,omitempty"`
-	EpisodeID string            `json:"episode_id,omitempty"`
-	Mode      memory.ForgetMode `json:"mode"`
-	Reason    string            `json:"reason,omitempty"`
-	DryRun    bool              `json:"dry_run,omitempty"`
+// Timeline implements Backend.
+func (r *Remote) Timeline(ctx context.Context, req TimelineRequest) (TimelineResult, error) {
+	tl, err := r.Client.Timeline(ctx, req.Entity, client.TimelineQuery{Predicate: req.Predicate, KnownAt: req.KnownAt})
+	if err != nil {
+		return TimelineResult{}, err
+	}
+	out := TimelineResult{Entity: EntityRef{ID: tl.Entity.ID, Name: tl.Entity.Name, Type: tl.Entity.Type}, Facts: make([]Fact, len(tl.Items))}
+	for i, f := range tl.Items {
+		out.Facts[i] = Fact{ID: f.ID, Subject: f.Subject, Predicate: f.Predicate, Object: f.Object, Value: f.Value, Text: f.Text,
+			ValidFrom: f.ValidFrom, ValidTo: f.ValidTo, Status: f.Status, Supersedes: f.Supersedes, SupersededBy: f.SupersededBy,
+			SourceKind: string(f.SourceKind), Attributes: f.Attributes}
+	}
+	return out, nil
 }
 
 // Forget implements Backend.
@@ -181,18 +110,13 @@ func (r *Remote) Forget(ctx context.Context, req ForgetRequest) (memory.ForgetRe
 	if mode == "" {
 		mode = memory.ModeForget
 	}
-	var out memory.ForgetResult
-	body := forgetBody{
+	return r.Client.Forget(ctx, client.ForgetRequest{
 		FactIDs: req.FactIDs, Entity: req.Entity, Query: req.Query, EpisodeID: req.EpisodeID,
 		Mode: mode, Reason: req.Reason, DryRun: req.DryRun,
-	}
-	_, err := r.do(ctx, http.MethodPost, "/v1/forget", body, &out)
-	return out, err
+	})
 }
 
 // Ontology implements Backend.
 func (r *Remote) Ontology(ctx context.Context) (ontology.Description, error) {
-	var d ontology.Description
-	_, err := r.do(ctx, "GET", "/v1/ontology", nil, &d)
-	return d, err
+	return r.Client.Ontology(ctx)
 }

@@ -6,15 +6,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/graphmem/graphmem/api"
 	"github.com/graphmem/graphmem/api/wire"
+	gmclient "github.com/graphmem/graphmem/client"
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/ontology"
@@ -107,29 +106,20 @@ func (cf *clientFlags) reader(ctx context.Context) (reader, error) {
 	return &remoteReader{c: newAPIClient(cfg, *cf.scope)}, nil
 }
 
-type remoteReader struct{ c *apiClient }
+// newAPIClient is the API client of the client commands.
+func newAPIClient(cfg Config, scope string) *gmclient.Client {
+	return gmclient.New(cfg.URL, gmclient.WithAPIKey(cfg.APIKey), gmclient.WithScope(scope))
+}
+
+type remoteReader struct{ c *gmclient.Client }
 
 func (r *remoteReader) facts(ctx context.Context, q memory.FactQuery) (api.FactList, error) {
-	v := url.Values{}
-	set := func(k, s string) {
-		if s != "" {
-			v.Set(k, s)
-		}
-	}
-	set("subject", q.Subject)
-	set("predicate", q.Predicate)
-	set("object", q.Object)
-	set("as_of", rfc3339(q.AsOf))
-	set("known_at", rfc3339(q.KnownAt))
-	if q.IncludeHistory {
-		v.Set("include_history", "true")
-	}
 	var out api.FactList
 	want := q.Limit
 	for {
-		v.Set("limit", strconv.Itoa(min(want-len(out.Items), memory.MaxLimit)))
-		var page api.FactList
-		if err := r.c.do(ctx, "GET", "/v1/facts?"+v.Encode(), nil, &page); err != nil {
+		q.Limit = min(want-len(out.Items), memory.MaxLimit)
+		page, err := r.c.FactsPage(ctx, q)
+		if err != nil {
 			return out, err
 		}
 		out.Items = append(out.Items, page.Items...)
@@ -137,21 +127,12 @@ func (r *remoteReader) facts(ctx context.Context, q memory.FactQuery) (api.FactL
 		if page.NextCursor == nil || len(out.Items) >= want {
 			return out, nil
 		}
-		v.Set("cursor", *page.NextCursor)
+		q.Cursor = *page.NextCursor
 	}
 }
 
 func (r *remoteReader) timeline(ctx context.Context, ref, predicate string, knownAt time.Time) (api.Timeline, error) {
-	v := url.Values{}
-	if predicate != "" {
-		v.Set("predicate", predicate)
-	}
-	if !knownAt.IsZero() {
-		v.Set("known_at", rfc3339(knownAt))
-	}
-	var out api.Timeline
-	err := r.c.do(ctx, "GET", "/v1/entities/"+url.PathEscape(ref)+"/timeline?"+v.Encode(), nil, &out)
-	return out, err
+	return r.c.Timeline(ctx, ref, gmclient.TimelineQuery{Predicate: predicate, KnownAt: knownAt})
 }
 
 func (r *remoteReader) close() error { return nil }
@@ -283,13 +264,6 @@ func parseWhen(flagName, s string) (time.Time, error) {
 		return time.Time{}, fmt.Errorf("%s: %s", flagName, entity.TimeMessage)
 	}
 	return t, nil
-}
-
-func rfc3339(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format(time.RFC3339Nano)
 }
 
 func printJSON(w io.Writer, v any) error {

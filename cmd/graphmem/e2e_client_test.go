@@ -119,6 +119,22 @@ func TestE2E_ClientCommands(t *testing.T) {
 			t.Errorf("misspelt name: %v: %s", err, out)
 		}
 	})
+	t.Run("SearchAndContext", func(t *testing.T) {
+		out, err := runCLI(t, bin, append([]string{"search", "--scope", "bob", "--types", "fact", "--json", "Alice Chen works at"}, online...)...)
+		var hits api.SearchResponse
+		if err != nil || json.Unmarshal([]byte(out), &hits) != nil || len(hits.Hits) == 0 || hits.Hits[0].Fact == nil {
+			t.Fatalf("search: %v: %s", err, out)
+		}
+		out, err = runCLI(t, bin, append([]string{"context", "--scope", "bob", "--as-of", "2022-01-01", "--max-tokens", "300", "--json", "Where does Alice Chen work?"}, online...)...)
+		var cr api.ContextResponse
+		if err != nil || json.Unmarshal([]byte(out), &cr) != nil || !strings.Contains(cr.Context, "Globex") || strings.Contains(cr.Context, "Acme") {
+			t.Fatalf("context as of 2022: %v: %s", err, out)
+		}
+		out, err = runCLI(t, bin, append([]string{"context", "--scope", "bob", "--max-tokens", "10", "Where?"}, online...)...)
+		if err == nil || !strings.Contains(out, "max_tokens") {
+			t.Errorf("a budget out of range: %v: %s", err, out)
+		}
+	})
 	t.Run("Offline", func(t *testing.T) {
 		if err := m.Close(); err != nil {
 			t.Fatal(err)

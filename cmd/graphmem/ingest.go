@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 
+	gmclient "github.com/graphmem/graphmem/client"
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/ontology"
@@ -398,17 +399,18 @@ func (s *serviceSink) episode(ctx context.Context, ep memory.EpisodeInput) error
 	return err
 }
 
-type httpSink struct{ c *apiClient }
+type httpSink struct{ c *gmclient.Client }
 
 func (s *httpSink) facts(ctx context.Context, fs []memory.FactInput) ([]memory.FactResult, error) {
-	var out struct {
-		Results []memory.FactResult `json:"results"`
+	res, err := s.c.AddFacts(ctx, fs...)
+	out := make([]memory.FactResult, len(res))
+	for i, r := range res {
+		out[i] = memory.FactResult(r)
 	}
-	_, err := s.c.c.Do(ctx, "POST", "/v1/facts", map[string]any{"facts": fs}, &out)
-	return out.Results, err
+	return out, err
 }
 
 func (s *httpSink) episode(ctx context.Context, ep memory.EpisodeInput) error {
-	_, err := s.c.c.Do(ctx, "POST", "/v1/episodes", ep, nil)
+	_, _, err := s.c.Remember(ctx, ep)
 	return err
 }

@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/graphmem/graphmem/api"
+	gmclient "github.com/graphmem/graphmem/client"
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/search"
 	"github.com/graphmem/graphmem/vector"
@@ -17,7 +18,7 @@ import (
 
 // serverClient returns a client of the running server for commands that
 // only exist there (search, context, forget), with the --scope header.
-func (cf *clientFlags) serverClient() (*apiClient, error) {
+func (cf *clientFlags) serverClient() (*gmclient.Client, error) {
 	cfg, err := cf.resolve()
 	if err != nil {
 		return nil, err
@@ -46,19 +47,15 @@ Ranked facts, entities and episodes for QUERY, with their scores.`, false)
 	if err != nil {
 		return err
 	}
-	body := map[string]any{"query": strings.Join(pos, " "), "limit": *limit, "include_history": *history}
-	if *asOf != "" {
-		t, err := parseWhen("--as-of", *asOf)
-		if err != nil {
-			return err
-		}
-		body["as_of"] = rfc3339(t)
+	req := gmclient.SearchRequest{Query: strings.Join(pos, " "), Limit: *limit, IncludeHistory: *history}
+	if req.AsOf, err = parseWhen("--as-of", *asOf); err != nil {
+		return err
 	}
 	if *types != "" {
-		body["types"] = strings.Split(*types, ",")
+		req.Types = strings.Split(*types, ",")
 	}
-	var out api.SearchResponse
-	if err := c.do(ctx, "POST", "/v1/search", body, &out); err != nil {
+	out, err := c.Search(ctx, req)
+	if err != nil {
 		return err
 	}
 	if *cf.json {
@@ -100,25 +97,12 @@ The context block an agent gets for QUESTION: dated, sourced facts packed into
 	if err != nil {
 		return err
 	}
-	body := map[string]any{"query": strings.Join(pos, " ")}
-	if *maxTokens > 0 {
-		body["max_tokens"] = *maxTokens
+	req := gmclient.ContextRequest{Query: strings.Join(pos, " "), MaxTokens: *maxTokens, Mode: *mode, Format: *format}
+	if req.AsOf, err = parseWhen("--as-of", *asOf); err != nil {
+		return err
 	}
-	if *mode != "" {
-		body["mode"] = *mode
-	}
-	if *format != "" {
-		body["format"] = *format
-	}
-	if *asOf != "" {
-		t, err := parseWhen("--as-of", *asOf)
-		if err != nil {
-			return err
-		}
-		body["as_of"] = rfc3339(t)
-	}
-	var out api.ContextResponse
-	if err := c.do(ctx, "POST", "/v1/context", body, &out); err != nil {
+	out, err := c.Context(ctx, req)
+	if err != nil {
 		return err
 	}
 	if *cf.json {
@@ -184,13 +168,13 @@ entity goes with all its facts. --dry-run lists what would go, by name.`, false)
 	if err != nil {
 		return err
 	}
-	body := map[string]any{"fact_ids": []string(ids), "entity": *ent, "query": *query, "episode_id": *episode,
-		"reason": *reason, "dry_run": *dry, "mode": memory.ModeForget}
+	req := gmclient.ForgetRequest{FactIDs: ids, Entity: *ent, Query: *query, EpisodeID: *episode,
+		Reason: *reason, DryRun: *dry, Mode: memory.ModeForget}
 	if *purge {
-		body["mode"] = memory.ModePurge
+		req.Mode = memory.ModePurge
 	}
-	var out memory.ForgetResult
-	if err := c.do(ctx, "POST", "/v1/forget", body, &out); err != nil {
+	out, err := c.Forget(ctx, req)
+	if err != nil {
 		return err
 	}
 	if *cf.json {
