@@ -22,7 +22,6 @@ import (
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph"
-	"github.com/graphmem/graphmem/memory"
 )
 
 // validate checks the shape of request types from their `validate` tags and
@@ -376,7 +375,7 @@ func (q *query) int(name string) int {
 
 // Parameters several routes share.
 var (
-	limitParam  = Param{Name: "limit", Type: "integer", Min: 1, Max: memory.MaxLimit, Description: "page size (default 50)"}
+	limitParam  = Param{Name: "limit", Type: "integer", Min: 1, Max: entity.MaxPageSize, Description: fmt.Sprintf("page size (default %d)", entity.DefaultPageSize)}
 	cursorParam = Param{Name: "cursor", Description: "next_cursor of the previous page", Max: maxParamLen,
 		Pattern: regexp.MustCompile(graph.CursorPattern), PatternMessage: "invalid cursor: pass next_cursor from the previous page"}
 )

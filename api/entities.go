@@ -1,6 +1,7 @@
 package api
 
 import (
+	"fmt"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -45,7 +46,7 @@ var (
 	timelineQuery = []Param{
 		{Name: "predicate", Max: entity.MaxPredicateLen},
 		{Name: "known_at", Type: "date-time", Description: "transaction time (default now)"},
-		{Name: "limit", Type: "integer", Min: 1, Max: memory.MaxLimit, Description: "page size (default: every fact, up to 10,000)"},
+		{Name: "limit", Type: "integer", Min: 1, Max: entity.MaxPageSize, Description: "page size (default: every fact, up to 10,000)"},
 		// The timeline pages by offset: its cursor is a number.
 		{Name: "cursor", Description: "next_cursor of the previous page", Pattern: regexp.MustCompile(`^[0-9]{1,9}$`),
 			PatternMessage: "not a cursor this endpoint returned"},
@@ -53,7 +54,7 @@ var (
 	graphQuery = []Param{
 		{Name: "as_of", Type: "date-time", Description: "valid time (default now); later facts are left out"},
 		{Name: "depth", Type: "integer", Min: 1, Max: 2, Description: "hops from the entity (default 2)"},
-		{Name: "limit", Type: "integer", Min: 1, Max: memory.MaxNeighbourhoodNodes, Description: "most entities returned, the centre included (default 60)"},
+		{Name: "limit", Type: "integer", Min: 1, Max: entity.MaxGraphNodes, Description: fmt.Sprintf("most entities returned, the centre included (default %d)", entity.DefaultGraphNodes)},
 	}
 )
 

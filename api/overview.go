@@ -1,21 +1,19 @@
 package api
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/graphmem/graphmem/api/wire"
+	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/search"
 )
 
-// defaultOverviewChanges is the number of changes listed when no limit is
-// asked for.
-const defaultOverviewChanges = 20
-
-var overviewQuery = []Param{{Name: "limit", Type: "integer", Min: 1, Max: memory.MaxRecent,
-	Description: "most changes listed (default 20)"}}
+var overviewQuery = []Param{{Name: "limit", Type: "integer", Min: 1, Max: entity.MaxRecent,
+	Description: fmt.Sprintf("most changes listed (default %d)", entity.DefaultRecent)}}
 
 // RegisterOverview adds GET /v1/overview, counted by idx, to the server
 // and to its OpenAPI document.
@@ -35,7 +33,7 @@ func (s *Server) overview(idx *search.Index) gin.HandlerFunc {
 		}
 		limit := q.int("limit")
 		if limit == 0 {
-			limit = defaultOverviewChanges
+			limit = entity.DefaultRecent
 		}
 		ctx, scope := c.Request.Context(), Scope(c)
 		// Read your writes: the counts and the feed's end include this

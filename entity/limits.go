@@ -30,6 +30,45 @@ const (
 	MaxAttributeBytes  = 8 << 10
 )
 
+// Request limits: what one call may ask for, through any interface (REST,
+// MCP, the CLI, the clients). They are defined here once; where a copy
+// cannot refer to them (the HTTP API's validate tags, the MCP tools'
+// argument descriptions, the Python and TypeScript clients, the web view),
+// TestLimits_EveryCopyAgrees in package api fails when it drifts.
+const (
+	// MaxBatch bounds the facts of one write, the fact ids of one forget
+	// and the facts a forget by query may select.
+	MaxBatch = 1000
+	// DefaultForgetLimit is how many facts a forget by query selects when
+	// the request does not say.
+	DefaultForgetLimit = 50
+	// DefaultPageSize and MaxPageSize bound a page of a list (facts,
+	// episodes, entities found by name, audit records).
+	DefaultPageSize = 50
+	MaxPageSize     = 1000
+	// DefaultSearchLimit and MaxSearchLimit bound the hits of a search.
+	DefaultSearchLimit = 10
+	MaxSearchLimit     = 100
+	// DefaultMaxTokens, MinMaxTokens and MaxMaxTokens bound the token
+	// budget of a context answer.
+	DefaultMaxTokens = 1500
+	MinMaxTokens     = 50
+	MaxMaxTokens     = 32000
+	// MaxQueryBytes bounds a search query or a question.
+	MaxQueryBytes = 4000
+	// MaxForgetQueryLen bounds the query of a forget, in characters.
+	MaxForgetQueryLen = 2000
+	// MaxFocus bounds the entity names a context request focuses on.
+	MaxFocus = 20
+	// DefaultGraphNodes and MaxGraphNodes bound the entities of the graph
+	// around an entity, the centre included.
+	DefaultGraphNodes = 60
+	MaxGraphNodes     = 200
+	// DefaultRecent and MaxRecent bound the changes an overview lists.
+	DefaultRecent = 20
+	MaxRecent     = 100
+)
+
 // CheckLen adds to fe a field error if s is longer than max characters.
 func CheckLen(fe FieldErrors, field, s string, max int) {
 	if utf8.RuneCountInString(s) > max {

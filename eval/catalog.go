@@ -163,8 +163,8 @@ func Catalog(ctx context.Context, o CatalogOptions) (CatalogReport, error) {
 
 	data := generateCatalog(o.Seed, o.Questions)
 	const scope = "catalog"
-	for i := 0; i < len(data.facts); i += memory.MaxBatch {
-		if _, err := svc.AddFacts(ctx, scope, data.facts[i:min(i+memory.MaxBatch, len(data.facts))]); err != nil {
+	for i := 0; i < len(data.facts); i += entity.MaxBatch {
+		if _, err := svc.AddFacts(ctx, scope, data.facts[i:min(i+entity.MaxBatch, len(data.facts))]); err != nil {
 			return CatalogReport{}, fmt.Errorf("loading the catalog: %w", err)
 		}
 	}
@@ -327,7 +327,7 @@ func countFacts(ctx context.Context, svc *memory.Service, scope entity.Scope, d 
 		cursor := ""
 		for {
 			fs, next, err := svc.Facts(ctx, scope, memory.FactQuery{Subject: f.Subject, IncludeHistory: true,
-				Limit: memory.MaxLimit, Cursor: cursor})
+				Limit: entity.MaxPageSize, Cursor: cursor})
 			if err != nil {
 				return 0, 0, err
 			}

@@ -275,8 +275,8 @@ func LoCoMo(ctx context.Context, o Options) (Report, error) {
 	}
 	ks := slices.Clone(o.Ks)
 	slices.Sort(ks)
-	if ks[len(ks)-1] > recall.MaxSearchLimit {
-		return Report{}, entity.Errorf(entity.EINVALID, "k at most %d", recall.MaxSearchLimit)
+	if ks[len(ks)-1] > entity.MaxSearchLimit {
+		return Report{}, entity.Errorf(entity.EINVALID, "k at most %d", entity.MaxSearchLimit)
 	}
 	if o.Part == "" {
 		o.Part = PartTest

@@ -14,11 +14,11 @@ import (
 
 // The tools' arguments. Their JSON schemas are derived from these types
 // (descriptions from the jsonschema tags, enums and bounds added in
-// schemas.go). Times are strings so that a bad one is reported by name.
+// schemas.go from the limits of package entity). Times are strings so that a bad one is reported by name.
 
 // RememberArgs are the arguments of the remember tool.
 type RememberArgs struct {
-	Content       string `json:"content" jsonschema:"what was said or what happened, verbatim: a message, a note, a document excerpt, a tool result (at most 256 KiB)"`
+	Content       string `json:"content" jsonschema:"what was said or what happened, verbatim: a message, a note, a document excerpt, a tool result"`
 	Speaker       string `json:"speaker,omitempty" jsonschema:"who said or wrote it, e.g. the user's name"`
 	Role          string `json:"role,omitempty" jsonschema:"the speaker's role: user (default), assistant, system or tool"`
 	ReferenceTime string `json:"reference_time,omitempty" jsonschema:"when it happened, RFC 3339 (2024-03-01T09:30:00Z) or a date (2024-03-01); default now. Relative dates in the content ('last Tuesday') are read against it"`
@@ -48,7 +48,7 @@ type FactArg struct {
 
 // AddFactsArgs are the arguments of the add_facts tool.
 type AddFactsArgs struct {
-	Facts []FactArg `json:"facts" jsonschema:"the facts, 1 to 1000"`
+	Facts []FactArg `json:"facts" jsonschema:"the facts"`
 }
 
 // RecallArgs are the arguments of the recall tool.
@@ -58,7 +58,7 @@ type RecallArgs struct {
 	// ReferenceTime anchors relative times in the question.
 	ReferenceTime string      `json:"reference_time,omitempty" jsonschema:"when the question is asked (RFC 3339 or YYYY-MM-DD): last March or two years ago are read against it; default as_of, else now"`
 	Mode          recall.Mode `json:"mode,omitempty" jsonschema:"auto (default: history for when/before/why/changed questions), current (only what holds now) or history (with superseded values and reasons)"`
-	MaxTokens     int         `json:"max_tokens,omitempty" jsonschema:"size budget of the block, 50 to 32000 (default 1500)"`
+	MaxTokens     int         `json:"max_tokens,omitempty" jsonschema:"size budget of the block, in tokens"`
 	Format        string      `json:"format,omitempty" jsonschema:"text (default), markdown or json"`
 	Focus         []string    `json:"focus,omitempty" jsonschema:"entity names the question is about, if the query does not name them"`
 }
@@ -66,7 +66,7 @@ type RecallArgs struct {
 // SearchArgs are the arguments of the search tool.
 type SearchArgs struct {
 	Query          string   `json:"query" jsonschema:"words or names to look for"`
-	Limit          int      `json:"limit,omitempty" jsonschema:"how many hits, 1 to 100 (default 10)"`
+	Limit          int      `json:"limit,omitempty" jsonschema:"how many hits"`
 	AsOf           string   `json:"as_of,omitempty" jsonschema:"facts valid at this time (RFC 3339 or YYYY-MM-DD); default now"`
 	IncludeHistory bool     `json:"include_history,omitempty" jsonschema:"also return superseded and ended facts"`
 	Types          []string `json:"types,omitempty" jsonschema:"only these kinds of hits: fact, entity, episode (default all)"`
@@ -82,7 +82,7 @@ type TimelineArgs struct {
 type ForgetArgs struct {
 	FactIDs   []string          `json:"fact_ids,omitempty" jsonschema:"ids of the facts to forget (from search, recall with format json, or timeline)"`
 	Entity    string            `json:"entity,omitempty" jsonschema:"forget everything about this entity (name or id)"`
-	Query     string            `json:"query,omitempty" jsonschema:"forget the facts best matching this text, superseded values included (at most 50); use dry_run first"`
+	Query     string            `json:"query,omitempty" jsonschema:"forget the facts best matching this text, superseded values included; use dry_run first"`
 	EpisodeID string            `json:"episode_id,omitempty" jsonschema:"forget what came from this episode"`
 	Mode      memory.ForgetMode `json:"mode,omitempty" jsonschema:"forget (default: hidden from recall, never learned again) or purge (deleted for good with its source episodes)"`
 	Reason    string            `json:"reason,omitempty" jsonschema:"why, in the user's words; kept in the audit log"`
@@ -203,8 +203,8 @@ func (a *ForgetArgs) request() (ForgetRequest, error) {
 	if len(req.FactIDs) == 0 && req.Entity == "" && req.Query == "" && req.EpisodeID == "" {
 		fe.Add("fact_ids", "say what to forget: give fact_ids, entity, query or episode_id")
 	}
-	if len(req.FactIDs) > memory.MaxBatch {
-		fe.Add("fact_ids", fmt.Sprintf("at most %d ids", memory.MaxBatch))
+	if len(req.FactIDs) > entity.MaxBatch {
+		fe.Add("fact_ids", fmt.Sprintf("at most %d ids", entity.MaxBatch))
 	}
 	for i, id := range req.FactIDs {
 		if strings.TrimSpace(id) == "" || len(id) > maxIDLen {
@@ -214,8 +214,8 @@ func (a *ForgetArgs) request() (ForgetRequest, error) {
 	if len(req.Entity) > entity.MaxNameLen {
 		fe.Add("entity", fmt.Sprintf("at most %d characters", entity.MaxNameLen))
 	}
-	if len(req.Query) > recall.MaxQueryBytes {
-		fe.Add("query", fmt.Sprintf("at most %d bytes", recall.MaxQueryBytes))
+	if len(req.Query) > entity.MaxQueryBytes {
+		fe.Add("query", fmt.Sprintf("at most %d bytes", entity.MaxQueryBytes))
 	}
 	if len(req.EpisodeID) > maxIDLen {
 		fe.Add("episode_id", "not an episode id")

@@ -1,7 +1,10 @@
 package mcp
 
 import (
+	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -29,13 +32,16 @@ func inputSchema(tool string) *jsonschema.Schema {
 		roles := []any{entity.RoleUser, entity.RoleAssistant, entity.RoleSystem, entity.RoleTool}
 
 		remember := derive[RememberArgs]()
-		prop(remember, "content").MinLength = ptr(1)
+		content := prop(remember, "content")
+		content.MinLength = ptr(1)
+		content.Description += fmt.Sprintf(" (at most %d KiB)", entity.MaxEpisodeBytes>>10)
 		prop(remember, "role").Enum = roles
 		prop(remember, "source_kind").Enum = sources
 
 		facts := derive[AddFactsArgs]()
 		list := prop(facts, "facts")
-		list.MinItems, list.MaxItems = ptr(1), ptr(1000)
+		list.MinItems, list.MaxItems = ptr(1), ptr(entity.MaxBatch)
+		list.Description += fmt.Sprintf(", 1 to %d", entity.MaxBatch)
 		item := list.Items
 		prop(item, "subject").MinLength = ptr(1)
 		prop(item, "predicate").MinLength = ptr(1)
@@ -48,11 +54,11 @@ func inputSchema(tool string) *jsonschema.Schema {
 		prop(rec, "query").MinLength = ptr(1)
 		prop(rec, "mode").Enum = []any{"auto", "current", "history"}
 		prop(rec, "format").Enum = []any{"text", "markdown", "json"}
-		prop(rec, "max_tokens").Minimum, prop(rec, "max_tokens").Maximum = fptr(50), fptr(32000)
+		bound(prop(rec, "max_tokens"), entity.MinMaxTokens, entity.MaxMaxTokens, entity.DefaultMaxTokens)
 
 		srch := derive[SearchArgs]()
 		prop(srch, "query").MinLength = ptr(1)
-		prop(srch, "limit").Minimum, prop(srch, "limit").Maximum = fptr(1), fptr(100)
+		bound(prop(srch, "limit"), 1, entity.MaxSearchLimit, entity.DefaultSearchLimit)
 		prop(srch, "types").Items.Enum = []any{"fact", "entity", "episode"}
 
 		tl := derive[TimelineArgs]()
@@ -60,6 +66,8 @@ func inputSchema(tool string) *jsonschema.Schema {
 
 		fg := derive[ForgetArgs]()
 		prop(fg, "mode").Enum = []any{"forget", "purge"}
+		fq := prop(fg, "query")
+		fq.Description = strings.Replace(fq.Description, ";", fmt.Sprintf(" (at most %d)", entity.DefaultForgetLimit)+";", 1)
 
 		schemas = map[string]*jsonschema.Schema{
 			"remember": remember, "add_facts": facts, "recall": rec, "search": srch, "timeline": tl, "forget": fg,
@@ -84,6 +92,13 @@ func prop(s *jsonschema.Schema, name string) *jsonschema.Schema {
 		panic("mcp: no property " + name)
 	}
 	return p
+}
+
+// bound gives a number its range and default, in the schema and in the
+// description a model reads.
+func bound(p *jsonschema.Schema, lo, hi, def int) {
+	p.Minimum, p.Maximum, p.Default = fptr(float64(lo)), fptr(float64(hi)), json.RawMessage(strconv.Itoa(def))
+	p.Description += fmt.Sprintf(", %d to %d (default %d)", lo, hi, def)
 }
 
 func ptr(n int) *int          { return &n }

@@ -30,7 +30,7 @@ type ForgetRequest struct {
 	Entity    string
 	EpisodeID string
 	// Query selects the facts Service.FindFacts finds for it (at most Limit,
-	// DefaultForgetLimit when 0).
+	// entity.DefaultForgetLimit when 0).
 	Query  string
 	Limit  int
 	Mode   ForgetMode
@@ -38,10 +38,6 @@ type ForgetRequest struct {
 	DryRun bool
 	Actor  string // who asked: the key's name, for the audit record
 }
-
-// DefaultForgetLimit is how many facts a forget by query selects at most
-// unless the request says otherwise; MaxBatch is the most it may ask for.
-const DefaultForgetLimit = 50
 
 // FactFinder selects the facts a forget query names, best first.
 type FactFinder func(ctx context.Context, scope entity.Scope, query string, limit int) ([]string, error)
@@ -106,11 +102,11 @@ func (s *Service) Forget(ctx context.Context, scope entity.Scope, req ForgetRequ
 	if len(req.FactIDs) == 0 && req.Entity == "" && req.EpisodeID == "" && strings.TrimSpace(req.Query) == "" {
 		fe.Add("fact_ids", "give fact_ids, entity, query or episode_id")
 	}
-	if len(req.FactIDs) > MaxBatch {
+	if len(req.FactIDs) > entity.MaxBatch {
 		fe.Add("fact_ids", "too many ids")
 	}
-	if req.Limit < 0 || req.Limit > MaxBatch {
-		fe.Add("limit", fmt.Sprintf("must be between 1 and %d", MaxBatch))
+	if req.Limit < 0 || req.Limit > entity.MaxBatch {
+		fe.Add("limit", fmt.Sprintf("must be between 1 and %d", entity.MaxBatch))
 	}
 	if err := fe.Err(); err != nil {
 		return ForgetResult{}, err
@@ -121,7 +117,7 @@ func (s *Service) Forget(ctx context.Context, scope entity.Scope, req ForgetRequ
 		}
 		limit := req.Limit
 		if limit == 0 {
-			limit = DefaultForgetLimit
+			limit = entity.DefaultForgetLimit
 		}
 		found, err := s.FindFacts(ctx, scope, q, limit)
 		if err != nil {
@@ -129,7 +125,7 @@ func (s *Service) Forget(ctx context.Context, scope entity.Scope, req ForgetRequ
 		}
 		// One request selects at most a batch: the query's best matches
 		// fill what the given ids leave.
-		found = found[:min(len(found), max(MaxBatch-len(req.FactIDs), 0))]
+		found = found[:min(len(found), max(entity.MaxBatch-len(req.FactIDs), 0))]
 		if len(found) == 0 && len(req.FactIDs) == 0 && req.Entity == "" && req.EpisodeID == "" {
 			return ForgetResult{Mode: req.Mode, DryRun: req.DryRun}, nil
 		}

@@ -49,12 +49,10 @@ type FactResult struct {
 	Warning    string          `json:"warning,omitempty"`
 }
 
-// MaxBatch bounds the statements of one AddFacts call; the limits on each
-// field are the domain's (entity.MaxNameLen…).
-const (
-	MaxBatch      = 1000
-	DefaultSource = entity.AgentInferred
-)
+// DefaultSource is the source of a statement that names none. The limits
+// on a batch and on each field are the domain's (entity.MaxBatch,
+// entity.MaxNameLen…).
+const DefaultSource = entity.AgentInferred
 
 // Validate checks the domain rules of a batch and names offending fields by
 // JSON path ("facts[2].predicate").
@@ -63,8 +61,8 @@ func ValidateFacts(in []FactInput) error {
 	if len(in) == 0 {
 		fe.Add("facts", "at least one fact is required")
 	}
-	if len(in) > MaxBatch {
-		fe.Add("facts", fmt.Sprintf("at most %d facts per batch", MaxBatch))
+	if len(in) > entity.MaxBatch {
+		fe.Add("facts", fmt.Sprintf("at most %d facts per batch", entity.MaxBatch))
 	}
 	for i := range in {
 		validateFact(fe, fmt.Sprintf("facts[%d].", i), &in[i])

@@ -25,8 +25,6 @@ type NeighbourhoodQuery struct {
 
 // Neighbourhood bounds.
 const (
-	MaxNeighbourhoodNodes     = 200
-	DefaultNeighbourhoodNodes = 60
 	// neighbourFanOut bounds the facts kept per entity, the ones valid at
 	// AsOf first, then the most recent.
 	neighbourFanOut = 40
@@ -60,9 +58,9 @@ func (s *Service) Neighbourhood(ctx context.Context, scope entity.Scope, id stri
 	}
 	q.Depth = min(max(q.Depth, 1), 2)
 	if q.Nodes <= 0 {
-		q.Nodes = DefaultNeighbourhoodNodes
+		q.Nodes = entity.DefaultGraphNodes
 	}
-	q.Nodes = min(q.Nodes, MaxNeighbourhoodNodes)
+	q.Nodes = min(q.Nodes, entity.MaxGraphNodes)
 	var out Neighbourhood
 	err := s.Store.View(ctx, scope, func(tx graph.Tx) error {
 		centre, err := entityByRef(tx, id)

@@ -31,13 +31,8 @@ type FactQuery struct {
 	Cursor         string
 }
 
-// Page bounds.
-const (
-	DefaultLimit = 50
-	MaxLimit     = 1000
-	// maxScanPages bounds the store pages read to fill one filtered page.
-	maxScanPages = 20
-)
+// maxScanPages bounds the store pages read to fill one filtered page.
+const maxScanPages = 20
 
 // Facts lists facts matching q, as known at q.KnownAt. Forgotten facts are
 // never listed; retracted ones only as known before their retraction.
@@ -89,9 +84,9 @@ func (s *Service) Facts(ctx context.Context, scope entity.Scope, q FactQuery) ([
 
 func clampLimit(n int) int {
 	if n <= 0 {
-		return DefaultLimit
+		return entity.DefaultPageSize
 	}
-	return min(n, MaxLimit)
+	return min(n, entity.MaxPageSize)
 }
 
 // visible returns f as known at q.KnownAt if the query may show it.

@@ -28,14 +28,13 @@ const (
 	// scope, RecentChanges looks through: it bounds the cost of the feed,
 	// and a scope silent for longer shows fewer changes.
 	RecentWindow = 2000
-	MaxRecent    = 100
 )
 
 // RecentChanges returns up to limit of the scope's records changed after
 // sequence number after, the latest first, read from the store's change
 // feed (at most RecentWindow changes of all scopes).
 func (s *Service) RecentChanges(ctx context.Context, scope entity.Scope, after uint64, limit int) ([]RecentChange, error) {
-	limit = min(max(limit, 1), MaxRecent)
+	limit = min(max(limit, 1), entity.MaxRecent)
 	cs, err := s.Store.Changes(ctx, after, RecentWindow)
 	if err != nil {
 		return nil, err

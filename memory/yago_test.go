@@ -191,7 +191,7 @@ func TestYago15k(t *testing.T) {
 		shuffled := slices.Clone(in)
 		r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
 		for i := 0; i < len(shuffled); {
-			n := 1 + r.IntN(memory.MaxBatch)
+			n := 1 + r.IntN(entity.MaxBatch)
 			if _, err := svc.AddFacts(ctx, "yago", shuffled[i:min(i+n, len(shuffled))]); err != nil {
 				t.Fatal(err)
 			}
@@ -201,7 +201,7 @@ func TestYago15k(t *testing.T) {
 		mismatches := 0
 		for i, pr := range probes {
 			asOf := time.Date(pr.year, 7, 1, 0, 0, 0, 0, time.UTC)
-			fs, _, err := svc.Facts(ctx, "yago", memory.FactQuery{Subject: pr.s, Predicate: pr.p, AsOf: asOf, Limit: memory.MaxLimit})
+			fs, _, err := svc.Facts(ctx, "yago", memory.FactQuery{Subject: pr.s, Predicate: pr.p, AsOf: asOf, Limit: entity.MaxPageSize})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -273,8 +273,8 @@ func TestYagoNames(t *testing.T) {
 		svc := memory.New(storetest.Open(t), nil)
 		shuffled := slices.Clone(in)
 		r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
-		for i := 0; i < len(shuffled); i += memory.MaxBatch {
-			if _, err := svc.AddFacts(ctx, "yago", shuffled[i:min(i+memory.MaxBatch, len(shuffled))]); err != nil {
+		for i := 0; i < len(shuffled); i += entity.MaxBatch {
+			if _, err := svc.AddFacts(ctx, "yago", shuffled[i:min(i+entity.MaxBatch, len(shuffled))]); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -316,8 +316,8 @@ func TestYagoNames(t *testing.T) {
 			}
 		}
 		joined := 0
-		for i := 0; i < len(variants); i += memory.MaxBatch {
-			if _, err := svc.AddFacts(ctx, "yago", variants[i:min(i+memory.MaxBatch, len(variants))]); err != nil {
+		for i := 0; i < len(variants); i += entity.MaxBatch {
+			if _, err := svc.AddFacts(ctx, "yago", variants[i:min(i+entity.MaxBatch, len(variants))]); err != nil {
 				t.Fatal(err)
 			}
 		}

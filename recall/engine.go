@@ -2,6 +2,7 @@ package recall
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -69,17 +70,6 @@ type Engine struct {
 	vectorsMissed atomic.Uint64
 	latency       latencies // of the question embeddings
 }
-
-// Request limits.
-const (
-	DefaultSearchLimit = 10
-	MaxSearchLimit     = 100
-	DefaultMaxTokens   = 1500
-	MinMaxTokens       = 50
-	MaxMaxTokens       = 32000
-	MaxQueryBytes      = 4000
-	MaxFocus           = 20
-)
 
 // Mode says which facts a context answer draws on: the ones in force
 // (current), their whole chains (history), or either, chosen from the
@@ -190,7 +180,7 @@ func validateQuery(fe entity.FieldErrors, q string) {
 	switch {
 	case strings.TrimSpace(q) == "":
 		fe.Add("query", "required")
-	case len(q) > MaxQueryBytes:
+	case len(q) > entity.MaxQueryBytes:
 		fe.Add("query", "at most 4000 bytes")
 	case !utf8.ValidString(q):
 		fe.Add("query", "must be valid UTF-8")
@@ -210,9 +200,9 @@ func (r *SearchRequest) Validate() error {
 	validateQuery(fe, r.Query)
 	switch {
 	case r.Limit == 0:
-		r.Limit = DefaultSearchLimit
-	case r.Limit < 0 || r.Limit > MaxSearchLimit:
-		fe.Add("limit", "must be between 1 and 100")
+		r.Limit = entity.DefaultSearchLimit
+	case r.Limit < 0 || r.Limit > entity.MaxSearchLimit:
+		fe.Add("limit", fmt.Sprintf("must be between 1 and %d", entity.MaxSearchLimit))
 	}
 	if !validTypes(r.Types) {
 		fe.Add("types", "each must be fact, entity or episode")
@@ -226,9 +216,9 @@ func (r *ContextRequest) Validate() error {
 	validateQuery(fe, r.Query)
 	switch {
 	case r.MaxTokens == 0:
-		r.MaxTokens = DefaultMaxTokens
-	case r.MaxTokens < MinMaxTokens || r.MaxTokens > MaxMaxTokens:
-		fe.Add("max_tokens", "must be between 50 and 32000")
+		r.MaxTokens = entity.DefaultMaxTokens
+	case r.MaxTokens < entity.MinMaxTokens || r.MaxTokens > entity.MaxMaxTokens:
+		fe.Add("max_tokens", fmt.Sprintf("must be between %d and %d", entity.MinMaxTokens, entity.MaxMaxTokens))
 	}
 	switch r.Mode {
 	case "":
@@ -244,8 +234,8 @@ func (r *ContextRequest) Validate() error {
 	default:
 		fe.Add("format", "must be text, markdown or json")
 	}
-	if len(r.Focus) > MaxFocus {
-		fe.Add("focus", "at most 20 names")
+	if len(r.Focus) > entity.MaxFocus {
+		fe.Add("focus", fmt.Sprintf("at most %d names", entity.MaxFocus))
 	}
 	for _, f := range r.Focus {
 		if strings.TrimSpace(f) == "" || utf8.RuneCountInString(f) > 256 {

@@ -155,7 +155,7 @@ func TestSearch_DiscriminatingTermsKept(t *testing.T) {
 		in = append(in, memory.FactInput{Subject: s, Predicate: p, Value: fmt.Sprint(i),
 			Text: fmt.Sprintf("%s has a %s of %d with a memory and limit note", s, p, i), ValidFrom: at("2023-01-01"),
 			SourceKind: entity.UserExplicit})
-		if len(in) == memory.MaxBatch {
+		if len(in) == entity.MaxBatch {
 			e.add(t, "s", in...)
 			in = nil
 		}

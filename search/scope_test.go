@@ -45,7 +45,7 @@ func backlog(tb testing.TB, svc *memory.Service, scope entity.Scope, n int) {
 		in[i] = memory.FactInput{Subject: fmt.Sprintf("service-%04d", i%100), Predicate: "port", Value: fmt.Sprint(1000 + i)}
 	}
 	for len(in) > 0 {
-		k := min(len(in), memory.MaxBatch)
+		k := min(len(in), entity.MaxBatch)
 		addFacts(tb, svc, scope, in[:k]...)
 		in = in[k:]
 	}

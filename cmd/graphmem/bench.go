@@ -17,6 +17,7 @@ import (
 
 	"github.com/graphmem/graphmem/bench"
 	"github.com/graphmem/graphmem/embed"
+	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/ontology"
 )
@@ -89,8 +90,8 @@ from the episode records.`, storeSettings, modelSettings)
 	if err != nil {
 		return err
 	}
-	if *n < 1 || *batch < 1 || *batch > memory.MaxBatch {
-		return fmt.Errorf("--facts must be positive and --batch between 1 and %d", memory.MaxBatch)
+	if *n < 1 || *batch < 1 || *batch > entity.MaxBatch {
+		return fmt.Errorf("--facts must be positive and --batch between 1 and %d", entity.MaxBatch)
 	}
 	rep := benchReport{Facts: *n, Batch: *batch, Cores: runtime.NumCPU()}
 	work := bench.Workload(*n, *seed)

@@ -117,7 +117,7 @@ func (r *remoteReader) facts(ctx context.Context, q memory.FactQuery) (api.FactL
 	var out api.FactList
 	want := q.Limit
 	for {
-		q.Limit = min(want-len(out.Items), memory.MaxLimit)
+		q.Limit = min(want-len(out.Items), entity.MaxPageSize)
 		page, err := r.c.FactsPage(ctx, q)
 		if err != nil {
 			return out, err
@@ -146,7 +146,7 @@ func (r *localReader) facts(ctx context.Context, q memory.FactQuery) (api.FactLi
 	var out api.FactList
 	want := q.Limit
 	for {
-		q.Limit = min(want-len(out.Items), memory.MaxLimit)
+		q.Limit = min(want-len(out.Items), entity.MaxPageSize)
 		fs, next, err := r.svc.Facts(ctx, r.scope, q)
 		if err != nil {
 			return out, err

@@ -196,7 +196,7 @@ func TestE2E_Validation(t *testing.T) {
 	c := newClient(t, m)
 	ok := `{"subject":"a","predicate":"p","value":"v"}`
 	facts := func(fs ...string) string { return `{"facts":[` + strings.Join(fs, ",") + `]}` }
-	many := make([]string, memory.MaxBatch+1)
+	many := make([]string, entity.MaxBatch+1)
 	for i := range many {
 		many[i] = ok
 	}

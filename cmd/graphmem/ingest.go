@@ -53,8 +53,8 @@ line number) leaves the store untouched, unless --continue-on-error.`, clientSet
 	}
 	offline := false
 	fs.Visit(func(f *flag.Flag) { offline = offline || f.Name == "data" || f.Name == "store" })
-	if *batch < 1 || *batch > memory.MaxBatch {
-		return fmt.Errorf("--batch must be between 1 and %d", memory.MaxBatch)
+	if *batch < 1 || *batch > entity.MaxBatch {
+		return fmt.Errorf("--batch must be between 1 and %d", entity.MaxBatch)
 	}
 	f, err := os.Open(fs.Arg(0))
 	if err != nil {
