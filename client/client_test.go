@@ -35,7 +35,6 @@ func mustCode(tb testing.TB, err error, code entity.Code) *entity.Error {
 // TestClient_FactsOverTime: facts that change, read now, as of a date, as
 // a history, page by page, by id, and around their entity.
 func TestClient_FactsOverTime(t *testing.T) {
-	needServer(t)
 	ctx := context.Background()
 	c := client.New(serverURL, client.WithAPIKey(aliceKey))
 	res, err := c.AddFacts(ctx,
@@ -110,7 +109,6 @@ func TestClient_FactsOverTime(t *testing.T) {
 
 // TestClient_Recall: search and context, now and as of a date.
 func TestClient_Recall(t *testing.T) {
-	needServer(t)
 	ctx := context.Background()
 	c := client.New(serverURL, client.WithAPIKey(aliceKey))
 	if _, err := c.AddFacts(ctx,
@@ -140,7 +138,6 @@ func TestClient_Recall(t *testing.T) {
 // TestClient_Episodes: remember (once per idempotency key), list page by
 // page, read one, and the warning of a server without a model.
 func TestClient_Episodes(t *testing.T) {
-	needServer(t)
 	ctx := context.Background()
 	c := client.New(serverURL, client.WithAPIKey(aliceKey), client.WithScope("shared"))
 	var ids []string
@@ -180,7 +177,6 @@ func TestClient_Episodes(t *testing.T) {
 // TestClient_ForgetExportImport: a dry run, a forget and its audit record;
 // an export loads into another scope whole.
 func TestClient_ForgetExportImport(t *testing.T) {
-	needServer(t)
 	ctx := context.Background()
 	bob := client.New(serverURL, client.WithAPIKey(bobKey))
 	if _, err := bob.AddFacts(ctx,
@@ -219,7 +215,6 @@ func TestClient_ForgetExportImport(t *testing.T) {
 // TestClient_Errors: every failure reads back as the code the server
 // meant, with the fields it named; a foreign scope is refused.
 func TestClient_Errors(t *testing.T) {
-	needServer(t)
 	ctx := context.Background()
 	alice := client.New(serverURL, client.WithAPIKey(aliceKey))
 	_, err := alice.AddFacts(ctx, memory.FactInput{Subject: "x", Predicate: "port", ValidFrom: day("2024-01-01"), ValidTo: day("2023-01-01")})
@@ -250,7 +245,6 @@ func TestClient_Errors(t *testing.T) {
 // TestClient_Operations: health, readiness, the session, the ontology and
 // the overview.
 func TestClient_Operations(t *testing.T) {
-	needServer(t)
 	ctx := context.Background()
 	c := client.New(serverURL, client.WithAPIKey(aliceKey), client.WithScope("shared"))
 	if err := c.Health(ctx); err != nil {

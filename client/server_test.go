@@ -2,7 +2,6 @@ package client_test
 
 import (
 	"bufio"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -15,21 +14,19 @@ import (
 // Keys of the test server: alice may use her scope and a shared one, bob
 // only his.
 const (
-	aliceKey = "alice-key-0123456789"
-	bobKey   = "bob-key-0123456789ab"
+	aliceKey   = "alice-key-0123456789"
+	bobKey     = "bob-key-0123456789ab"
+	exampleKey = "example-key-01234567"
 )
 
-// serverURL is the base URL of the `graphmem serve` the tests talk to; ""
-// when the tests run short.
+// serverURL is the base URL of the `graphmem serve` the tests talk to.
 var serverURL string
 
 // TestMain runs the real server, built from this repository (or
 // GRAPHMEM_BIN), with API keys on a loopback port and an empty data folder.
+// The examples find it as a program would: GRAPHMEM_URL and
+// GRAPHMEM_API_KEY.
 func TestMain(m *testing.M) {
-	flag.Parse()
-	if testing.Short() {
-		os.Exit(m.Run())
-	}
 	stop, err := startServer()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -58,7 +55,7 @@ func startServer() (stop func(), err error) {
 			cmd.Env = append(cmd.Env, kv)
 		}
 	}
-	cmd.Env = append(cmd.Env, "GRAPHMEM_API_KEYS="+aliceKey+"=alice,shared,copy;"+bobKey+"=bob")
+	cmd.Env = append(cmd.Env, "GRAPHMEM_API_KEYS="+aliceKey+"=alice,shared,copy;"+bobKey+"=bob;"+exampleKey+"=example")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
@@ -90,18 +87,11 @@ func startServer() (stop func(), err error) {
 			return nil, fmt.Errorf("graphmem serve exited: %s", stderr.String())
 		}
 		serverURL = a
+		os.Setenv("GRAPHMEM_URL", a)
+		os.Setenv("GRAPHMEM_API_KEY", exampleKey)
 		return stop, nil
 	case <-time.After(time.Minute):
 		stop()
 		return nil, fmt.Errorf("graphmem serve did not start in a minute: %s", stderr.String())
-	}
-}
-
-// needServer skips a test that talks to the server when the tests run
-// short.
-func needServer(tb testing.TB) {
-	tb.Helper()
-	if serverURL == "" {
-		tb.Skip("needs the graphmem server (not with -short)")
 	}
 }
