@@ -6,12 +6,13 @@
 // may use; the scope of a request comes from its credentials, never from its
 // body), the refusal of browsers' cross-site requests (Origin,
 // Sec-Fetch-Site) and of bodies not said to be JSON, request decoding and
-// shape validation, the one error shape, metrics
+// shape validation, the one error shape (its types and code↔status table
+// are in package wire, which clients share), metrics
 // and the OpenAPI document. Domain rules live in the memory service so every
 // entry point (HTTP, CLI, MCP) enforces them alike.
 //
-// Each resource has one file with its request and response types and a
-// register…Routes method; a route added anywhere must also be described with
+// Each resource has one file with its request types and a register…Routes
+// method (its answers are types of package wire); a route added anywhere must also be described with
 // Server.Document, and a test checks that the OpenAPI document and the router
 // agree.
 package api
