@@ -17,8 +17,9 @@ import (
 	"github.com/graphmem/graphmem/entity"
 )
 
-// DefaultTimeout bounds one call, unless WithTimeout says otherwise. Export
-// and Import are bounded only by their context: they may take long.
+// DefaultTimeout bounds one call, unless WithTimeout says otherwise.
+// RememberAndWait, Export and Import are bounded only by their context: the
+// server may take minutes over them.
 const DefaultTimeout = time.Minute
 
 // maxAnswerBytes bounds what one JSON answer may take in memory.
@@ -48,8 +49,8 @@ func WithScope(scope string) Option { return func(c *Client) { c.scope = scope }
 // or a test transport); http.DefaultClient without it.
 func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.http = hc } }
 
-// WithTimeout bounds each call but Export and Import (DefaultTimeout
-// without it); 0 leaves the bound to the caller's context.
+// WithTimeout bounds each call but RememberAndWait, Export and Import
+// (DefaultTimeout without it); 0 leaves the bound to the caller's context.
 func WithTimeout(d time.Duration) Option { return func(c *Client) { c.timeout = d } }
 
 // New returns a client of the server at baseURL (e.g.
@@ -66,8 +67,20 @@ func New(baseURL string, opts ...Option) *Client {
 func (c *Client) URL() string { return c.url }
 
 // call sends body as JSON (nil: no body) and decodes a 2xx answer into out
-// (nil: discard). It returns the answer's status.
+// (nil: discard), within the client's timeout. It returns the answer's
+// status.
 func (c *Client) call(ctx context.Context, method, path string, body, out any) (int, error) {
+	if c.timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.timeout)
+		defer cancel()
+	}
+	return c.callLong(ctx, method, path, body, out)
+}
+
+// callLong is call bounded only by ctx, for calls that may take longer
+// than the timeout.
+func (c *Client) callLong(ctx context.Context, method, path string, body, out any) (int, error) {
 	var rd io.Reader
 	ctype := ""
 	if body != nil {
@@ -77,27 +90,27 @@ func (c *Client) call(ctx context.Context, method, path string, body, out any) (
 		}
 		rd, ctype = bytes.NewReader(b), "application/json"
 	}
-	if c.timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.timeout)
-		defer cancel()
-	}
 	resp, err := c.send(ctx, method, path, ctype, rd)
 	if err != nil {
 		return 0, err
 	}
+	return resp.StatusCode, c.read(ctx, resp, method, path, out)
+}
+
+// read decodes a 2xx answer into out (nil: discard) and closes it.
+func (c *Client) read(ctx context.Context, resp *http.Response, method, path string, out any) error {
 	defer resp.Body.Close()
 	if out == nil {
-		return resp.StatusCode, nil
+		return nil
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes))
 	if err == nil {
 		err = json.Unmarshal(data, out)
 	}
 	if err != nil {
-		return resp.StatusCode, c.failed(ctx, method, path, "reading the answer failed", err)
+		return c.failed(ctx, method, path, "reading the answer failed", err)
 	}
-	return resp.StatusCode, nil
+	return nil
 }
 
 // send sends one request and returns a 2xx answer for the caller to read

@@ -250,8 +250,8 @@ func TestClient_Operations(t *testing.T) {
 	if err := c.Health(ctx); err != nil {
 		t.Error(err)
 	}
-	if err := c.Ready(ctx); err != nil {
-		t.Error(err)
+	if h, err := c.Ready(ctx); err != nil || h.Status != "ready" {
+		t.Errorf("ready: %+v %v", h, err)
 	}
 	s, err := c.Session(ctx)
 	if err != nil || s.Scope != "shared" || len(s.Scopes) != 3 || s.DevelopmentMode {

@@ -20,11 +20,12 @@ func (c *Client) Remember(ctx context.Context, in memory.EpisodeInput) (res wire
 }
 
 // RememberAndWait is Remember waiting for the extraction (?wait=true, as
-// long as the server's episode wait): the answer carries the facts the
-// episode produced, or the status it had when the wait ran out.
+// long as the server's episode wait, GRAPHMEM_EPISODE_WAIT): the answer
+// carries the facts the episode produced, or the status it had when the
+// wait ran out. Only ctx bounds it.
 func (c *Client) RememberAndWait(ctx context.Context, in memory.EpisodeInput) (wire.EpisodeAccepted, error) {
 	var out wire.EpisodeAccepted
-	_, err := c.call(ctx, http.MethodPost, "/v1/episodes?wait=true", in, &out)
+	_, err := c.callLong(ctx, http.MethodPost, "/v1/episodes?wait=true", in, &out)
 	return out, err
 }
 

@@ -15,8 +15,11 @@ import (
 // nothing and is EINVALID naming each field by its path
 // ("facts[2].valid_to").
 func (c *Client) AddFacts(ctx context.Context, facts ...memory.FactInput) ([]wire.FactResult, error) {
+	body := struct {
+		Facts []memory.FactInput `json:"facts"`
+	}{facts}
 	var out wire.FactsResponse
-	_, err := c.call(ctx, http.MethodPost, "/v1/facts", map[string]any{"facts": facts}, &out)
+	_, err := c.call(ctx, http.MethodPost, "/v1/facts", body, &out)
 	return out.Results, err
 }
 

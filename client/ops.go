@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 
@@ -19,9 +18,10 @@ func (c *Client) Health(ctx context.Context) error {
 
 // Ready reports whether the server can serve: its store answers (GET
 // /readyz). Returns EUNAVAILABLE when it cannot.
-func (c *Client) Ready(ctx context.Context) error {
-	_, err := c.call(ctx, http.MethodGet, "/readyz", nil, nil)
-	return err
+func (c *Client) Ready(ctx context.Context) (wire.Health, error) {
+	var out wire.Health
+	_, err := c.call(ctx, http.MethodGet, "/readyz", nil, &out)
+	return out, err
 }
 
 // Session returns the scope the client's requests use and the scopes its
@@ -72,9 +72,5 @@ func (c *Client) Import(ctx context.Context, r io.Reader) (memory.ImportResult, 
 	if err != nil {
 		return out, err
 	}
-	defer resp.Body.Close()
-	if err := json.NewDecoder(resp.Body).Decode(&out); err != nil {
-		return out, c.failed(ctx, http.MethodPost, "/v1/import", "reading the answer failed", err)
-	}
-	return out, nil
+	return out, c.read(ctx, resp, http.MethodPost, "/v1/import", &out)
 }
