@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -263,5 +264,22 @@ func TestClient_Operations(t *testing.T) {
 	}
 	if _, err := c.Overview(ctx, 5); err != nil {
 		t.Errorf("overview: %v", err)
+	}
+}
+
+// TestClient_ImportsNoServer: a program that only calls graphmem does not
+// link the server's machinery (Gin, the search and vector indexes, the
+// stores' drivers, metrics).
+func TestClient_ImportsNoServer(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		for _, heavy := range []string{"gin-gonic", "blevesearch", "go.etcd.io/bbolt", "prometheus", "neo4j", "graphmem/graphmem/api\n", "graphmem/graphmem/search", "graphmem/graphmem/recall", "graphmem/graphmem/vector"} {
+			if strings.Contains(dep+"\n", heavy) {
+				t.Errorf("the client imports %s", dep)
+			}
+		}
 	}
 }
