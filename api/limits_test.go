@@ -113,7 +113,7 @@ func TestLimits_EveryCopyAgrees(t *testing.T) {
 		want    []int
 	}
 	copies := []copyOf{
-		{"ui/assets/pages.js", `name: 'max_tokens', min: (\d+), max: (\d+)`, []int{entity.MinMaxTokens, entity.MaxMaxTokens}},
+		{"ui/assets/pages.js", `name: 'max_tokens', min: (\d+), max: (\d+),.*'(\d+)'`, []int{entity.MinMaxTokens, entity.MaxMaxTokens, entity.DefaultMaxTokens}},
 		{"clients/python/src/graphmem/*.py", `page_size <= (\d+)`, []int{entity.MaxPageSize}},
 		{"clients/python/src/graphmem/*.py", `page_size must be between 1 and (\d+)`, []int{entity.MaxPageSize}},
 		{"clients/python/src/graphmem/*.py", `def search\(\s*self,\s*query: str,\s*limit: int = (\d+)`, []int{entity.DefaultSearchLimit}},
