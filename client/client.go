@@ -15,6 +15,7 @@ import (
 
 	"github.com/graphmem/graphmem/api/wire"
 	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/memory"
 )
 
 // DefaultTimeout bounds one call, unless WithTimeout says otherwise.
@@ -25,12 +26,23 @@ const DefaultTimeout = time.Minute
 // maxAnswerBytes bounds what one JSON answer may take in memory.
 const maxAnswerBytes = 64 << 20
 
+// DefaultRetries is how many times a call that is safe to repeat (a read,
+// Remember) is sent again when the server answers 429 or 503, unless
+// WithRetries says otherwise. It waits as Retry-After asks, at most
+// maxRetryWait, else firstRetryWait doubling.
+const (
+	DefaultRetries = 3
+	maxRetryWait   = 30 * time.Second
+	firstRetryWait = 500 * time.Millisecond
+)
+
 // Client calls one graphmem server. It is safe for concurrent use.
 type Client struct {
 	url     string
 	key     string
 	scope   string
 	timeout time.Duration
+	retries int
 	http    *http.Client
 }
 
@@ -53,10 +65,14 @@ func WithHTTPClient(hc *http.Client) Option { return func(c *Client) { c.http = 
 // (DefaultTimeout without it); 0 leaves the bound to the caller's context.
 func WithTimeout(d time.Duration) Option { return func(c *Client) { c.timeout = d } }
 
+// WithRetries sets how many times a read or Remember is sent again after a
+// 429 or 503 answer (DefaultRetries without it; 0: never).
+func WithRetries(n int) Option { return func(c *Client) { c.retries = max(n, 0) } }
+
 // New returns a client of the server at baseURL (e.g.
 // http://127.0.0.1:8080).
 func New(baseURL string, opts ...Option) *Client {
-	c := &Client{url: strings.TrimRight(baseURL, "/"), timeout: DefaultTimeout, http: http.DefaultClient}
+	c := &Client{url: strings.TrimRight(baseURL, "/"), timeout: DefaultTimeout, retries: DefaultRetries, http: http.DefaultClient}
 	for _, o := range opts {
 		o(c)
 	}
@@ -81,20 +97,57 @@ func (c *Client) call(ctx context.Context, method, path string, body, out any) (
 // callLong is call bounded only by ctx, for calls that may take longer
 // than the timeout.
 func (c *Client) callLong(ctx context.Context, method, path string, body, out any) (int, error) {
-	var rd io.Reader
+	var b []byte
 	ctype := ""
 	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
+		var err error
+		if b, err = json.Marshal(body); err != nil {
 			return 0, entity.Wrap(entity.EINVALID, method+" "+path, err)
 		}
-		rd, ctype = bytes.NewReader(b), "application/json"
+		ctype = "application/json"
 	}
-	resp, err := c.send(ctx, method, path, ctype, rd)
-	if err != nil {
-		return 0, err
+	for attempt := 0; ; attempt++ {
+		var rd io.Reader
+		if b != nil {
+			rd = bytes.NewReader(b)
+		}
+		resp, err := c.send(ctx, method, path, ctype, rd)
+		if err != nil {
+			return 0, err
+		}
+		if wait, ok := c.retryWait(resp, attempt, method, body); ok {
+			resp.Body.Close()
+			t := time.NewTimer(wait)
+			select {
+			case <-ctx.Done():
+				t.Stop()
+				return 0, ctx.Err()
+			case <-t.C:
+			}
+			continue
+		}
+		if err := refused(resp, method, path); err != nil {
+			return resp.StatusCode, err
+		}
+		return resp.StatusCode, c.read(ctx, resp, method, path, out)
 	}
-	return resp.StatusCode, c.read(ctx, resp, method, path, out)
+}
+
+// retryWait says whether to send a call again after its answer resp, and
+// after how long: only a 429 or 503, only a call that is safe to repeat (a
+// read, an episode with its idempotency key), at most c.retries times.
+func (c *Client) retryWait(resp *http.Response, attempt int, method string, body any) (time.Duration, bool) {
+	if attempt >= c.retries || (resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable) {
+		return 0, false
+	}
+	ep, isEpisode := body.(memory.EpisodeInput)
+	if method != http.MethodGet && !(isEpisode && ep.IdempotencyKey != "") {
+		return 0, false
+	}
+	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && s >= 0 {
+		return min(time.Duration(s)*time.Second, maxRetryWait), true
+	}
+	return firstRetryWait << attempt, true
 }
 
 // read decodes a 2xx answer into out (nil: discard) and closes it.
@@ -113,13 +166,12 @@ func (c *Client) read(ctx context.Context, resp *http.Response, method, path str
 	return nil
 }
 
-// send sends one request and returns a 2xx answer for the caller to read
-// and close; any other answer is read and returned as its error.
+// send sends one request and returns the answer, whatever its status, for
+// the caller to read and close (refused).
 func (c *Client) send(ctx context.Context, method, path, contentType string, body io.Reader) (*http.Response, error) {
-	op := method + " " + strings.SplitN(path, "?", 2)[0]
 	req, err := http.NewRequestWithContext(ctx, method, c.url+path, body)
 	if err != nil {
-		return nil, &entity.Error{Code: entity.EINVALID, Op: op, Message: err.Error(), Err: err}
+		return nil, &entity.Error{Code: entity.EINVALID, Op: op(method, path), Message: err.Error(), Err: err}
 	}
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
@@ -134,14 +186,26 @@ func (c *Client) send(ctx context.Context, method, path, contentType string, bod
 	if err != nil {
 		return nil, c.failed(ctx, method, path, fmt.Sprintf("graphmem server at %s is not reachable", c.url), err)
 	}
+	return resp, nil
+}
+
+// refused is the error of an answer that is not 2xx, which it reads and
+// closes; nil for a 2xx answer, left to the caller to read.
+func refused(resp *http.Response, method, path string) error {
 	if resp.StatusCode/100 == 2 {
-		return resp, nil
+		return nil
 	}
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxAnswerBytes))
 	e := wire.Err(resp.StatusCode, data).(*entity.Error)
-	e.Op = fmt.Sprintf("%s (%d)", op, resp.StatusCode)
-	return nil, e
+	e.Op = fmt.Sprintf("%s (%d)", op(method, path), resp.StatusCode)
+	return e
+}
+
+// op names a request in errors: its method and path, without the query.
+func op(method, path string) string {
+	p, _, _ := strings.Cut(path, "?")
+	return method + " " + p
 }
 
 // failed is the error of a call the server did not answer in full: the
@@ -150,7 +214,7 @@ func (c *Client) failed(ctx context.Context, method, path, msg string, err error
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	return &entity.Error{Code: entity.EUNAVAILABLE, Op: method + " " + strings.SplitN(path, "?", 2)[0], Message: msg, Err: err}
+	return &entity.Error{Code: entity.EUNAVAILABLE, Op: op(method, path), Message: msg, Err: err}
 }
 
 // params builds a query string; empty values are left out, as the server

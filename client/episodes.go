@@ -5,17 +5,20 @@ import (
 	"iter"
 	"net/http"
 
+	"github.com/google/uuid"
+
 	"github.com/graphmem/graphmem/api/wire"
 	"github.com/graphmem/graphmem/memory"
 )
 
 // Remember stores an episode durably and queues it for extraction (POST
 // /v1/episodes). created is false when in.IdempotencyKey named an episode
-// stored before: the answer is that episode's. Warning is set when the
-// server has no extraction model (the episode is kept and searchable, but
-// yields no facts).
+// stored before: the answer is that episode's. An episode without a key is
+// given a random one, so that a retry (after a 429 or 503) cannot store it
+// twice. Warning is set when the server has no extraction model (the
+// episode is kept and searchable, but yields no facts).
 func (c *Client) Remember(ctx context.Context, in memory.EpisodeInput) (res wire.EpisodeAccepted, created bool, err error) {
-	status, err := c.call(ctx, http.MethodPost, "/v1/episodes", in, &res)
+	status, err := c.call(ctx, http.MethodPost, "/v1/episodes", withKey(in), &res)
 	return res, status == http.StatusAccepted, err
 }
 
@@ -25,8 +28,16 @@ func (c *Client) Remember(ctx context.Context, in memory.EpisodeInput) (res wire
 // wait ran out. Only ctx bounds it.
 func (c *Client) RememberAndWait(ctx context.Context, in memory.EpisodeInput) (wire.EpisodeAccepted, error) {
 	var out wire.EpisodeAccepted
-	_, err := c.callLong(ctx, http.MethodPost, "/v1/episodes?wait=true", in, &out)
+	_, err := c.callLong(ctx, http.MethodPost, "/v1/episodes?wait=true", withKey(in), &out)
 	return out, err
+}
+
+// withKey is in with an idempotency key: its own, else a random one.
+func withKey(in memory.EpisodeInput) memory.EpisodeInput {
+	if in.IdempotencyKey == "" {
+		in.IdempotencyKey = "client-" + uuid.NewString()
+	}
+	return in
 }
 
 // EpisodeQuery selects a page of episodes.

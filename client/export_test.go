@@ -9,8 +9,11 @@ import (
 // body of another media type), so a test can see how its error reads.
 func (c *Client) Send(ctx context.Context, method, path, contentType string, body io.Reader) error {
 	resp, err := c.send(ctx, method, path, contentType, body)
-	if err == nil {
-		resp.Body.Close()
+	if err != nil {
+		return err
 	}
-	return err
+	if err := refused(resp, method, path); err != nil {
+		return err
+	}
+	return resp.Body.Close()
 }

@@ -56,6 +56,9 @@ func (c *Client) Export(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := refused(resp, http.MethodGet, "/v1/export"); err != nil {
+		return err
+	}
 	defer resp.Body.Close()
 	if _, err := io.Copy(w, resp.Body); err != nil {
 		return c.failed(ctx, http.MethodGet, "/v1/export", "the export was cut short", err)
@@ -70,6 +73,9 @@ func (c *Client) Import(ctx context.Context, r io.Reader) (memory.ImportResult, 
 	var out memory.ImportResult
 	resp, err := c.send(ctx, http.MethodPost, "/v1/import", wire.NDJSON, r)
 	if err != nil {
+		return out, err
+	}
+	if err := refused(resp, http.MethodPost, "/v1/import"); err != nil {
 		return out, err
 	}
 	return out, c.read(ctx, resp, http.MethodPost, "/v1/import", &out)
