@@ -320,6 +320,9 @@ func (s *Store) run(ctx context.Context, op string, scope entity.Scope, write bo
 			}
 		}
 		fnErr = fn(t)
+		if fnErr == nil {
+			fnErr = t.flush()
+		}
 		if fnErr == nil && write {
 			// A context cancelled while fn ran rolls back: the caller has
 			// stopped waiting and must not assume a commit.

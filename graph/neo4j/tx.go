@@ -86,12 +86,23 @@ type tx struct {
 	// caller's function returns it (wrapped), it goes back to the driver
 	// unwrapped, so the driver can see whether a retry may help.
 	driverErr error
+	// unsent are the rows of PutFacts not yet sent, at most one per fact
+	// id (factAt: its index): they go in one statement per maxBatch before
+	// the transaction's next statement or its commit, whichever is first,
+	// so a caller writing chain by chain pays one round trip per batch
+	// rather than one per chain, and reads still see every write.
+	unsent []map[string]any
+	factAt map[string]int
 }
 
 var _ graph.Tx = (*tx)(nil)
 
-// query runs stmt with params (and $scope) and collects the records.
+// query runs stmt with params (and $scope) and collects the records,
+// after the facts waiting to be written.
 func (t *tx) query(stmt string, params map[string]any) ([]*neo.Record, error) {
+	if err := t.flush(); err != nil {
+		return nil, err
+	}
 	if params == nil {
 		params = map[string]any{}
 	}
@@ -114,6 +125,10 @@ func (t *tx) query(stmt string, params map[string]any) ([]*neo.Record, error) {
 // draws them above the scope's head and passes the first as $seq, with the
 // scope's counter as $counter (see write_lock.cypher).
 func (t *tx) numbered(stmt string, n int, params map[string]any) ([]*neo.Record, error) {
+	// Writes are numbered in the order they were made.
+	if err := t.flush(); err != nil {
+		return nil, err
+	}
 	first, err := t.store.draw(t.ctx, uint64(n), t.head)
 	if err != nil {
 		return nil, err
@@ -466,8 +481,9 @@ func (t *tx) Facts(f graph.FactFilter) ([]entity.Fact, string, error) {
 }
 
 // PutFacts creates or replaces facts by id with their index entries and
-// graph links: one statement (one round trip) per maxBatch facts. Every
-// fact is checked before anything is written.
+// graph links. Every fact is checked at once; the writes wait for the
+// transaction's next statement or its commit (see tx.unsent), then go in one
+// statement (one round trip) per maxBatch facts.
 func (t *tx) PutFacts(fs []entity.Fact) error {
 	const op = "neo4j.PutFacts"
 	if err := t.mustWrite(op); err != nil {
@@ -485,6 +501,28 @@ func (t *tx) PutFacts(fs []entity.Fact) error {
 		}
 		rows[i] = map[string]any{"props": p}
 	}
+	if t.factAt == nil {
+		t.factAt = make(map[string]int, len(rows))
+	}
+	for i, r := range rows {
+		if at, ok := t.factAt[fs[i].ID]; ok {
+			t.unsent[at] = r // written again: only the last version is stored
+			continue
+		}
+		t.factAt[fs[i].ID] = len(t.unsent)
+		t.unsent = append(t.unsent, r)
+	}
+	return nil
+}
+
+// flush writes the facts PutFacts left waiting.
+func (t *tx) flush() error {
+	if len(t.unsent) == 0 {
+		return nil
+	}
+	rows := t.unsent
+	t.unsent = nil
+	clear(t.factAt)
 	return t.putBatches(stmtFactsPut, rows)
 }
 
