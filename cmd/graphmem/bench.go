@@ -24,9 +24,18 @@ import (
 
 // storeRun is what `graphmem bench` measured on one store.
 type storeRun struct {
-	Store             string             `json:"store"`
-	IngestFactsPerSec float64            `json:"ingest_facts_per_sec"`
-	Recall            map[string]float64 `json:"-"` // search_*_ms, context_*_ms, index_bm25_*_ms…
+	Store             string  `json:"store"`
+	IngestFactsPerSec float64 `json:"ingest_facts_per_sec"`
+	// What the store itself allows for the same facts (Neo4j only).
+	RawNeo4jFactsPerSec float64 `json:"baseline_raw_neo4j_facts_per_sec,omitempty"`
+	IngestRatioRawNeo4j float64 `json:"ingest_ratio_to_raw_neo4j,omitempty"`
+	// The same facts ingested into several scopes, one after the other and
+	// all at once.
+	Scopes                  int                `json:"scopes,omitempty"`
+	ScopesSerialFactsPerSec float64            `json:"ingest_scopes_serial_facts_per_sec,omitempty"`
+	ScopesAtOnceFactsPerSec float64            `json:"ingest_scopes_at_once_facts_per_sec,omitempty"`
+	ScopesRatio             float64            `json:"ingest_scopes_at_once_ratio,omitempty"`
+	Recall                  map[string]float64 `json:"-"` // search_*_ms, context_*_ms, index_bm25_*_ms…
 }
 
 // benchReport is what `graphmem bench` prints; JSON field names are stable
@@ -78,6 +87,7 @@ from the episode records.`, storeSettings, modelSettings)
 	batch := fs.Int("batch", 1000, "facts per batch")
 	seed := fs.Uint64("seed", 1, "workload seed")
 	queries := fs.Int("queries", 500, "search and context requests timed")
+	scopes := fs.Int("scopes", 8, "scopes ingesting at once, beside the same facts one scope after the other (0: none)")
 	episodes := fs.Int("episodes", 200, "episodes sent through extraction (0: none)")
 	episodeWorkers := fs.Int("episode-workers", 4, "extraction workers (and scopes) for the episodes")
 	asJSON := fs.Bool("json", false, "print only the JSON object")
@@ -114,7 +124,7 @@ from the episode records.`, storeSettings, modelSettings)
 		if kind == "embedded" {
 			c.Data = fmt.Sprintf("%s/data-%d", tmp, i)
 		}
-		run, err := benchStore(ctx, c, work, *batch, *queries, fmt.Sprintf("%s/index-%d", tmp, i), i == 0, *hashed)
+		run, err := benchStore(ctx, c, work, *batch, *queries, *scopes, *seed, fmt.Sprintf("%s/index-%d", tmp, i), i == 0, *hashed)
 		if err != nil {
 			return fmt.Errorf("%s: %w", kind, err)
 		}
@@ -145,7 +155,7 @@ from the episode records.`, storeSettings, modelSettings)
 // benchStore ingests the workload into a fresh scope of one store, then
 // times search and context over it (bench.Recall, with the index's own BM25
 // query as the in-run baseline).
-func benchStore(ctx context.Context, cfg Config, work []memory.FactInput, batch, queries int, indexDir string, vectors, hashed bool) (storeRun, error) {
+func benchStore(ctx context.Context, cfg Config, work []memory.FactInput, batch, queries, scopes int, seed uint64, indexDir string, vectors, hashed bool) (storeRun, error) {
 	run := storeRun{Store: cfg.Store}
 	o := bench.RecallOptions{Work: work, IndexDir: indexDir, Queries: queries}
 	if vectors {
@@ -180,12 +190,59 @@ func benchStore(ctx context.Context, cfg Config, work []memory.FactInput, batch,
 	}
 	// A scope of its own, so a shared Neo4j's other data does not count.
 	scope := fmt.Sprintf("bench-%d", time.Now().UnixNano())
-	if run.IngestFactsPerSec, err = bench.Ingest(ctx, memory.New(store, onto), scope, work, batch); err != nil {
+	svc := memory.New(store, onto)
+	if run.IngestFactsPerSec, err = bench.Ingest(ctx, svc, scope, work, batch); err != nil {
 		return run, err
 	}
+	if raw, ok := store.(interface {
+		RawFactsPerSec(ctx context.Context, scope string, n, batch int) (float64, error)
+	}); ok {
+		if run.RawNeo4jFactsPerSec, err = raw.RawFactsPerSec(ctx, scope, len(work), batch); err != nil {
+			return run, fmt.Errorf("raw baseline: %w", err)
+		}
+		run.IngestRatioRawNeo4j = run.IngestFactsPerSec / run.RawNeo4jFactsPerSec
+	}
 	o.Scope = scope
-	run.Recall, err = bench.Recall(ctx, store, o)
+	if run.Recall, err = bench.Recall(ctx, store, o); err != nil {
+		return run, err
+	}
+	if scopes > 0 {
+		err = benchScopes(ctx, svc, &run, scope, scopes, min(len(work)/scopes, maxScopeFacts), batch, seed)
+	}
 	return run, err
+}
+
+// maxScopeFacts bounds the facts of each scope in the scopes part of the
+// bench, which is about writers waiting for each other, not about size.
+const maxScopeFacts = 2500
+
+// benchScopes ingests n facts into each of k fresh scopes, one scope after
+// the other, then the same facts into k other scopes all at once.
+func benchScopes(ctx context.Context, svc *memory.Service, run *storeRun, prefix string, k, n, batch int, seed uint64) error {
+	if n < 1 {
+		return nil
+	}
+	works := make([][]memory.FactInput, k)
+	for i := range works {
+		works[i] = bench.Workload(n, seed+uint64(i)+1)
+	}
+	names := func(round string) []string {
+		out := make([]string, k)
+		for i := range out {
+			out[i] = fmt.Sprintf("%s-%s%d", prefix, round, i)
+		}
+		return out
+	}
+	var err error
+	run.Scopes = k
+	if run.ScopesSerialFactsPerSec, err = bench.Scopes(ctx, svc, names("serial"), works, batch, false); err != nil {
+		return fmt.Errorf("scopes one after the other: %w", err)
+	}
+	if run.ScopesAtOnceFactsPerSec, err = bench.Scopes(ctx, svc, names("at-once"), works, batch, true); err != nil {
+		return fmt.Errorf("scopes at once: %w", err)
+	}
+	run.ScopesRatio = run.ScopesAtOnceFactsPerSec / run.ScopesSerialFactsPerSec
+	return nil
 }
 
 func printBench(w io.Writer, r *benchReport) {
@@ -199,12 +256,25 @@ func printBench(w io.Writer, r *benchReport) {
 	row := func(name string, v func(storeRun) float64, format string) {
 		fmt.Fprintf(tw, "%s\t", name)
 		for _, run := range runs {
-			fmt.Fprintf(tw, format+"\t", v(run))
+			if x := v(run); x != 0 {
+				fmt.Fprintf(tw, format+"\t", x)
+			} else {
+				fmt.Fprint(tw, "-\t") // not measured on this store
+			}
 		}
 		fmt.Fprintln(tw)
 	}
 	row("ingest facts/s", func(s storeRun) float64 { return s.IngestFactsPerSec }, "%.0f")
 	row("  baseline: raw bbolt puts/s", func(storeRun) float64 { return r.RawBoltPutsPerSec }, "%.0f")
+	if r.RawNeo4jFactsPerSec > 0 {
+		row("  baseline: raw neo4j facts/s", func(s storeRun) float64 { return s.RawNeo4jFactsPerSec }, "%.0f")
+		row("  ratio to raw neo4j", func(s storeRun) float64 { return s.IngestRatioRawNeo4j }, "%.2f")
+	}
+	if r.Scopes > 0 {
+		row(fmt.Sprintf("ingest %d scopes at once facts/s", r.Scopes), func(s storeRun) float64 { return s.ScopesAtOnceFactsPerSec }, "%.0f")
+		row("  baseline: one scope after the other", func(s storeRun) float64 { return s.ScopesSerialFactsPerSec }, "%.0f")
+		row("  ratio", func(s storeRun) float64 { return s.ScopesRatio }, "%.2f")
+	}
 	for _, k := range sortedKeys(r.Recall) {
 		row(strings.ReplaceAll(k, "_", " "), func(s storeRun) float64 { return s.Recall[k] }, "%.2f")
 	}
