@@ -45,6 +45,21 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	}
 }
 
+// registerLags registers, for each follower, its lag in changes and in
+// seconds, read at every scrape.
+func registerLags(reg prometheus.Registerer, followers map[string]func() graph.Lag) {
+	for name, lag := range followers {
+		register(reg, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "graphmem_" + name + "_lag_changes",
+			Help: "Change numbers of the store the " + name + " has yet to apply, against the heads it read last.",
+		}, func() float64 { return float64(lag().Changes) }))
+		register(reg, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "graphmem_" + name + "_lag_seconds",
+			Help: "Seconds since the " + name + " read the heads it has since applied in full: what was committed before is in it.",
+		}, func() float64 { return lag().Seconds }))
+	}
+}
+
 // register registers c, or returns the equal collector already registered
 // (two servers may share a registry, e.g. in tests).
 func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
 )
 
 // readyTimeout bounds a readiness check, so a hung store answers 503
@@ -23,7 +24,7 @@ func (s *Server) registerOpsRoutes() {
 	e.GET("/openapi.json", s.serveOpenAPI(&openAPIJSON{}))
 	s.Document(
 		Endpoint{Method: "GET", Path: "/healthz", Summary: "Liveness: the process answers.", Tag: "operations", Public: true, Response: Health{}},
-		Endpoint{Method: "GET", Path: "/readyz", Summary: "Readiness: the store answers.", Tag: "operations", Public: true, Response: Health{},
+		Endpoint{Method: "GET", Path: "/readyz", Summary: "Readiness: the store answers; lag tells how far the search and vector indexes are behind it.", Tag: "operations", Public: true, Response: Health{},
 			Errors: []int{http.StatusServiceUnavailable}},
 		Endpoint{Method: "GET", Path: "/metrics", Summary: "Prometheus metrics.", Tag: "operations", Public: true,
 			Response: "", ResponseType: "text/plain"},
@@ -51,5 +52,12 @@ func (s *Server) ready(c *gin.Context) {
 		Error(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, Health{Status: "ready"})
+	h := Health{Status: "ready"}
+	for name, lag := range s.opts.Followers {
+		if h.Lag == nil {
+			h.Lag = map[string]graph.Lag{}
+		}
+		h.Lag[name] = lag()
+	}
+	c.JSON(http.StatusOK, h)
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
 	"github.com/graphmem/graphmem/memory"
 )
 
@@ -80,6 +81,10 @@ type Options struct {
 	// refused (see checkOrigin). Each must be a well-formed origin
 	// (ParseOrigin).
 	AllowedOrigins []string
+	// Followers name the store's followers (search_index, vector_index)
+	// and tell how far each is behind it: /readyz shows it, and /metrics
+	// as graphmem_<name>_lag_changes and graphmem_<name>_lag_seconds.
+	Followers map[string]func() graph.Lag
 	// Purged, when set, runs after a purge (the search index compacts, so
 	// purged text leaves its files).
 	Purged func(ctx context.Context) error
@@ -149,6 +154,7 @@ func New(o Options) *Server {
 		s.keys[sha256.Sum256([]byte(k))] = apiKey{scopes: scopes, actor: keyActor(k, o.KeyNames[k], o.ActorSecret)}
 	}
 	s.metrics = newMetrics(o.Registry)
+	registerLags(o.Registry, o.Followers)
 
 	e := gin.New()
 	// Route on the escaped path so a name with a slash can be a path

@@ -283,6 +283,7 @@ func searchDuringSync(ctx context.Context, store graph.Store, o RecallOptions, d
 	qs := Queries(work, 200, o.Seed+1)
 	var lat []float64
 	var syncErr error
+	var lag graph.Lag // the most seen, as /readyz and /metrics show it
 	written := 0
 	for i, done := 0, false; !done; i++ {
 		select {
@@ -291,6 +292,8 @@ func searchDuringSync(ctx context.Context, store graph.Store, o RecallOptions, d
 			continue
 		default:
 		}
+		l := idx.Lag()
+		lag.Changes, lag.Seconds = max(lag.Changes, l.Changes), max(lag.Seconds, l.Seconds)
 		q := qs[i%len(qs)]
 		if i%10 == 9 {
 			written++
@@ -316,6 +319,7 @@ func searchDuringSync(ctx context.Context, store graph.Store, o RecallOptions, d
 	return map[string]float64{
 		"search_p50_ms_during_sync": pct(lat, 50), "search_p95_ms_during_sync": pct(lat, 95),
 		"searches_during_sync": float64(len(lat)), "sync_s_during_searches": round(time.Since(start).Seconds()),
+		"index_lag_changes_max_during_sync": float64(lag.Changes), "index_lag_s_max_during_sync": round(lag.Seconds),
 	}, nil
 }
 

@@ -3,6 +3,7 @@ package graph
 import (
 	"context"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/graphmem/graphmem/entity"
@@ -61,4 +62,68 @@ func Follow(ctx context.Context, sync func(context.Context) error, notify <-chan
 		case <-t.C:
 		}
 	}
+}
+
+// Lag is how far a follower of the store (the search index, the vector
+// index) is behind it.
+type Lag struct {
+	// Changes is how many change numbers the follower has yet to apply,
+	// summed over the scopes, against the heads it read last. Within one
+	// scope of the embedded store, and of one Neo4j writer, numbers are
+	// consecutive; where several writers share a store it is an upper
+	// bound of the changes.
+	Changes uint64 `json:"changes"`
+	// Seconds is how long ago the follower read the heads it has since
+	// applied in full: every change committed before then is applied.
+	Seconds float64 `json:"seconds"`
+}
+
+// LagMeter keeps what a follower's Lag is computed from. The follower
+// calls Read with the heads it reads at the start of each sync and
+// Reached with the same time when it has applied them all.
+type LagMeter struct {
+	mu      sync.Mutex
+	heads   map[entity.Scope]uint64
+	first   time.Time // the first Read
+	current time.Time // the heads read then are applied
+}
+
+// Read notes the heads the follower read at time at.
+func (m *LagMeter) Read(heads map[entity.Scope]uint64, at time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.heads = heads
+	if m.first.IsZero() {
+		m.first = at
+	}
+}
+
+// Reached notes that the heads read at time at are applied.
+func (m *LagMeter) Reached(at time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if at.After(m.current) {
+		m.current = at
+	}
+}
+
+// Lag is the follower's lag at now, position giving how far it got in a
+// scope. Before the first Read it is zero.
+func (m *LagMeter) Lag(position func(entity.Scope) uint64, now time.Time) Lag {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var l Lag
+	for scope, head := range m.heads {
+		if at := position(scope); head > at {
+			l.Changes += head - at
+		}
+	}
+	since := m.current
+	if since.IsZero() {
+		since = m.first
+	}
+	if !since.IsZero() {
+		l.Seconds = max(0, now.Sub(since).Seconds())
+	}
+	return l
 }

@@ -17,6 +17,7 @@ import (
 	index "github.com/blevesearch/bleve_index_api"
 
 	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
 )
 
 // Document types.
@@ -128,6 +129,7 @@ type Index struct {
 
 	syncMu sync.Mutex // one Sync at a time
 	pos    positions
+	lag    graph.LagMeter
 
 	scopesMu sync.Mutex
 	scopes   map[entity.Scope]*scopeState
@@ -249,6 +251,9 @@ func (x *Index) Dir() string { return x.dir }
 // Seq is the sequence number up to which the index applied the changes
 // of scope.
 func (x *Index) Seq(scope entity.Scope) uint64 { return x.pos.get(scope) }
+
+// Lag is how far the index is behind the store (see Sync).
+func (x *Index) Lag() graph.Lag { return x.lag.Lag(x.Seq, time.Now()) }
 
 // DocCount is the number of documents in the index.
 func (x *Index) DocCount() (uint64, error) {

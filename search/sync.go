@@ -72,10 +72,12 @@ type page struct {
 func (x *Index) Sync(ctx context.Context, store graph.Store) (int, error) {
 	x.syncMu.Lock()
 	defer x.syncMu.Unlock()
+	read := time.Now()
 	heads, err := store.Heads(ctx)
 	if err != nil {
 		return 0, err
 	}
+	x.lag.Read(heads, read)
 	behind := graph.Behind(heads, x.Seq)
 	n := 0
 	for len(behind) > 0 {
@@ -115,6 +117,7 @@ func (x *Index) Sync(ctx context.Context, store graph.Store) (int, error) {
 		n += syncPage - room
 		behind = next
 	}
+	x.lag.Reached(read)
 	return n, nil
 }
 

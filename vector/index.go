@@ -39,6 +39,7 @@ type Index struct {
 	// pos is, per scope, the change number up to which the index applied
 	// the scope's changes (graph.Store.ScopeChanges).
 	pos map[entity.Scope]uint64
+	lag graph.LagMeter
 	gen uint64 // changes made, under mu
 
 	syncMu sync.Mutex
@@ -115,6 +116,9 @@ func (x *Index) Seq() uint64 {
 	}
 	return m
 }
+
+// Lag is how far the index is behind the store (see Sync).
+func (x *Index) Lag() graph.Lag { return x.lag.Lag(x.position, time.Now()) }
 
 func (x *Index) position(scope entity.Scope) uint64 {
 	x.mu.RLock()
@@ -461,9 +465,13 @@ func (x *Index) sync(ctx context.Context, store graph.Store, pruneOnly bool) (in
 	// Each scope is read on its own (graph.Store.ScopeChanges): only a
 	// scope's numbers follow its commit order, so one position over the
 	// whole store could pass a commit that becomes visible late.
+	read := time.Now()
 	heads, err := store.Heads(ctx)
 	if err != nil {
 		return 0, err
+	}
+	if !pruneOnly {
+		x.lag.Read(heads, read)
 	}
 	n := 0
 	for _, scope := range graph.Behind(heads, x.position) {
@@ -482,6 +490,9 @@ func (x *Index) sync(ctx context.Context, store graph.Store, pruneOnly bool) (in
 			}
 			after = next
 		}
+	}
+	if !pruneOnly {
+		x.lag.Reached(read)
 	}
 	return n, nil
 }

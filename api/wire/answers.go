@@ -3,6 +3,7 @@ package wire
 import (
 	"time"
 
+	"github.com/graphmem/graphmem/graph"
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/temporal"
 )
@@ -160,6 +161,9 @@ type Session struct {
 // Health is the answer of /healthz and /readyz.
 type Health struct {
 	Status string `json:"status"`
+	// Lag is, on /readyz, how far each follower of the store
+	// (search_index, vector_index) is behind it.
+	Lag map[string]graph.Lag `json:"lag,omitempty"`
 }
 
 // Period is the range of valid time a question names.

@@ -136,9 +136,13 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			return err
 		}
 	}
+	followers := map[string]func() graph.Lag{"search_index": m.Index.Lag}
+	if vec := m.Recall.Vectors; vec != nil {
+		followers["vector_index"] = vec.Lag
+	}
 	m.API = api.New(api.Options{
 		Service: m.Service, Keys: keys, KeyNames: names, ActorSecret: secret, AllowedOrigins: origins,
-		Logger: m.Logger, Registry: m.Registry, MaxBodyBytes: cfg.MaxBodyBytes, WaitTimeout: wait,
+		Logger: m.Logger, Registry: m.Registry, MaxBodyBytes: cfg.MaxBodyBytes, WaitTimeout: wait, Followers: followers,
 		// A purge must leave no trace in the index files either: apply the
 		// deletions now and merge the segments that held the text.
 		Purged: func(ctx context.Context) error {

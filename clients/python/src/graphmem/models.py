@@ -660,10 +660,19 @@ class ExportRecord(Model):
         return self._raw or self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 
+class Lag(Model):
+    """How far a follower of the store (the search or the vector index) is behind it."""
+
+    changes: int
+    seconds: float
+
+
 class Health(Model):
-    """The answer of ``/healthz`` and ``/readyz``."""
+    """The answer of ``/healthz`` and ``/readyz``; on ``/readyz``, ``lag`` by follower
+    (``search_index``, ``vector_index``)."""
 
     status: str
+    lag: dict[str, Lag] = {}
 
 
 class ErrorDetail(Model):
@@ -714,6 +723,7 @@ SCHEMAS: dict[str, type[Model]] = {
     "ForgetResult": ForgetResult,
     "GraphNode": GraphNode,
     "Health": Health,
+    "Lag": Lag,
     "Period": Period,
     "NameLink": NameLink,
     "ImportResult": ImportResult,

@@ -1,0 +1,34 @@
+package api_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/graphmem/graphmem/api"
+	"github.com/graphmem/graphmem/graph"
+)
+
+// TestFollowersLag: /readyz tells how far each follower is behind the
+// store, and /metrics has it as two gauges per follower, read when asked.
+func TestFollowersLag(t *testing.T) {
+	lag := graph.Lag{Changes: 1200, Seconds: 2.5}
+	s := MustServer(t, api.Options{Followers: map[string]func() graph.Lag{"search_index": func() graph.Lag { return lag }}})
+
+	w := serve(s, "GET", "/readyz", nil)
+	var h api.Health
+	if err := json.Unmarshal(w.Body.Bytes(), &h); err != nil || w.Code != 200 {
+		t.Fatalf("readyz: %d %s", w.Code, w.Body)
+	}
+	if h.Status != "ready" || h.Lag["search_index"] != lag {
+		t.Errorf("readyz = %+v, want ready with lag %+v", h, lag)
+	}
+
+	lag = graph.Lag{Changes: 7, Seconds: 0.25}
+	body := serve(s, "GET", "/metrics", nil).Body.String()
+	for _, want := range []string{"graphmem_search_index_lag_changes 7\n", "graphmem_search_index_lag_seconds 0.25\n"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+}
