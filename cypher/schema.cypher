@@ -41,9 +41,6 @@ CREATE RANGE INDEX fact_subject IF NOT EXISTS FOR (f:Fact) ON (f.scope, f.subjec
 CREATE RANGE INDEX fact_object IF NOT EXISTS FOR (f:Fact) ON (f.scope, f.object_id, f.id);
 CREATE RANGE INDEX fact_predicate IF NOT EXISTS FOR (f:Fact) ON (f.scope, f.predicate, f.id);
 CREATE RANGE INDEX fact_value IF NOT EXISTS FOR (f:Fact) ON (f.scope, f.value_key, f.id);
-// Validity, for time-window queries ("what held in March").
-CREATE RANGE INDEX fact_valid_from IF NOT EXISTS FOR (f:Fact) ON (f.scope, f.valid_from);
-CREATE RANGE INDEX fact_valid_to IF NOT EXISTS FOR (f:Fact) ON (f.scope, f.valid_to);
 
 // Episodes: by status within a scope, due work across scopes.
 CREATE RANGE INDEX episode_status IF NOT EXISTS FOR (e:Episode) ON (e.scope, e.status, e.id);
@@ -55,6 +52,10 @@ CREATE RANGE INDEX episode_queue IF NOT EXISTS FOR (e:Episode) ON (e.status, e.r
 // Indexes of earlier versions go.
 DROP INDEX entity_name IF EXISTS;
 DROP INDEX episode_due IF EXISTS;
+// Validity was filtered on the facts found around an entity, never sought:
+// the two indexes cost every fact write two index updates for nothing.
+DROP INDEX fact_valid_from IF EXISTS;
+DROP INDEX fact_valid_to IF EXISTS;
 
 // Wait until every index is online before the store serves anything.
 CALL db.awaitIndexes(300);

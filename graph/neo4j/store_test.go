@@ -582,3 +582,37 @@ func TestLongKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestChainsSeeUnsentFacts: PutFacts rows wait for the next statement, but
+// a Chains read in the same transaction sees them — a fact moved to another
+// chain is gone from its old one and found in its new one.
+func TestChainsSeeUnsentFacts(t *testing.T) {
+	s := mustOpenClosing(t)
+	old, moved := graph.ChainKey{SubjectID: "e1", Predicate: "p"}, graph.ChainKey{SubjectID: "e2", Predicate: "p"}
+	f := entity.Fact{ID: "f1", SubjectID: "e1", Predicate: "p", Value: "v"}
+	if err := s.Update(ctx, "s", func(tx graph.Tx) error { return tx.PutFacts([]entity.Fact{f}) }); err != nil {
+		t.Fatal(err)
+	}
+	err := s.Update(ctx, "s", func(tx graph.Tx) error {
+		f.SubjectID = "e2"
+		if err := tx.PutFacts([]entity.Fact{f}); err != nil {
+			return err
+		}
+		for _, c := range []struct {
+			key  graph.ChainKey
+			want int
+		}{{old, 0}, {moved, 1}, {old, 0}} {
+			got, err := tx.Chains([]graph.ChainKey{c.key})
+			if err != nil {
+				return err
+			}
+			if len(got[c.key]) != c.want {
+				t.Errorf("chain %v: %d facts, want %d", c.key, len(got[c.key]), c.want)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

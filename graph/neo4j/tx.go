@@ -103,6 +103,11 @@ func (t *tx) query(stmt string, params map[string]any) ([]*neo.Record, error) {
 	if err := t.flush(); err != nil {
 		return nil, err
 	}
+	return t.exec(stmt, params)
+}
+
+// exec is query without the facts waiting to be written.
+func (t *tx) exec(stmt string, params map[string]any) ([]*neo.Record, error) {
 	if params == nil {
 		params = map[string]any{}
 	}
@@ -412,7 +417,18 @@ func (t *tx) Chains(keys []graph.ChainKey) (map[graph.ChainKey][]entity.Fact, er
 			params = append(params, map[string]any{"subject": k.SubjectID, "predicate": k.Predicate})
 		}
 	}
-	recs, err := t.query(stmtFactChains, map[string]any{"keys": params})
+	// The facts waiting to be written go first only when one of them is
+	// in a chain asked for; otherwise a stored fact among them has moved
+	// to another chain, so its stored version is left out.
+	run := t.exec
+	for _, r := range t.unsent {
+		p := r["props"].(map[string]any)
+		if seen[graph.ChainKey{SubjectID: p["subject_id"].(string), Predicate: p["predicate"].(string)}] {
+			run = t.query
+			break
+		}
+	}
+	recs, err := run(stmtFactChains, map[string]any{"keys": params})
 	if err != nil {
 		return nil, err
 	}
@@ -420,6 +436,9 @@ func (t *tx) Chains(keys []graph.ChainKey) (map[graph.ChainKey][]entity.Fact, er
 		f, err := t.decodeFact(props(r.Values[2]))
 		if err != nil {
 			return nil, internal(op, err)
+		}
+		if _, moved := t.factAt[f.ID]; moved {
+			continue
 		}
 		k := graph.ChainKey{SubjectID: asString(r.Values[0]), Predicate: asString(r.Values[1])}
 		out[k] = append(out[k], f)
