@@ -7,7 +7,11 @@ CALL {
   MATCH (n:Name)
   WHERE n.scope = $scope AND n.key STARTS WITH prefix
   WITH n ORDER BY n.scope, n.key
-  MATCH (n)<-[:NAMED]-(e:Entity)
+  CALL {
+    WITH n
+    MATCH (n)<-[:NAMED]-(e:Entity)
+    RETURN e ORDER BY e.id
+  }
   WITH DISTINCT e
   LIMIT $limit
   RETURN e

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/ontology"
 	"github.com/graphmem/graphmem/recall"
@@ -30,6 +31,9 @@ type CatalogOptions struct {
 	// WorkDir receives the store and the index; a temporary folder,
 	// removed afterwards, when empty.
 	WorkDir string
+	// Store, when set, holds the catalog instead of an embedded store in
+	// WorkDir (its scope "catalog" must be empty).
+	Store graph.Store
 	// Progress, when set, is called after each question.
 	Progress func(done, total int)
 	// Misses, when set, receives each question whose fact graphmem's
@@ -146,7 +150,7 @@ func Catalog(ctx context.Context, o CatalogOptions) (CatalogReport, error) {
 	if err != nil {
 		return CatalogReport{}, err
 	}
-	ws, err := openWorkspace(o.WorkDir, "graphmem-catalog-")
+	ws, err := openWorkspace(o.WorkDir, "graphmem-catalog-", o.Store)
 	if err != nil {
 		return CatalogReport{}, err
 	}

@@ -32,6 +32,9 @@ type Options struct {
 	// WorkDir receives the store and the index; a temporary folder,
 	// removed afterwards, when empty.
 	WorkDir string
+	// Store, when set, holds the conversations instead of an embedded
+	// store in WorkDir (their scopes must be empty).
+	Store graph.Store
 	// Progress, when set, is called after each question.
 	Progress func(done, total int)
 	// Part is PartDev, PartTest (the default) or PartAll.
@@ -291,7 +294,7 @@ func LoCoMo(ctx context.Context, o Options) (Report, error) {
 	if o.NoAblation {
 		configs = configs[len(configs)-1:]
 	}
-	c, err := loadCorpus(ctx, o.DataDir, o.Part, o.WorkDir, o.Embeddings)
+	c, err := loadCorpus(ctx, o.DataDir, o.Part, o.WorkDir, o.Store, o.Embeddings)
 	if err != nil {
 		return Report{}, err
 	}
@@ -369,14 +372,14 @@ type loadedConversation struct {
 }
 
 // loadCorpus reads the conversations of a part of dir and writes them as
-// episodes into a workspace (in workDir; a temporary one when empty),
-// embedding them too when emb is set.
-func loadCorpus(ctx context.Context, dir, part, workDir string, emb *Embeddings) (*corpus, error) {
+// episodes into a workspace (in workDir; a temporary one when empty; into
+// store when set), embedding them too when emb is set.
+func loadCorpus(ctx context.Context, dir, part, workDir string, store graph.Store, emb *Embeddings) (*corpus, error) {
 	files, err := partFiles(dir, part)
 	if err != nil {
 		return nil, err
 	}
-	w, err := openWorkspace(workDir, "graphmem-locomo-")
+	w, err := openWorkspace(workDir, "graphmem-locomo-", store)
 	if err != nil {
 		return nil, err
 	}

@@ -61,7 +61,7 @@ func Scenarios(ctx context.Context, o ScenarioOptions) (ScenarioReport, error) {
 	if err != nil {
 		return ScenarioReport{}, err
 	}
-	ws, err := openWorkspace(o.WorkDir, "graphmem-scenarios-")
+	ws, err := openWorkspace(o.WorkDir, "graphmem-scenarios-", nil)
 	if err != nil {
 		return ScenarioReport{}, err
 	}

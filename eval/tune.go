@@ -212,7 +212,7 @@ func Tune(ctx context.Context, o TuneOptions) (TuneReport, error) {
 		}
 	}()
 	for _, src := range []struct{ name, dir string }{{"LoCoMo dev", o.LoCoMoDir}, {"coding-assistant dev", convDir}} {
-		c, err := loadCorpus(ctx, src.dir, PartDev, "", o.Embeddings)
+		c, err := loadCorpus(ctx, src.dir, PartDev, "", nil, o.Embeddings)
 		if err != nil {
 			return TuneReport{}, fmt.Errorf("%s: %w", src.name, err)
 		}

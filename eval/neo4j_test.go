@@ -1,0 +1,111 @@
+package eval_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/graphmem/graphmem/eval"
+	"github.com/graphmem/graphmem/graph"
+	"github.com/graphmem/graphmem/graph/neo4j"
+)
+
+// TestSameFiguresOnNeo4j: the catalog and LoCoMo's dev part give the same
+// figures on Neo4j as on the embedded store — the recall a user gets does
+// not depend on the store. Latencies (the *_ms fields) are left out. Skips
+// without GRAPHMEM_NEO4J_URI; the Neo4j database is wiped.
+func TestSameFiguresOnNeo4j(t *testing.T) {
+	uri := os.Getenv("GRAPHMEM_NEO4J_URI")
+	if uri == "" {
+		t.Skip("GRAPHMEM_NEO4J_URI is unset: start Neo4j with scripts/neo4j-local.sh")
+	}
+	if testing.Short() {
+		t.Skip("loads the catalog and three conversations twice")
+	}
+	ctx := context.Background()
+	fresh := func(t *testing.T) graph.Store {
+		s, err := neo4j.Open(ctx, neo4j.Config{URI: uri})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		if err := s.Wipe(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	t.Run("catalog", func(t *testing.T) {
+		o := eval.CatalogOptions{Seed: eval.ReportSeed, Questions: 100}
+		embedded, err := eval.Catalog(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Store = fresh(t)
+		onNeo4j, err := eval.Catalog(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameFigures(t, embedded, onNeo4j)
+	})
+	t.Run("locomo dev", func(t *testing.T) {
+		o := eval.Options{DataDir: "../../shared/data/locomo", Part: eval.PartDev, NoAblation: true}
+		if _, err := os.Stat(o.DataDir); err != nil {
+			t.Skipf("no LoCoMo data: %v", err)
+		}
+		embedded, err := eval.LoCoMo(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Store = fresh(t)
+		onNeo4j, err := eval.LoCoMo(ctx, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sameFigures(t, embedded, onNeo4j)
+	})
+}
+
+// sameFigures compares two reports as JSON without their latencies.
+func sameFigures(t *testing.T, embedded, onNeo4j any) {
+	t.Helper()
+	a, b := figures(t, embedded), figures(t, onNeo4j)
+	if !reflect.DeepEqual(a, b) {
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(b)
+		t.Errorf("figures differ\nembedded: %s\nneo4j:    %s", ja, jb)
+	}
+}
+
+func figures(t *testing.T, report any) any {
+	t.Helper()
+	b, err := json.Marshal(report)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatal(err)
+	}
+	var drop func(any)
+	drop = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			for k, e := range x {
+				if strings.HasSuffix(k, "_ms") {
+					delete(x, k)
+				} else {
+					drop(e)
+				}
+			}
+		case []any:
+			for _, e := range x {
+				drop(e)
+			}
+		}
+	}
+	drop(v)
+	return v
+}
