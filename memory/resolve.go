@@ -75,10 +75,24 @@ func (s *Service) resolveEntities(tx graph.Tx, scope entity.Scope, in []FactInpu
 	if err != nil {
 		return nil, err
 	}
+	// The candidates of every mention that may need a fuzzy lookup, in
+	// one read (one round trip on Neo4j) rather than one per mention.
+	var prefixes []string
+	for _, m := range mentions {
+		key := entity.Normalize(m.name)
+		if entity.FuzzyCandidate(m.name, m.typ) && entity.Resolve(m.name, m.typ, stored[key]).Entity == nil {
+			prefixes = append(prefixes, entity.FuzzyPrefix(key))
+		}
+	}
+	prefixCache := map[string][]entity.Entity{}
+	if len(prefixes) > 0 {
+		if prefixCache, err = graph.EntitiesByPrefixes(tx, prefixes, fuzzyScanLimit); err != nil {
+			return nil, err
+		}
+	}
 	out := resolved{}
 	var byKey = map[string][]*entity.Entity{} // entities of this batch (found or new) by key
 	dirty := map[string]*entity.Entity{}
-	prefixCache := map[string][]entity.Entity{}
 	for _, m := range typedFirst {
 		key := entity.Normalize(m.name)
 		var e *entity.Entity
