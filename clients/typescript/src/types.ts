@@ -536,9 +536,16 @@ export interface ExportRecord {
   fact?: StoredFact | null;
 }
 
-/** The answer of `/healthz` and `/readyz`. */
+/** How far a follower of the store (the search or the vector index) is behind it. */
+export interface Lag {
+  changes: number;
+  seconds: number;
+}
+
+/** The answer of `/healthz` and `/readyz`; on `/readyz`, `lag` by follower (`search_index`, `vector_index`). */
 export interface Health {
   status: string;
+  lag?: Record<string, Lag>;
 }
 
 /** The content of an error answer; `fields` names the offending inputs. */
