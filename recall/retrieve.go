@@ -238,6 +238,7 @@ func (e *Engine) retrieve(ctx context.Context, tx graph.Tx, p params) (*candidat
 	if err := c.qualified(ctx, tx, e); err != nil {
 		return nil, err
 	}
+	c.findAmbiguous(e)
 	c.addLinkedFacts(c.q)
 	if err := c.walk(tx); err != nil {
 		return nil, err
@@ -322,7 +323,17 @@ func (c *candidates) link(tx graph.Tx) error {
 	if len(grams) == 0 {
 		return nil
 	}
-	byKey, err := tx.EntitiesByKey(grams)
+	// The names shaped like one word may be a variant of a stored name
+	// (variant): a shorter stored form is read with the n-grams, a longer
+	// one by a prefix scan.
+	var named, shorter []string
+	for _, m := range c.p.a.names {
+		if variantShaped(m.key) {
+			named = append(named, m.key)
+			shorter = append(shorter, shorterForms(m.key)...)
+		}
+	}
+	byKey, err := tx.EntitiesByKey(append(slices.Clip(grams), shorter...))
 	if err != nil {
 		return err
 	}
@@ -335,6 +346,25 @@ func (c *candidates) link(tx graph.Tx) error {
 			}
 			c.addLinked(en, m.Kind, g)
 			matched[g] = true
+		}
+	}
+	named = slices.DeleteFunc(named, func(g string) bool { return matched[g] })
+	if len(named) > 0 {
+		longer, err := graph.EntitiesByPrefixes(tx, named, variantScan)
+		if err != nil {
+			return err
+		}
+		for _, g := range named {
+			var cands []entity.Entity
+			for _, k := range shorterForms(g) {
+				cands = append(cands, byKey[k]...)
+			}
+			for _, en := range append(cands, longer[g]...) {
+				if isVariantOf(g, en) {
+					c.addLinked(en, entity.MatchFuzzy, g)
+					matched[g] = true
+				}
+			}
 		}
 	}
 	// Fuzzy: only n-grams long enough and not already matched; the prefix
