@@ -23,22 +23,24 @@ import (
 // Optional fields whose empty value would be meaningless are pointers: null
 // or absent is the default, "" is refused.
 type factInput struct {
-	Subject      string                `json:"subject" validate:"required,word,max=256"`
-	SubjectType  string                `json:"subject_type,omitempty" validate:"max=64"`
-	Predicate    string                `json:"predicate" validate:"required,word,max=64"`
-	Object       string                `json:"object,omitempty" validate:"required_without=Value,excluded_with=Value,word,max=256" doc:"an entity name; exactly one of object and value"`
-	ObjectType   string                `json:"object_type,omitempty" validate:"max=64"`
-	Value        string                `json:"value,omitempty" validate:"required_without=Object,excluded_with=Object,notblank,max=2000" doc:"a literal; exactly one of object and value"`
-	Text         string                `json:"text,omitempty" validate:"max=4000"`
-	ValidFrom    *string               `json:"valid_from,omitempty" validate:"omitempty,time" doc:"default: now"`
-	ValidTo      *string               `json:"valid_to,omitempty" validate:"omitempty,time" doc:"after valid_from; alone, it ends the matching fact (waiting for its start if none is known yet)"`
-	StartUnknown bool                  `json:"start_unknown,omitempty" validate:"excluded_with=ValidFrom" doc:"true instead of valid_from: true since an unknown time (answers as_of at any time before its end)"`
-	SourceKind   *string               `json:"source_kind,omitempty" validate:"omitempty,oneof=user_explicit user_implicit agent_inferred tool import" doc:"default agent_inferred"`
-	EpisodeID    string                `json:"episode_id,omitempty" validate:"max=128"`
-	Confidence   *float64              `json:"confidence,omitempty" validate:"omitempty,gte=0,lte=1"`
-	Importance   *Int                  `json:"importance,omitempty" validate:"omitempty,min=1,max=10"`
-	Attributes   map[string]any        `json:"attributes,omitempty" validate:"max=64,dive,keys,min=1,max=64,endkeys" doc:"e.g. reason, alternatives; each value at most 8 KiB of JSON"`
-	Cardinality  *ontology.Cardinality `json:"cardinality,omitempty" validate:"omitempty,oneof=one many" doc:"a hint for predicates the ontology does not define"`
+	Subject        string                `json:"subject" validate:"required,word,max=256"`
+	SubjectType    string                `json:"subject_type,omitempty" validate:"max=64"`
+	SubjectAliases []string              `json:"subject_aliases,omitempty" validate:"max=16,dive,required,word,max=256" doc:"other names of the subject (Sam for Sam Okafor); they become its entity's aliases, so a question naming either finds it"`
+	Predicate      string                `json:"predicate" validate:"required,word,max=64"`
+	Object         string                `json:"object,omitempty" validate:"required_without=Value,excluded_with=Value,word,max=256" doc:"an entity name; exactly one of object and value"`
+	ObjectType     string                `json:"object_type,omitempty" validate:"max=64"`
+	ObjectAliases  []string              `json:"object_aliases,omitempty" validate:"excluded_with=Value,max=16,dive,required,word,max=256" doc:"other names of the object entity"`
+	Value          string                `json:"value,omitempty" validate:"required_without=Object,excluded_with=Object,notblank,max=2000" doc:"a literal; exactly one of object and value"`
+	Text           string                `json:"text,omitempty" validate:"max=4000"`
+	ValidFrom      *string               `json:"valid_from,omitempty" validate:"omitempty,time" doc:"default: now"`
+	ValidTo        *string               `json:"valid_to,omitempty" validate:"omitempty,time" doc:"after valid_from; alone, it ends the matching fact (waiting for its start if none is known yet)"`
+	StartUnknown   bool                  `json:"start_unknown,omitempty" validate:"excluded_with=ValidFrom" doc:"true instead of valid_from: true since an unknown time (answers as_of at any time before its end)"`
+	SourceKind     *string               `json:"source_kind,omitempty" validate:"omitempty,oneof=user_explicit user_implicit agent_inferred tool import" doc:"default agent_inferred"`
+	EpisodeID      string                `json:"episode_id,omitempty" validate:"max=128"`
+	Confidence     *float64              `json:"confidence,omitempty" validate:"omitempty,gte=0,lte=1"`
+	Importance     *Int                  `json:"importance,omitempty" validate:"omitempty,min=1,max=10"`
+	Attributes     map[string]any        `json:"attributes,omitempty" validate:"max=64,dive,keys,min=1,max=64,endkeys" doc:"e.g. reason, alternatives; each value at most 8 KiB of JSON"`
+	Cardinality    *ontology.Cardinality `json:"cardinality,omitempty" validate:"omitempty,oneof=one many" doc:"a hint for predicates the ontology does not define"`
 }
 
 // factsRequest is the body of POST /v1/facts.
@@ -146,6 +148,11 @@ func decodeFactsBody(dec *json.Decoder, limit int64) ([]memory.FactInput, error)
 			bad[p] = true
 			continue
 		}
+		// An empty list gives no aliases, as the document says (the
+		// validator's excluded_with would count an empty list as given).
+		if len(in[i].ObjectAliases) == 0 {
+			in[i].ObjectAliases = nil
+		}
 		if err := validate.Struct(&in[i]); err != nil {
 			shapeErrors(err, p, fe)
 		}
@@ -188,8 +195,8 @@ func mergeErr(fe entity.FieldErrors, err error, prefix string) {
 
 func (f *factInput) toMemory() memory.FactInput {
 	return memory.FactInput{
-		Subject: f.Subject, SubjectType: f.SubjectType, Predicate: f.Predicate, Object: f.Object,
-		ObjectType: f.ObjectType, Value: f.Value, Text: f.Text, SourceKind: entity.SourceKind(deref(f.SourceKind)),
+		Subject: f.Subject, SubjectType: f.SubjectType, SubjectAliases: f.SubjectAliases, Predicate: f.Predicate,
+		Object: f.Object, ObjectType: f.ObjectType, ObjectAliases: f.ObjectAliases, Value: f.Value, Text: f.Text, SourceKind: entity.SourceKind(deref(f.SourceKind)),
 		EpisodeID: f.EpisodeID, Confidence: f.Confidence, Importance: intOf(f.Importance),
 		Attributes: f.Attributes, Cardinality: deref(f.Cardinality), StartUnknown: f.StartUnknown,
 		ValidFrom: optTime(f.ValidFrom), ValidTo: optTime(f.ValidTo),
