@@ -76,14 +76,14 @@ func (s *Server) registerFactRoutes() {
 			}},
 		Endpoint{Method: "GET", Path: "/v1/facts", Tag: "facts", Summary: "List facts valid at as_of, as known at known_at.",
 			Query: factQuery, Response: FactList{}},
-		Endpoint{Method: "GET", Path: "/v1/facts/:id", Tag: "facts", Summary: "One fact with its provenance episodes and supersession chain.",
-			Response: FactDetail{}, Errors: []int{http.StatusNotFound},
+		Endpoint{Method: "GET", Path: "/v1/facts/:id", Tag: "facts", Summary: "One fact with its provenance episodes and supersession chain, as known at known_at (a retracted fact is not found as known since its retraction).",
+			Query: getFactQuery, Response: FactDetail{}, Errors: []int{http.StatusNotFound},
 			Links: []Link{
 				{Name: "subject", To: "GET /v1/entities/:id", Param: "id", From: "$response.body#/fact/subject_id"},
 				{Name: "timeline", To: "GET /v1/entities/:id/timeline", Param: "id", From: "$response.body#/fact/subject_id"},
 				{Name: "graph", To: "GET /v1/entities/:id/graph", Param: "id", From: "$response.body#/fact/subject_id"},
 			}},
-		Endpoint{Method: "DELETE", Path: "/v1/facts/:id", Tag: "facts", Summary: "Retract a fact (it was never true; queries known before still see it) or forget it (it leaves every recall path and cannot come back).",
+		Endpoint{Method: "DELETE", Path: "/v1/facts/:id", Tag: "facts", Summary: "Retract a fact (it was never true: from now on it is not found, reads with an earlier known_at still see it) or forget it (it leaves every recall path and cannot come back).",
 			Query: deleteFactQuery, Response: OneOf{Fact{}, memory.ForgetResult{}}, Errors: []int{http.StatusNotFound}},
 	)
 }
@@ -98,6 +98,7 @@ var (
 		{Name: "include_history", Type: "boolean", Description: "every fact regardless of as_of"},
 		limitParam, cursorParam,
 	}
+	getFactQuery    = []Param{{Name: "known_at", Type: "date-time", Description: "transaction time (default now): the fact as believed then; a fact retracted by then, or not yet recorded, is not found"}}
 	deleteFactQuery = []Param{{Name: "mode", Enum: []string{"retract", "forget"}, Description: "retract (default) answers the fact; forget answers counts"}}
 )
 
@@ -231,16 +232,21 @@ func (s *Server) listFacts(c *gin.Context) {
 }
 
 func (s *Server) getFact(c *gin.Context) {
-	if _, err := parseQuery(c); err != nil {
-		Error(c, err)
-		return
-	}
-	d, err := s.svc.Fact(c.Request.Context(), Scope(c), c.Param("id"))
+	q, err := parseQuery(c, getFactQuery...)
 	if err != nil {
 		Error(c, err)
 		return
 	}
 	now := s.now()
+	knownAt := q.time("known_at")
+	if knownAt.IsZero() {
+		knownAt = now
+	}
+	d, err := s.svc.Fact(c.Request.Context(), Scope(c), c.Param("id"), knownAt)
+	if err != nil {
+		Error(c, err)
+		return
+	}
 	out := FactDetail{Fact: wire.NewFact(d.Fact, now, now), Chain: wire.NewFacts(d.Chain, now, now), Episodes: make([]Episode, len(d.Episodes))}
 	for i, e := range d.Episodes {
 		out.Episodes[i] = wire.NewEpisode(e)
