@@ -84,6 +84,37 @@ func TestWebUI_WithKeys(t *testing.T) {
 	b.absent("#context-block")
 }
 
+// TestWebUI_NameAndVectorNotes: the ask and search pages say which name
+// of a question names several entities, and that an answer went without
+// the vector list, as the API returns them (a wait of 1ns: no question's
+// embedding arrives in time).
+func TestWebUI_NameAndVectorNotes(t *testing.T) {
+	chrome := mustChromium(t)
+	withVectors := withEmbeddings(t, nil)
+	m := MustRunMain(t, func(m *Main) { withVectors(m); m.Config.EmbedWait = "1ns" })
+	c := newClient(t, m).as("", uiScope)
+	c.postFacts(
+		map[string]any{"subject": "Bob Lindqvist", "subject_type": "person", "subject_aliases": []string{"Bob"}, "predicate": "lives_in",
+			"object": "Malmö", "object_type": "place", "valid_from": "2024-01-01T00:00:00Z", "source_kind": "user_explicit"},
+		map[string]any{"subject": "Bob Stone", "subject_type": "person", "subject_aliases": []string{"Bob"}, "predicate": "lives_in",
+			"object": "Oslo", "object_type": "place", "valid_from": "2024-01-01T00:00:00Z", "source_kind": "user_explicit"},
+	)
+	b := newBrowser(t, chrome, "http://"+m.Addr())
+	b.open("/ui/")
+	b.run(chromedp.SetValue(chromedp.CSS("#scope"), uiScope), chromedp.Evaluate[chromedp.Void](`document.querySelector('#scope').dispatchEvent(new Event('change'))`))
+	b.open("/ui/ask?q=" + url.QueryEscape("Where does Bob live?"))
+	b.waitText("#ambiguous", "Bob names several entities: Bob Lindqvist, Bob Stone — the answer weighs each")
+	b.waitText("#vector-note", "Ranked without meaning search: vectors skipped (timeout: the question's embedding did not arrive in time).")
+	b.waitText("#block-meta", "vectors skipped")
+	b.waitText("#context-block", "Oslo")
+	b.shot("notes-ask")
+	b.open("/ui/?q=" + url.QueryEscape("where does bob live"))
+	b.waitText("#results", "bob names several entities: Bob Lindqvist, Bob Stone")
+	b.waitText("#results", "vectors skipped (timeout")
+	b.absent("#unresolved")
+	b.shot("notes-search")
+}
+
 // seedUI writes the scenario: a port change with a reason and a source
 // episode, a team whose lead changes, a decision that is reversed, and a
 // fact that the test forgets through the page.
