@@ -120,7 +120,10 @@
 // # Ranking
 //
 // The sources — BM25, entity and predicate linking, the walk, the vector
-// list, conversation structure and mentions — fill a feature struct per
+// list, conversation structure and mentions — sit behind one interface
+// (source, sources.go: each adds candidates to what the ones before
+// found; linking, BM25 and the walk are tested on hand-built records,
+// without an index or a store file) and fill a feature struct per
 // candidate (factFeatures, entityFeatures); pure functions (scoreFact,
 // scoreEntity) turn features and one Weights value into a score and its
 // explanation, from which a hit's signals are built; settle, the floor
