@@ -359,3 +359,37 @@ func TestImport_AllOrNothing(t *testing.T) {
 		t.Fatalf("the valid part: %d %s", w.Code, w.Body)
 	}
 }
+
+// TestFacts_Aliases: the other names a fact gives its subject and object
+// become their entities' aliases, and an alias for a value is refused by
+// name.
+func TestFacts_Aliases(t *testing.T) {
+	s := MustServer(t, api.Options{})
+	body := []byte(`{"facts": [{"subject": "Sam Okafor", "subject_aliases": ["Sam"], "predicate": "reports_to",
+		"object": "Dana Whitfield", "object_aliases": ["Dana"], "valid_from": "2023-05-01"}]}`)
+	if w := serve(s, "POST", "/v1/facts", body); w.Code != 200 {
+		t.Fatalf("POST /v1/facts: %d %s", w.Code, w.Body)
+	}
+	for name, want := range map[string]string{"Sam": "Sam Okafor", "Dana": "Dana Whitfield"} {
+		w := serve(s, "GET", "/v1/entities?name="+name, nil)
+		var out struct {
+			Items []struct {
+				Entity struct {
+					Name    string   `json:"name"`
+					Aliases []string `json:"aliases"`
+				} `json:"entity"`
+			} `json:"items"`
+		}
+		if err := json.Unmarshal(w.Body.Bytes(), &out); err != nil || len(out.Items) == 0 || out.Items[0].Entity.Name != want {
+			t.Errorf("entity named %q: %d %s, want %s", name, w.Code, w.Body, want)
+		}
+	}
+	w := serve(s, "POST", "/v1/facts", []byte(`{"facts": [{"subject": "x", "predicate": "port", "value": "1", "object_aliases": ["y"]}]}`))
+	if e := errorShape(t, w); w.Code != 400 || e.Fields["facts[0].object_aliases"] == "" {
+		t.Errorf("an alias for a value: %d %+v, want 400 naming facts[0].object_aliases", w.Code, e)
+	}
+	// An empty list is no alias: the document's rule.
+	if w := serve(s, "POST", "/v1/facts", []byte(`{"facts": [{"subject": "x", "predicate": "port", "value": "1", "object_aliases": []}]}`)); w.Code != 200 {
+		t.Errorf("an empty object_aliases with a value: %d %s, want 200", w.Code, w.Body)
+	}
+}

@@ -107,7 +107,7 @@ func (s *Server) postEpisode(c *gin.Context) {
 			status = http.StatusOK
 			now := s.now()
 			for _, id := range ep.FactIDs[:min(len(ep.FactIDs), maxWaitFacts)] {
-				d, err := s.svc.Fact(ctx, scope, id)
+				d, err := s.svc.Fact(ctx, scope, id, now)
 				if entity.ErrorCode(err) == entity.ENOTFOUND {
 					continue // forgotten since
 				} else if err != nil {

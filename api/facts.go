@@ -23,22 +23,24 @@ import (
 // Optional fields whose empty value would be meaningless are pointers: null
 // or absent is the default, "" is refused.
 type factInput struct {
-	Subject      string                `json:"subject" validate:"required,word,max=256"`
-	SubjectType  string                `json:"subject_type,omitempty" validate:"max=64"`
-	Predicate    string                `json:"predicate" validate:"required,word,max=64"`
-	Object       string                `json:"object,omitempty" validate:"required_without=Value,excluded_with=Value,word,max=256" doc:"an entity name; exactly one of object and value"`
-	ObjectType   string                `json:"object_type,omitempty" validate:"max=64"`
-	Value        string                `json:"value,omitempty" validate:"required_without=Object,excluded_with=Object,notblank,max=2000" doc:"a literal; exactly one of object and value"`
-	Text         string                `json:"text,omitempty" validate:"max=4000"`
-	ValidFrom    *string               `json:"valid_from,omitempty" validate:"omitempty,time" doc:"default: now"`
-	ValidTo      *string               `json:"valid_to,omitempty" validate:"omitempty,time" doc:"after valid_from; alone, it ends the matching fact (waiting for its start if none is known yet)"`
-	StartUnknown bool                  `json:"start_unknown,omitempty" validate:"excluded_with=ValidFrom" doc:"true instead of valid_from: true since an unknown time (answers as_of at any time before its end)"`
-	SourceKind   *string               `json:"source_kind,omitempty" validate:"omitempty,oneof=user_explicit user_implicit agent_inferred tool import" doc:"default agent_inferred"`
-	EpisodeID    string                `json:"episode_id,omitempty" validate:"max=128"`
-	Confidence   *float64              `json:"confidence,omitempty" validate:"omitempty,gte=0,lte=1"`
-	Importance   *Int                  `json:"importance,omitempty" validate:"omitempty,min=1,max=10"`
-	Attributes   map[string]any        `json:"attributes,omitempty" validate:"max=64,dive,keys,min=1,max=64,endkeys" doc:"e.g. reason, alternatives; each value at most 8 KiB of JSON"`
-	Cardinality  *ontology.Cardinality `json:"cardinality,omitempty" validate:"omitempty,oneof=one many" doc:"a hint for predicates the ontology does not define"`
+	Subject        string                `json:"subject" validate:"required,word,max=256"`
+	SubjectType    string                `json:"subject_type,omitempty" validate:"max=64"`
+	SubjectAliases []string              `json:"subject_aliases,omitempty" validate:"max=16,dive,required,word,max=256" doc:"other names of the subject (Sam for Sam Okafor); they become its entity's aliases, so a question naming either finds it"`
+	Predicate      string                `json:"predicate" validate:"required,word,max=64"`
+	Object         string                `json:"object,omitempty" validate:"required_without=Value,excluded_with=Value,word,max=256" doc:"an entity name; exactly one of object and value"`
+	ObjectType     string                `json:"object_type,omitempty" validate:"max=64"`
+	ObjectAliases  []string              `json:"object_aliases,omitempty" validate:"excluded_with=Value,max=16,dive,required,word,max=256" doc:"other names of the object entity"`
+	Value          string                `json:"value,omitempty" validate:"required_without=Object,excluded_with=Object,notblank,max=2000" doc:"a literal; exactly one of object and value"`
+	Text           string                `json:"text,omitempty" validate:"max=4000"`
+	ValidFrom      *string               `json:"valid_from,omitempty" validate:"omitempty,time" doc:"default: now"`
+	ValidTo        *string               `json:"valid_to,omitempty" validate:"omitempty,time" doc:"after valid_from; alone, it ends the matching fact (waiting for its start if none is known yet)"`
+	StartUnknown   bool                  `json:"start_unknown,omitempty" validate:"excluded_with=ValidFrom" doc:"true instead of valid_from: true since an unknown time (answers as_of at any time before its end)"`
+	SourceKind     *string               `json:"source_kind,omitempty" validate:"omitempty,oneof=user_explicit user_implicit agent_inferred tool import" doc:"default agent_inferred"`
+	EpisodeID      string                `json:"episode_id,omitempty" validate:"max=128"`
+	Confidence     *float64              `json:"confidence,omitempty" validate:"omitempty,gte=0,lte=1"`
+	Importance     *Int                  `json:"importance,omitempty" validate:"omitempty,min=1,max=10"`
+	Attributes     map[string]any        `json:"attributes,omitempty" validate:"max=64,dive,keys,min=1,max=64,endkeys" doc:"e.g. reason, alternatives; each value at most 8 KiB of JSON"`
+	Cardinality    *ontology.Cardinality `json:"cardinality,omitempty" validate:"omitempty,oneof=one many" doc:"a hint for predicates the ontology does not define"`
 }
 
 // factsRequest is the body of POST /v1/facts.
@@ -74,14 +76,14 @@ func (s *Server) registerFactRoutes() {
 			}},
 		Endpoint{Method: "GET", Path: "/v1/facts", Tag: "facts", Summary: "List facts valid at as_of, as known at known_at.",
 			Query: factQuery, Response: FactList{}},
-		Endpoint{Method: "GET", Path: "/v1/facts/:id", Tag: "facts", Summary: "One fact with its provenance episodes and supersession chain.",
-			Response: FactDetail{}, Errors: []int{http.StatusNotFound},
+		Endpoint{Method: "GET", Path: "/v1/facts/:id", Tag: "facts", Summary: "One fact with its provenance episodes and supersession chain, as known at known_at (a retracted fact is not found as known since its retraction).",
+			Query: getFactQuery, Response: FactDetail{}, Errors: []int{http.StatusNotFound},
 			Links: []Link{
 				{Name: "subject", To: "GET /v1/entities/:id", Param: "id", From: "$response.body#/fact/subject_id"},
 				{Name: "timeline", To: "GET /v1/entities/:id/timeline", Param: "id", From: "$response.body#/fact/subject_id"},
 				{Name: "graph", To: "GET /v1/entities/:id/graph", Param: "id", From: "$response.body#/fact/subject_id"},
 			}},
-		Endpoint{Method: "DELETE", Path: "/v1/facts/:id", Tag: "facts", Summary: "Retract a fact (it was never true; queries known before still see it) or forget it (it leaves every recall path and cannot come back).",
+		Endpoint{Method: "DELETE", Path: "/v1/facts/:id", Tag: "facts", Summary: "Retract a fact (it was never true: from now on it is not found, reads with an earlier known_at still see it) or forget it (it leaves every recall path and cannot come back).",
 			Query: deleteFactQuery, Response: OneOf{Fact{}, memory.ForgetResult{}}, Errors: []int{http.StatusNotFound}},
 	)
 }
@@ -96,6 +98,7 @@ var (
 		{Name: "include_history", Type: "boolean", Description: "every fact regardless of as_of"},
 		limitParam, cursorParam,
 	}
+	getFactQuery    = []Param{{Name: "known_at", Type: "date-time", Description: "transaction time (default now): the fact as believed then; a fact retracted by then, or not yet recorded, is not found"}}
 	deleteFactQuery = []Param{{Name: "mode", Enum: []string{"retract", "forget"}, Description: "retract (default) answers the fact; forget answers counts"}}
 )
 
@@ -146,6 +149,11 @@ func decodeFactsBody(dec *json.Decoder, limit int64) ([]memory.FactInput, error)
 			bad[p] = true
 			continue
 		}
+		// An empty list gives no aliases, as the document says (the
+		// validator's excluded_with would count an empty list as given).
+		if len(in[i].ObjectAliases) == 0 {
+			in[i].ObjectAliases = nil
+		}
 		if err := validate.Struct(&in[i]); err != nil {
 			shapeErrors(err, p, fe)
 		}
@@ -188,8 +196,8 @@ func mergeErr(fe entity.FieldErrors, err error, prefix string) {
 
 func (f *factInput) toMemory() memory.FactInput {
 	return memory.FactInput{
-		Subject: f.Subject, SubjectType: f.SubjectType, Predicate: f.Predicate, Object: f.Object,
-		ObjectType: f.ObjectType, Value: f.Value, Text: f.Text, SourceKind: entity.SourceKind(deref(f.SourceKind)),
+		Subject: f.Subject, SubjectType: f.SubjectType, SubjectAliases: f.SubjectAliases, Predicate: f.Predicate,
+		Object: f.Object, ObjectType: f.ObjectType, ObjectAliases: f.ObjectAliases, Value: f.Value, Text: f.Text, SourceKind: entity.SourceKind(deref(f.SourceKind)),
 		EpisodeID: f.EpisodeID, Confidence: f.Confidence, Importance: intOf(f.Importance),
 		Attributes: f.Attributes, Cardinality: deref(f.Cardinality), StartUnknown: f.StartUnknown,
 		ValidFrom: optTime(f.ValidFrom), ValidTo: optTime(f.ValidTo),
@@ -224,16 +232,21 @@ func (s *Server) listFacts(c *gin.Context) {
 }
 
 func (s *Server) getFact(c *gin.Context) {
-	if _, err := parseQuery(c); err != nil {
-		Error(c, err)
-		return
-	}
-	d, err := s.svc.Fact(c.Request.Context(), Scope(c), c.Param("id"))
+	q, err := parseQuery(c, getFactQuery...)
 	if err != nil {
 		Error(c, err)
 		return
 	}
 	now := s.now()
+	knownAt := q.time("known_at")
+	if knownAt.IsZero() {
+		knownAt = now
+	}
+	d, err := s.svc.Fact(c.Request.Context(), Scope(c), c.Param("id"), knownAt)
+	if err != nil {
+		Error(c, err)
+		return
+	}
 	out := FactDetail{Fact: wire.NewFact(d.Fact, now, now), Chain: wire.NewFacts(d.Chain, now, now), Episodes: make([]Episode, len(d.Episodes))}
 	for i, e := range d.Episodes {
 		out.Episodes[i] = wire.NewEpisode(e)

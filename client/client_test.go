@@ -71,7 +71,7 @@ func TestClient_FactsOverTime(t *testing.T) {
 		t.Errorf("history one fact a page: %v", values)
 	}
 
-	d, err := c.Fact(ctx, moved[0].FactID)
+	d, err := c.Fact(ctx, moved[0].FactID, time.Time{})
 	if err != nil || d.Fact.Value != "3307" || len(d.Chain) != 2 {
 		t.Errorf("fact: %+v %v", d, err)
 	}
@@ -100,11 +100,16 @@ func TestClient_FactsOverTime(t *testing.T) {
 	if err != nil || retracted.Status != entity.StatusRetracted {
 		t.Errorf("retract: %+v %v", retracted, err)
 	}
+	_, err = c.Fact(ctx, res[1].FactID, time.Time{})
+	mustCode(t, err, entity.ENOTFOUND)
+	if d, err := c.Fact(ctx, res[1].FactID, retracted.ExpiredAt.Add(-time.Nanosecond)); err != nil || d.Fact.Status == entity.StatusRetracted {
+		t.Errorf("as known before the retraction: %+v %v", d.Fact, err)
+	}
 	gone, err := c.ForgetFact(ctx, moved[0].FactID)
 	if err != nil || gone.Facts != 1 || gone.Tombstones != 1 {
 		t.Errorf("forget: %+v %v", gone, err)
 	}
-	_, err = c.Fact(ctx, moved[0].FactID)
+	_, err = c.Fact(ctx, moved[0].FactID, time.Time{})
 	mustCode(t, err, entity.ENOTFOUND)
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"net/http"
+	"time"
 
 	"github.com/graphmem/graphmem/api/wire"
 	"github.com/graphmem/graphmem/memory"
@@ -49,15 +50,18 @@ func (c *Client) Facts(ctx context.Context, q memory.FactQuery) iter.Seq2[wire.F
 }
 
 // Fact returns one fact with its supersession chain and the episodes it
-// came from (GET /v1/facts/{id}). Returns ENOTFOUND for an unknown id.
-func (c *Client) Fact(ctx context.Context, id string) (wire.FactDetail, error) {
+// came from (GET /v1/facts/{id}), as graphmem believed it at knownAt
+// (zero: now). Returns ENOTFOUND for an unknown id, and for a fact
+// retracted by knownAt.
+func (c *Client) Fact(ctx context.Context, id string, knownAt time.Time) (wire.FactDetail, error) {
 	var out wire.FactDetail
-	_, err := c.call(ctx, http.MethodGet, "/v1/facts/"+ref(id), nil, &out)
+	_, err := c.call(ctx, http.MethodGet, params{}.time("known_at", knownAt).path("/v1/facts/"+ref(id)), nil, &out)
 	return out, err
 }
 
-// Retract says a fact was never true (DELETE /v1/facts/{id}): queries of
-// what was known before still see it. It returns the fact as it now stands.
+// Retract says a fact was never true (DELETE /v1/facts/{id}): from then on
+// it is not found, and reads of what was known before still see it. It
+// returns the fact as it now stands.
 func (c *Client) Retract(ctx context.Context, id string) (wire.Fact, error) {
 	var out wire.Fact
 	_, err := c.call(ctx, http.MethodDelete, "/v1/facts/"+ref(id)+"?mode=retract", nil, &out)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -134,6 +135,9 @@ type UnknownScores struct {
 	// FalseUnknown: share of the catalog's own questions (about subjects
 	// that exist) for which search or context lists an unresolved name.
 	FalseUnknown float64 `json:"false_unknown_on_known"`
+	// FalseUnknownLower: the same for the catalog's English questions
+	// written all in lower case, where no name shows by its shape.
+	FalseUnknownLower float64 `json:"false_unknown_on_known_lower"`
 }
 
 // Catalog generates a service catalog from the seed, loads it through the
@@ -280,14 +284,14 @@ func Catalog(ctx context.Context, o CatalogOptions) (CatalogReport, error) {
 	}
 	engBefore := &recall.Engine{Store: store, Index: idx, Ontology: onto, Now: clock, NoUnknownNames: true}
 	defer engBefore.Close()
-	if rep.Unknown, err = askUnknown(ctx, eng, scope, data.unknown, ours.unknownOnKnown, len(data.questions)); err != nil {
+	if rep.Unknown, err = askUnknown(ctx, eng, scope, data, ours.unknownOnKnown); err != nil {
 		return CatalogReport{}, err
 	}
-	if rep.UnknownBefore, err = askUnknown(ctx, engBefore, scope, data.unknown, 0, len(data.questions)); err != nil {
+	if rep.UnknownBefore, err = askUnknown(ctx, engBefore, scope, data, 0); err != nil {
 		return CatalogReport{}, err
 	}
 	if engV != nil {
-		u, err := askUnknown(ctx, engV, scope, data.unknown, withVec.unknownOnKnown, len(data.questions))
+		u, err := askUnknown(ctx, engV, scope, data, withVec.unknownOnKnown)
 		if err != nil {
 			return CatalogReport{}, err
 		}
@@ -537,10 +541,30 @@ func ask(ctx context.Context, eng *recall.Engine, scope entity.Scope, q catalogQ
 	return nil
 }
 
-// askUnknown puts the questions about subjects that do not exist to eng;
-// onKnown is how many of the n known questions listed an unresolved name.
-func askUnknown(ctx context.Context, eng *recall.Engine, scope entity.Scope, qs []unknownQuestion, onKnown, n int) (UnknownScores, error) {
-	var falseAnswers, reported int
+// askUnknown puts the questions about subjects that do not exist to eng,
+// and the known English ones in lower case; onKnown is how many of the
+// known questions listed an unresolved name.
+func askUnknown(ctx context.Context, eng *recall.Engine, scope entity.Scope, data catalogData, onKnown int) (UnknownScores, error) {
+	qs, n := data.unknown, len(data.questions)
+	var falseAnswers, reported, lowerAsked, lowerUnknown int
+	for _, q := range data.questions {
+		if q.Lang != "en" {
+			continue
+		}
+		lowerAsked++
+		text := strings.ToLower(q.Text)
+		res, err := eng.Search(ctx, scope, recall.SearchRequest{Query: text, Limit: 10})
+		if err != nil {
+			return UnknownScores{}, err
+		}
+		cres, err := eng.Context(ctx, scope, recall.ContextRequest{Query: text})
+		if err != nil {
+			return UnknownScores{}, err
+		}
+		if len(res.Unresolved) > 0 || len(cres.Unresolved) > 0 {
+			lowerUnknown++
+		}
+	}
 	kinds := map[string][2]int{}
 	for _, q := range qs {
 		res, err := eng.Search(ctx, scope, recall.SearchRequest{Query: q.Text, Limit: 10})
@@ -583,7 +607,7 @@ func askUnknown(ctx context.Context, eng *recall.Engine, scope entity.Scope, qs 
 		return roundTo(float64(a)/float64(b), 3)
 	}
 	u := UnknownScores{Questions: len(qs), FalseAnswer: share(falseAnswers, len(qs)), Reported: share(reported, len(qs)),
-		FalseUnknown: share(onKnown, n), ByKind: map[string]float64{}}
+		FalseUnknown: share(onKnown, n), FalseUnknownLower: share(lowerUnknown, lowerAsked), ByKind: map[string]float64{}}
 	for kind, k := range kinds {
 		u.ByKind[kind] = share(k[1], k[0])
 	}
@@ -595,9 +619,9 @@ func (r CatalogReport) writeUnknown(w io.Writer) {
 	fmt.Fprintf(w, "Questions about subjects that do not exist (%d): another subject's value of the asked property in the block or search's top 5\n",
 		r.Unknown.Questions)
 	row := func(name string, u UnknownScores) {
-		fmt.Fprintf(w, "  %-28s false answers %.3f  reported unresolved %.3f  known questions with an unresolved name %.3f  by kind:",
-			name, u.FalseAnswer, u.Reported, u.FalseUnknown)
-		for _, k := range unknownKinds {
+		fmt.Fprintf(w, "  %-28s false answers %.3f  reported unresolved %.3f  known questions with an unresolved name %.3f (in lower case %.3f)  by kind:",
+			name, u.FalseAnswer, u.Reported, u.FalseUnknown, u.FalseUnknownLower)
+		for _, k := range append(slices.Clip(unknownKinds), lowerPerson) {
 			fmt.Fprintf(w, " %s %.2f", k, u.ByKind[k])
 		}
 		fmt.Fprintln(w)

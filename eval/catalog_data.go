@@ -103,6 +103,10 @@ type unknownQuestion struct {
 // never put together ("Hiro Chen"); a team and a project of unknown names.
 var unknownKinds = []string{"service-domain", "service-kind", "database", "person", "team", "project"}
 
+// lowerPerson is the kind of the person questions asked again in lower
+// case.
+const lowerPerson = "person-lower"
+
 var (
 	unknownDomains  = []string{"zebra", "loyalty", "wallet", "onboarding", "feeds", "streaming", "quotas", "ratings", "coupons", "routing"}
 	unknownSvcKinds = []string{"proxy", "cron", "indexer", "bridge", "relay"}
@@ -558,6 +562,14 @@ func generateCatalog(seed uint64, nq int) catalogData {
 		}
 		asked[text] = true
 		d.unknown = append(d.unknown, unknownQuestion{Text: text, Name: name, Predicate: pred, Kind: kind})
+	}
+	// People's names as written by someone who does not capitalise: no
+	// shape tells them ("where does hiro chen work").
+	for _, q := range slices.Clone(d.unknown) {
+		if q.Kind == "person" {
+			d.unknown = append(d.unknown, unknownQuestion{Text: strings.ToLower(q.Text), Name: strings.ToLower(q.Name),
+				Predicate: q.Predicate, Kind: lowerPerson})
+		}
 	}
 	return d
 }

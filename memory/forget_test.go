@@ -27,7 +27,7 @@ func TestForget_NoFallbackNoResurrection(t *testing.T) {
 	if len(hist) != 1 || hist[0].Value != "5432" {
 		t.Fatalf("history: %v", values(hist))
 	}
-	if _, err := svc.Fact(ctx, scope, r[1].FactID); entity.ErrorCode(err) != entity.ENOTFOUND {
+	if _, err := svc.Fact(ctx, scope, r[1].FactID, time.Time{}); entity.ErrorCode(err) != entity.ENOTFOUND {
 		t.Fatalf("forgotten fact by id: %v", err)
 	}
 	// Extraction, import and inference cannot bring it back.
@@ -162,11 +162,11 @@ func TestSweep_DecayAndTTL(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Fatalf("swept %d %v", n, err)
 	}
-	d, err := svc.Fact(ctx, scope, r[0].FactID)
+	d, err := svc.Fact(ctx, scope, r[0].FactID, time.Time{})
 	if err != nil || d.Fact.ArchivedAt == nil || d.Fact.Recallable(c.t) {
 		t.Fatalf("cold fact not archived: %+v %v", d.Fact, err)
 	}
-	if d, _ := svc.Fact(ctx, scope, r[1].FactID); d.Fact.ArchivedAt != nil {
+	if d, _ := svc.Fact(ctx, scope, r[1].FactID, time.Time{}); d.Fact.ArchivedAt != nil {
 		t.Fatal("an important fact was archived")
 	}
 	// TTL from the ontology: facts leave recall when they expire.
@@ -175,7 +175,7 @@ func TestSweep_DecayAndTTL(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := mustAdd(t, svc, memory.FactInput{Subject: "me", Predicate: "mood", Value: "tired"})
-	d, _ = svc.Fact(ctx, scope, m[0].FactID)
+	d, _ = svc.Fact(ctx, scope, m[0].FactID, time.Time{})
 	if d.Fact.ExpiresAt == nil || !d.Fact.Recallable(c.t) || d.Fact.Recallable(c.t.Add(25*time.Hour)) {
 		t.Fatalf("ttl: %+v", d.Fact)
 	}

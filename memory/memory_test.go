@@ -105,7 +105,7 @@ func TestScenario_PortChange(t *testing.T) {
 	if len(hist) != 2 {
 		t.Fatalf("history: %v", values(hist))
 	}
-	d, err := svc.Fact(ctx, scope, r1[0].FactID)
+	d, err := svc.Fact(ctx, scope, r1[0].FactID, time.Time{})
 	if err != nil || len(d.Chain) != 2 || d.Fact.SupersededBy != r2[0].FactID || d.Fact.ValidTo == nil || !d.Fact.ValidTo.Equal(*in[1].ValidFrom) {
 		t.Fatalf("detail %+v %v", d, err)
 	}
@@ -205,7 +205,7 @@ func TestScenario_DecisionsAndPackageManager(t *testing.T) {
 	if !slices.Equal(values(cur), []string{"pnpm"}) {
 		t.Fatalf("package manager now: %v", values(cur))
 	}
-	d, err := svc.Fact(ctx, scope, res[2].FactID)
+	d, err := svc.Fact(ctx, scope, res[2].FactID, time.Time{})
 	if err != nil || d.Fact.Predicate != "dropped" || d.Fact.Attributes["reason"] == nil {
 		t.Fatalf("decision %+v %v", d.Fact, err)
 	}
@@ -354,7 +354,7 @@ func TestValidateFacts(t *testing.T) {
 func TestScopeIsolation(t *testing.T) {
 	svc, _ := MustOpenService(t)
 	r := mustAdd(t, svc, scenario(t, "port-change")...)
-	if _, err := svc.Fact(ctx, "other", r[0].FactID); entity.ErrorCode(err) != entity.ENOTFOUND {
+	if _, err := svc.Fact(ctx, "other", r[0].FactID, time.Time{}); entity.ErrorCode(err) != entity.ENOTFOUND {
 		t.Fatalf("fact of another scope: %v", err)
 	}
 	fs, _, _ := svc.Facts(ctx, "other", memory.FactQuery{IncludeHistory: true})

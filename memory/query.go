@@ -156,30 +156,43 @@ type FactDetail struct {
 	Episodes []entity.Episode `json:"episodes"`
 }
 
-// Fact returns one fact with the facts of its chain (same subject and
-// predicate, and for "many" predicates the same object) ordered by valid
-// time, and the episodes it came from. Returns ENOTFOUND for a fact of
-// another scope or a forgotten one.
-func (s *Service) Fact(ctx context.Context, scope entity.Scope, id string) (FactDetail, error) {
+// Fact returns one fact as graphmem believed it at knownAt (zero: now),
+// with the facts of its chain (same subject and predicate, and for "many"
+// predicates the same object) known then, ordered by valid time, and the
+// episodes it came from. Returns ENOTFOUND for a fact of another scope, a
+// forgotten one, and one not known at knownAt: not recorded yet, or
+// retracted by then (it was never true; what was believed before the
+// retraction is read with an earlier knownAt), as every other read path.
+func (s *Service) Fact(ctx context.Context, scope entity.Scope, id string, knownAt time.Time) (FactDetail, error) {
+	if knownAt.IsZero() {
+		knownAt = s.now()
+	}
 	var d FactDetail
 	err := s.Store.View(ctx, scope, func(tx graph.Tx) error {
 		f, err := tx.Fact(id)
 		if err != nil {
 			return err
 		}
-		if f.ForgottenAt != nil {
+		switch {
+		case f.ForgottenAt != nil || f.Waiting:
 			return entity.Errorf(entity.ENOTFOUND, "fact %s not found", id)
+		case f.ExpiredAt != nil && !f.ExpiredAt.After(knownAt):
+			return entity.Errorf(entity.ENOTFOUND, "fact %s was retracted at %s: it was never true (known_at before then shows what was believed)",
+				id, f.ExpiredAt.UTC().Format(time.RFC3339Nano))
+		case f.RecordedAt.After(knownAt):
+			return entity.Errorf(entity.ENOTFOUND, "fact %s was not recorded yet at known_at", id)
 		}
+		f = f.AsKnownAt(knownAt)
 		d = FactDetail{Fact: f}
 		chain, card, err := s.chainOf(tx, &f)
 		if err != nil {
 			return err
 		}
 		for _, c := range chain {
-			if c.ForgottenAt != nil || c.Waiting || (card != ontology.One && c.ObjectKey() != f.ObjectKey()) {
+			if c.ForgottenAt != nil || c.Waiting || !c.KnownAt(knownAt) || (card != ontology.One && c.ObjectKey() != f.ObjectKey()) {
 				continue
 			}
-			d.Chain = append(d.Chain, c)
+			d.Chain = append(d.Chain, c.AsKnownAt(knownAt))
 		}
 		sortByValidTime(d.Chain)
 		for _, ep := range f.EpisodeIDs {

@@ -33,10 +33,17 @@
 //     common they are across the scope (search.Query.Keep; matched only in
 //     those entities' facts).
 //
+//     A name shaped like one word links to a stored one-word name of a
+//     thing that is it with up to three letters more or less ("Postgres"
+//     to PostgreSQL, "MongoDB" to Mongo; never people, digits or words of
+//     another name).
+//
 //     Names the question mentions (linking.go: capitalised runs,
 //     identifiers such as zebra-gateway, quoted phrases, a qualifier
-//     before a known name's common-noun head as in "staging database")
-//     are resolved, ambiguous (several entities) or unknown: no entity
+//     before a known name's common-noun head as in "staging database",
+//     and in a question written in lower case two words that may name
+//     someone next to a known name's word, as in "where does bob marley
+//     work") are resolved, ambiguous (several entities) or unknown: no entity
 //     resolves the name and no record holds its words in a row. An
 //     unknown name is never answered with another entity's facts: what
 //     only words inside it linked is unlinked ("Bob" of "Bob Marley"),
@@ -113,7 +120,10 @@
 // # Ranking
 //
 // The sources — BM25, entity and predicate linking, the walk, the vector
-// list, conversation structure and mentions — fill a feature struct per
+// list, conversation structure and mentions — sit behind one interface
+// (source, sources.go: each adds candidates to what the ones before
+// found; linking, BM25 and the walk are tested on hand-built records,
+// without an index or a store file) and fill a feature struct per
 // candidate (factFeatures, entityFeatures); pure functions (scoreFact,
 // scoreEntity) turn features and one Weights value into a score and its
 // explanation, from which a hit's signals are built; settle, the floor

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph"
@@ -31,7 +32,13 @@ import (
 //   - a quoted phrase ("\"Night Owls\"");
 //   - a qualifier before the head of a known entity's name: "staging
 //     database" when memory knows "production database" (same number of
-//     words, same last word, no question or property word).
+//     words, same last word, no question or property word);
+//   - in a question written in lower case, two words that may name
+//     someone next to a word of a known name: "bob marley" in "where does
+//     bob marley work" when memory knows "Bob" (lowerNames).
+//
+// A name shaped like one word that is a stored name with a few letters
+// more or less ("Postgres", "PostgreSQL") is that name (isVariantOf).
 //
 // Such a name is unknown when no entity resolves it (exactly, by alias, or
 // fuzzily for a typing error, entity.Lookup) and no record of the scope —
@@ -210,9 +217,9 @@ func within(inner, outer string) bool {
 }
 
 // resolveNames classifies the question's mentions after linking: those a
-// gram linked are resolved (ambiguous when it linked several entities);
-// the others are unknown unless some record holds them. Entities linked
-// only through words inside an unknown name are unlinked.
+// gram linked are resolved; the others are unknown unless some record
+// holds them. Entities linked only through words inside an unknown name
+// are unlinked.
 func (c *candidates) resolveNames(ctx context.Context, tx graph.Tx, e *Engine) error {
 	if e.NoUnknownNames {
 		return nil
@@ -226,6 +233,15 @@ func (c *candidates) resolveNames(ctx context.Context, tx graph.Tx, e *Engine) e
 		if err := c.judge(ctx, tx, idx, m, ""); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// findAmbiguous lists the names of the question that linked several
+// entities, once every name is judged.
+func (c *candidates) findAmbiguous(e *Engine) {
+	if e.NoUnknownNames {
+		return
 	}
 	grams := slices.Sorted(maps.Keys(c.gramLinks))
 	for _, g := range grams {
@@ -246,7 +262,6 @@ func (c *candidates) resolveNames(ctx context.Context, tx graph.Tx, e *Engine) e
 		}
 		c.ambiguous = append(c.ambiguous, nl)
 	}
-	return nil
 }
 
 // judge decides whether mention m is unknown, and if so records it and
@@ -392,6 +407,11 @@ func (c *candidates) qualified(ctx context.Context, tx graph.Tx, e *Engine) erro
 		}
 	}
 	sort.Strings(known)
+	for _, m := range c.lowerNames(lexiconOf(e.ontology())) {
+		if err := c.judge(ctx, tx, idx, m, ""); err != nil {
+			return err
+		}
+	}
 	for _, name := range known {
 		words := strings.Fields(name)
 		for _, g := range c.p.a.grams {
@@ -545,4 +565,183 @@ func nonNil(ns []NameLink) []NameLink {
 		return []NameLink{}
 	}
 	return ns
+}
+
+// A name the question writes as a longer or shorter form of a stored one-
+// word name of a thing is that thing: "Postgres" for "PostgreSQL",
+// "MongoDB" for "Mongo" — one of them the other with 1 to variantRunes
+// more letters, the shorter at least variantMinRunes long. Only for
+// name-shaped mentions (a lower-case "works" is no form of "Workshop"),
+// never for people ("Chris" is not "Christa") or names with digits
+// (versions tell things apart). Words are not forms of one another:
+// "zebra-gateway" is no variant of "gateway-service".
+const (
+	variantMinRunes = 5
+	variantRunes    = 3
+	variantScan     = 20 // stored names read that begin with a mention
+)
+
+// variantShaped reports whether the normalised name key may have variants:
+// one word of letters, long enough.
+func variantShaped(key string) bool {
+	n := 0
+	for _, r := range key {
+		if !unicode.IsLetter(r) || isCJK(r) {
+			return false
+		}
+		n++
+	}
+	return n >= variantMinRunes
+}
+
+// shorterForms are key without its last 1 to variantRunes runes, each
+// still long enough to be a variant.
+func shorterForms(key string) []string {
+	rs := []rune(key)
+	var out []string
+	for n := 1; n <= variantRunes && len(rs)-n >= variantMinRunes; n++ {
+		out = append(out, string(rs[:len(rs)-n]))
+	}
+	return out
+}
+
+// isVariantOf reports whether the normalised name key is a variant of a
+// name or alias of en (see above).
+func isVariantOf(key string, en entity.Entity) bool {
+	if en.Type == "person" {
+		return false
+	}
+	for _, k := range en.Keys() {
+		short, long := key, k
+		if len(short) > len(long) {
+			short, long = long, short
+		}
+		if d := utf8.RuneCountInString(long) - utf8.RuneCountInString(short); d >= 1 && d <= variantRunes &&
+			variantShaped(short) && variantShaped(long) && strings.HasPrefix(long, short) {
+			return true
+		}
+	}
+	return false
+}
+
+// lowerNames finds names a question writes in lower case, which have no
+// shape to tell them, once the search has found entities: two words in a
+// row, between words that may name nothing, each of which may name
+// someone or something — neither a question word, a word of a property,
+// a number, an adverb or a verb that follows a subject ("does bob still
+// work", "does sam think") — and
+//
+//   - both words of names memory holds with capitals: "hiro chen" in
+//     "which team is hiro chen on" when Hiro Sato and Mia Chen are known;
+//   - or one, and the question's verb (a word of a property, or a generic
+//     one: "work", "live", "do") comes right after them, or they are
+//     written with a possessive: "bob marley" in "where does bob marley
+//     work" and "bob marley's manager" when Bob Lindqvist's alias is "Bob"
+//     ("is bob happy" names no one).
+//
+// judge then decides whether memory holds the two words in a row. Only in
+// a question that capitalises nothing but its first word: one that
+// capitalises names shows them by their shape.
+func (c *candidates) lowerNames(lx *lexicon) []mention {
+	type word struct {
+		key         string
+		lower       bool // written without capitals
+		possessive  bool // "marley's"
+		punctuation bool // a mark after it ends the phrase
+	}
+	var ws []word
+	for i, raw := range strings.Fields(c.p.a.text) {
+		w := strings.TrimFunc(raw, func(r rune) bool { return !isWordRune(r) && r != '\'' && r != '’' })
+		poss := strings.HasSuffix(w, "'s") || strings.HasSuffix(w, "’s")
+		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
+		key := entity.Normalize(w)
+		if i > 0 && capitalised(w) {
+			return nil
+		}
+		if key == "" || strings.Contains(key, " ") {
+			ws = append(ws, word{punctuation: true}) // an identifier or a mark: no part of such a name
+			continue
+		}
+		j := strings.LastIndexFunc(raw, isWordRune)
+		ws = append(ws, word{key: key, lower: strings.ToLower(w) == w, possessive: poss,
+			punctuation: j >= 0 && strings.ContainsAny(raw[j:], ",;:.!?)\"”")})
+	}
+	verb := func(w string) bool {
+		for _, t := range search.Analyze(w) {
+			if genericWords[t] || lx.spread[t] > 0 {
+				return true
+			}
+		}
+		return w == "do" || w == "does" || w == "did"
+	}
+	nameable := func(i int) bool {
+		if i < 0 || i >= len(ws) {
+			return false
+		}
+		w := ws[i]
+		return w.lower && w.key != "" && !questionWords[w.key] && !isNumber(w.key) && !strings.HasSuffix(w.key, "ly") &&
+			!notNames[w.key] && !verb(w.key)
+	}
+	// The words of the names with capitals of the entities linked and
+	// found.
+	nameWords := map[string]bool{}
+	for _, it := range c.entities {
+		for _, n := range append([]string{it.entity.Name}, it.entity.Aliases...) {
+			if strings.ToLower(n) != n {
+				for _, w := range strings.Fields(entity.Normalize(n)) {
+					nameWords[w] = true
+				}
+			}
+		}
+	}
+	var out []mention
+	for i := 0; i+1 < len(ws); i++ {
+		a, b := ws[i], ws[i+1]
+		if !nameable(i) || !nameable(i+1) || nameable(i-1) || nameable(i+2) || a.possessive || a.punctuation {
+			continue
+		}
+		key := a.key + " " + b.key
+		known := 0
+		for _, w := range []string{a.key, b.key} {
+			if nameWords[w] {
+				known++
+			}
+		}
+		inContext := b.possessive || !b.punctuation && i+2 < len(ws) && verb(ws[i+2].key)
+		if len(c.gramLinks[key]) == 0 && (known == 2 || known == 1 && inContext) {
+			out = append(out, mention{text: key, key: key})
+		}
+	}
+	return out
+}
+
+// notNames are words that follow a subject and begin no surname: adverbs
+// without -ly and verbs of thought and wish ("does bob ever", "does sam
+// think").
+var notNames = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`ever never also already always just even once first last again too
+		think thinks thought feel feels felt want wants wanted wish hope hopes plan plans planned prefer prefers
+		enjoy enjoys enjoyed love loves loved hate hates mean means meant need needs needed`) {
+		notNames[w] = true
+	}
+}
+
+// properName reports whether an entity the n-gram g linked stores g (as
+// its name or an alias) with capitals: a proper name, which a question
+// written in lower case may continue.
+func (c *candidates) properName(g string) bool {
+	for _, id := range c.gramLinks[g] {
+		it := c.entities[id]
+		if it == nil {
+			continue
+		}
+		for _, n := range append([]string{it.entity.Name}, it.entity.Aliases...) {
+			if entity.Normalize(n) == g && strings.ToLower(n) != n {
+				return true
+			}
+		}
+	}
+	return false
 }

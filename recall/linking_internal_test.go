@@ -4,6 +4,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/graphmem/graphmem/entity"
 )
 
 // TestMentions: the spans of a question shaped like names — capitalised
@@ -59,6 +61,33 @@ func TestQualifier(t *testing.T) {
 	} {
 		if got := c.qualifier(tc.words); got != tc.want {
 			t.Errorf("qualifier(%q) = %v, want %v", tc.words, got, tc.want)
+		}
+	}
+}
+
+// TestIsVariantOf: a one-word name of a thing with up to three letters
+// more or less is the same thing; words, people, digits and longer tails
+// are not.
+func TestIsVariantOf(t *testing.T) {
+	thing := func(name, typ string) entity.Entity { return entity.Entity{Name: name, Type: typ} }
+	for _, tc := range []struct {
+		key  string
+		en   entity.Entity
+		want bool
+	}{
+		{"postgres", thing("PostgreSQL", "database"), true},
+		{"postgresql", thing("Postgres", "database"), true},
+		{"mongo", thing("MongoDB", ""), true},
+		{"gateway", thing("gateway-service", "service"), false},
+		{"zebra gateway", thing("gateway-service", "service"), false},
+		{"chris", thing("Christa", "person"), false},
+		{"redis", thing("Rediscover", ""), false},
+		{"python", thing("python3", ""), false},
+		{"post", thing("Postgres", ""), false},
+		{"postgres", thing("Postgres", ""), false}, // the same name: linked exactly
+	} {
+		if got := isVariantOf(tc.key, tc.en); got != tc.want {
+			t.Errorf("isVariantOf(%q, %q) = %v, want %v", tc.key, tc.en.Name, got, tc.want)
 		}
 	}
 }

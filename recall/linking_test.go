@@ -27,6 +27,9 @@ func unknownDemo(tb testing.TB, e *env, scope string) {
 		fact("production database", "service", nil, "port", "", "", "3307", "The production database listens on port 3307"),
 		fact("gateway-service", "service", nil, "uses_database", "orders-db", "database", "", "gateway-service keeps its data in orders-db"),
 		fact("gateway-service", "service", nil, "port", "", "", "8443", "gateway-service listens on port 8443"),
+		fact("cart-api", "service", nil, "uses_database", "PostgreSQL", "database", "", "cart-api keeps its data in PostgreSQL"),
+		fact("Sam Okafor", "person", []string{"Sam"}, "reports_to", "Bob Lindqvist", "person", "", "Sam Okafor reports to Bob Lindqvist"),
+		fact("Sam Okafor", "person", []string{"Sam"}, "works_on", "orders-service", "service", "", "Sam Okafor works on orders-service"),
 	)
 }
 
@@ -72,6 +75,21 @@ func TestRecall_UnknownNames(t *testing.T) {
 		{q: "Where does Zed work?", wantPred: "works_at"},
 		{q: "Who likes Peter Tosh?", wantPred: "likes"},
 		{q: "Where does Bob live?", ambiguous: []string{"Bob"}, wantPred: "lives_in"},
+		// Names written in lower case: a known name, then a word memory
+		// does not hold after it, before the question's verb.
+		{q: "where does bob marley work", unresolved: []string{"bob marley"}, suggest: "Bob Lindqvist", notPred: "works_at"},
+		{q: "who is bob marley's manager", unresolved: []string{"bob marley"}, suggest: "Bob Lindqvist", notPred: "reports_to"},
+		{q: "where does sam smith work", unresolved: []string{"sam smith"}, suggest: "Sam Okafor", notPred: "works_on"},
+		{q: "where does alice wong work", unresolved: []string{"alice wong"}, suggest: "Alice Chen", notPred: "works_at"},
+		{q: "where does bob lindqvist work", wantPred: "works_at"},
+		{q: "where does alice chan work", wantPred: "works_at"},
+		{q: "what port does the production database listen on", wantPred: "port"},
+		{q: "who does sam report to", wantPred: "reports_to"},
+		{q: "does bob lindqvist still work at globex", wantPred: "works_at"},
+		{q: "what does sam okafor work on", wantPred: "works_on"},
+		// A name written as a known variant of a stored one.
+		{q: "Which service uses Postgres?", wantPred: "uses_database"},
+		{q: "which service keeps its data in postgres", wantPred: "uses_database"},
 	} {
 		t.Run(tc.q, func(t *testing.T) {
 			res := e.context(t, scope, recall.ContextRequest{Query: tc.q})

@@ -97,6 +97,16 @@ type candidates struct {
 	// vectors and vectorsSkipped say whether the vector list was used
 	// (vectorFor).
 	vectors, vectorsSkipped string
+
+	// What the sources pass on (sources.go): the query terms the search
+	// keeps however common (keep, for the entities keepFor), the episodes
+	// the search found, the best BM25 score (best, 1 when nothing
+	// matched) and what one unit of graph weight is worth (scale: the
+	// best score, at least 1, so graph-only facts rank among textual
+	// matches).
+	keep, keepFor []string
+	episodeHits   []search.Hit
+	best, scale   float64
 }
 
 // signalMap is what the API shows of an item's score.
@@ -176,102 +186,21 @@ func (p *params) around(limit int) graph.Around {
 	return a
 }
 
-// retrieve runs the BM25 search, links entities, walks the graph and
-// scores every candidate, reading the store through tx.
+// retrieve runs the candidate sources (sources.go), then scores every
+// candidate, settles the orderings no weight may break and keeps unknown
+// names from being answered with other entities' facts, reading the store
+// through tx.
 func (e *Engine) retrieve(ctx context.Context, tx graph.Tx, p params) (*candidates, error) {
 	c := &candidates{p: p, w: e.weights(), facts: map[string]*item{}, entities: map[string]*item{}, episodes: map[string]*item{},
-		linked: map[string]entity.MatchKind{}, gramLinks: map[string][]string{}}
-	n := p.candidates
-	if n == 0 {
-		n = max(candidatesMin, p.limit*candidatesPer)
-	}
-	// Facts are always searched: they seed the walk even when only
-	// entities or episodes are wanted.
-	var types []string
-	if len(p.types) > 0 {
-		types = append(slices.Clone(p.types), search.TypeFact, search.TypeEntity)
-	}
-	var episodeHits []search.Hit
-	// scale is what one unit of graph weight is worth: the best BM25
-	// score of the query, so graph-only facts rank among textual matches.
-	scale := 1.0
-	// Entities first: the words that tell their facts apart must not be
-	// dropped from the search as common (readLinked).
-	if err := c.link(tx); err != nil {
-		return nil, err
-	}
-	if err := c.resolveNames(ctx, tx, e); err != nil {
-		return nil, err
-	}
-	keep, keepFor, err := c.readLinked(tx)
-	if err != nil {
-		return nil, err
-	}
-	c.q = newQuestion(lexiconOf(e.ontology()), &c.w.Predicate, p.a.text, c.linkedNames)
-	hits, err := e.Index.Search(ctx, search.Query{
-		Scope: p.scope, Text: p.a.text, Limit: n, AsOf: p.asOf, KnownAt: p.knownAt, Now: p.now,
-		IncludeHistory: p.history, Types: types, Keep: keep, KeepFor: keepFor,
-	})
-	if err != nil {
-		return nil, err
-	}
-	var factHits, entityHits []search.Hit
-	for _, h := range hits {
-		switch h.Type {
-		case search.TypeFact:
-			factHits = append(factHits, h)
-		case search.TypeEntity:
-			entityHits = append(entityHits, h)
-		case search.TypeEpisode:
-			episodeHits = append(episodeHits, h)
-		}
-	}
-	if len(hits) > 0 {
-		scale = max(scale, hits[0].Score)
-	}
-	facts, ents, err := graph.FactsAndEntitiesByID(tx, hitIDs(factHits), hitIDs(entityHits))
-	if err != nil {
-		return nil, err
-	}
-	c.loadFactHits(factHits, facts)
-	c.loadEntityHits(entityHits, ents)
-	if err := c.qualified(ctx, tx, e); err != nil {
-		return nil, err
-	}
-	c.addLinkedFacts(c.q)
-	if err := c.walk(tx); err != nil {
-		return nil, err
-	}
-	// The question was being embedded meanwhile.
-	if c.p.vec, c.vectors, c.vectorsSkipped = e.vectorFor(ctx, p.pending); c.p.vec != nil {
-		c.q.near = c.nearPredicates(e)
-		if err := c.addVectorFacts(tx, e); err != nil {
-			return nil, err
-		}
-		if err := c.addVectorEntities(tx, e); err != nil {
-			return nil, err
-		}
-		if p.wants(search.TypeEpisode) {
-			// Turns are weighed against the best BM25 score itself, which
-			// is far below 1 in a long conversation: on scale the list
-			// would outweigh every word of the question.
-			best := 1.0
-			if len(hits) > 0 {
-				best = hits[0].Score
-			}
-			if episodeHits, err = e.vectorEpisodeHits(ctx, c, episodeHits, best); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if p.wants(search.TypeEpisode) && (len(episodeHits) > 0 || len(c.linked) > 0) {
-		if err := e.rankEpisodes(ctx, tx, c, episodeHits, scale); err != nil {
+		linked: map[string]entity.MatchKind{}, gramLinks: map[string][]string{}, scale: 1, best: 1}
+	for _, s := range e.sources() {
+		if err := s.add(ctx, tx, c); err != nil {
 			return nil, err
 		}
 	}
 	c.describeFacts(e.ontology())
-	c.scoreFacts(scale)
-	c.scoreEntities(scale)
+	c.scoreFacts(c.scale)
+	c.scoreEntities(c.scale)
 	c.settle()
 	c.withoutOthers()
 	return c, nil
@@ -322,7 +251,17 @@ func (c *candidates) link(tx graph.Tx) error {
 	if len(grams) == 0 {
 		return nil
 	}
-	byKey, err := tx.EntitiesByKey(grams)
+	// The names shaped like one word may be a variant of a stored name
+	// (variant): a shorter stored form is read with the n-grams, a longer
+	// one by a prefix scan.
+	var named, shorter []string
+	for _, m := range c.p.a.names {
+		if variantShaped(m.key) {
+			named = append(named, m.key)
+			shorter = append(shorter, shorterForms(m.key)...)
+		}
+	}
+	byKey, err := tx.EntitiesByKey(append(slices.Clip(grams), shorter...))
 	if err != nil {
 		return err
 	}
@@ -335,6 +274,25 @@ func (c *candidates) link(tx graph.Tx) error {
 			}
 			c.addLinked(en, m.Kind, g)
 			matched[g] = true
+		}
+	}
+	named = slices.DeleteFunc(named, func(g string) bool { return matched[g] })
+	if len(named) > 0 {
+		longer, err := graph.EntitiesByPrefixes(tx, named, variantScan)
+		if err != nil {
+			return err
+		}
+		for _, g := range named {
+			var cands []entity.Entity
+			for _, k := range shorterForms(g) {
+				cands = append(cands, byKey[k]...)
+			}
+			for _, en := range append(cands, longer[g]...) {
+				if isVariantOf(g, en) {
+					c.addLinked(en, entity.MatchFuzzy, g)
+					matched[g] = true
+				}
+			}
 		}
 	}
 	// Fuzzy: only n-grams long enough and not already matched; the prefix

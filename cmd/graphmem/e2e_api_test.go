@@ -186,6 +186,16 @@ func TestE2E_Temporal(t *testing.T) {
 		if e := c.do("DELETE", "/v1/facts/"+id3307, nil).errorDetail(t); e.Code != entity.ENOTFOUND {
 			t.Errorf("retracting twice: %+v", e)
 		}
+		// Read by id, it is not found as known now, and is as believed
+		// before the retraction.
+		if e := c.do("GET", "/v1/facts/"+id3307, nil).errorDetail(t); e.Code != entity.ENOTFOUND || !strings.Contains(e.Message, "retracted") {
+			t.Errorf("reading a retracted fact: %+v, want not found, saying it was retracted", e)
+		}
+		var d api.FactDetail
+		c.do("GET", "/v1/facts/"+id3307+"?"+url.Values{"known_at": {beforeRetract.Format(time.RFC3339Nano)}}.Encode(), nil).ok(t, 200, &d)
+		if d.Fact.Value != "3307" || d.Fact.Status == "retracted" || d.Fact.ExpiredAt != nil {
+			t.Errorf("known before the retraction: %+v", d.Fact)
+		}
 	})
 }
 

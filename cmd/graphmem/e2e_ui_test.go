@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/graphmem/graphmem/api"
+	"github.com/graphmem/graphmem/embed/embedtest"
 )
 
 // The web view, checked in a real headless Chromium: what a person sees
@@ -82,6 +83,49 @@ func TestWebUI_WithKeys(t *testing.T) {
 	b.open("/ui/ask?q=port")
 	b.waitText("main", "This server needs an API key")
 	b.absent("#context-block")
+}
+
+// TestWebUI_NameAndVectorNotes: the ask and search pages say which name
+// of a question names several entities, and, with the test embedding
+// model, that an answer went without the vector list, as the API returns
+// them (a wait of 1ns: no question's embedding arrives in time).
+func TestWebUI_NameAndVectorNotes(t *testing.T) {
+	chrome := mustChromium(t)
+	vectors := os.Getenv(embedtest.EnvURL) != ""
+	m := MustRunMain(t, func(m *Main) {
+		if vectors {
+			withEmbeddings(t, nil)(m)
+			m.Config.EmbedWait = "1ns"
+		}
+	})
+	c := newClient(t, m).as("", uiScope)
+	c.postFacts(
+		map[string]any{"subject": "Bob Lindqvist", "subject_type": "person", "subject_aliases": []string{"Bob"}, "predicate": "lives_in",
+			"object": "Malmö", "object_type": "place", "valid_from": "2024-01-01T00:00:00Z", "source_kind": "user_explicit"},
+		map[string]any{"subject": "Bob Stone", "subject_type": "person", "subject_aliases": []string{"Bob"}, "predicate": "lives_in",
+			"object": "Oslo", "object_type": "place", "valid_from": "2024-01-01T00:00:00Z", "source_kind": "user_explicit"},
+	)
+	b := newBrowser(t, chrome, "http://"+m.Addr())
+	b.open("/ui/")
+	b.run(chromedp.SetValue(chromedp.CSS("#scope"), uiScope), chromedp.Evaluate[chromedp.Void](`document.querySelector('#scope').dispatchEvent(new Event('change'))`))
+	b.open("/ui/ask?q=" + url.QueryEscape("Where does Bob live?"))
+	b.waitText("#ambiguous", "Bob names several entities: Bob Lindqvist, Bob Stone — the answer weighs each")
+	b.waitText("#context-block", "Oslo")
+	if vectors {
+		b.waitText("#vector-note", "Ranked without meaning search: vectors skipped (timeout: the question's embedding did not arrive in time).")
+		b.waitText("#block-meta", "vectors skipped")
+	} else {
+		b.waitText("#block-meta", "vectors off")
+		b.absent("#vector-note")
+	}
+	b.shot("notes-ask")
+	b.open("/ui/?q=" + url.QueryEscape("where does bob live"))
+	b.waitText("#results", "bob names several entities: Bob Lindqvist, Bob Stone")
+	if vectors {
+		b.waitText("#results", "vectors skipped (timeout")
+	}
+	b.absent("#unresolved")
+	b.shot("notes-search")
 }
 
 // seedUI writes the scenario: a port change with a reason and a source

@@ -30,7 +30,8 @@ export async function homePage(main, { params, alive, navigate }) {
     h('a', { href: entityHref(m.entity.id), text: m.entity.name }), ' ', h('span', { class: 'badge', text: m.entity.type || 'entity' }),
     h('span', { class: 'muted', text: ` ${m.match} match` })))));
   results.append(h('h2', { text: 'Facts and episodes' }));
-  if (!(hits instanceof Error)) results.append(unresolvedView(hits.unresolved));
+  // (Element.append would write a null as the text "null".)
+  if (!(hits instanceof Error)) results.append(h('div', { class: 'notes' }, unresolvedView(hits.unresolved), ambiguousView(hits.ambiguous), vectorNote(hits)));
   if (hits instanceof Error) results.append(errorView(hits));
   else if (!hits.hits.length) results.append(h('p', { class: 'muted', text: 'Nothing matches.' }));
   else results.append(h('ol', { class: 'hits' }, hits.hits.map(hitRow)));
@@ -42,7 +43,27 @@ function unresolvedView(names) {
   if (!names || !names.length) return null;
   return h('ul', { class: 'unresolved', id: 'unresolved' }, names.map((n) => h('li', null,
     'Memory holds nothing about ', h('strong', { text: n.name }),
-    n.candidates.length ? [' — did you mean ', n.candidates.map((c, i) => [i ? ', ' : '', h('a', { href: '/ui/?q=' + enc(c), text: c })]), '?'] : null)));
+    n.candidates.length ? [' — did you mean ', nameLinks(n.candidates), '?'] : null)));
+}
+
+// ambiguousView says which names of a question name several entities, all
+// of whose facts the answer weighs.
+function ambiguousView(names) {
+  if (!names || !names.length) return null;
+  return h('ul', { class: 'ambiguous', id: 'ambiguous' }, names.map((n) => h('li', null,
+    h('strong', { text: n.name }), ' names several entities: ', nameLinks(n.candidates), ' — the answer weighs each')));
+}
+
+function nameLinks(names) {
+  return names.map((c, i) => [i ? ', ' : '', h('a', { href: '/ui/?q=' + enc(c), text: c })]);
+}
+
+// vectorNote says that an answer went without the vector list although
+// embeddings are on, and why (the API's vectors and vectors_skipped).
+function vectorNote(res) {
+  if (res.vectors !== 'skipped') return null;
+  const why = { timeout: "the question's embedding did not arrive in time", busy: 'the embedder was busy', failed: 'the embedder failed' }[res.vectors_skipped] || res.vectors_skipped;
+  return h('p', { class: 'note', id: 'vector-note', role: 'status', text: `Ranked without meaning search: vectors skipped (${res.vectors_skipped}: ${why}).` });
 }
 
 function hitRow(hit) {
@@ -148,8 +169,10 @@ export async function askPage(main, { params, alive, navigate }) {
   } else {
     out.append(h('section', { 'aria-labelledby': 'block-h' },
       h('h2', { id: 'block-h', text: 'Context block' }),
-      h('p', { class: 'muted', text: `${ctx.tokens} tokens · mode ${ctx.mode} · as of ${day(ctx.as_of)}` }),
+      h('p', { class: 'muted', id: 'block-meta', text: `${ctx.tokens} tokens · mode ${ctx.mode} · as of ${day(ctx.as_of)} · vectors ${ctx.vectors}` }),
+      vectorNote(ctx),
       unresolvedView(ctx.unresolved),
+      ambiguousView(ctx.ambiguous),
       h('pre', { class: 'block', id: 'context-block', tabindex: 0, text: ctx.context }),
       h('h2', { text: 'Facts in it' }),
       ctx.facts.length ? h('ol', { class: 'hits' }, ctx.facts.map((cf) => h('li', null, factLine(cf.fact),
@@ -306,7 +329,7 @@ function episodeRow(ep) {
         try {
           list.append(h('li', null, factLine((await api('GET', '/facts/' + enc(id))).fact)));
         } catch (e) {
-          list.append(h('li', { class: 'muted', text: `${id}: ${e instanceof APIError && e.status === 404 ? 'forgotten' : e.message}` }));
+          list.append(h('li', { class: 'muted', text: `${id}: ${e instanceof APIError && e.status === 404 ? (e.message.includes('retracted') ? 'retracted' : 'forgotten') : e.message}` }));
         }
       }
       btn.setAttribute('aria-expanded', 'true');

@@ -221,6 +221,15 @@ def test_retract_forget_and_audit(alice: Graphmem, name: str) -> None:
     )
     retracted = alice.retract(r[0].fact_id)
     assert retracted.status == "retracted" and retracted.expired_at is not None
+    # Read by id it is not found as known now; as known before, it was believed.
+    try:
+        alice.fact(r[0].fact_id)
+    except NotFoundError as e:
+        assert "retracted" in str(e)
+    else:
+        raise AssertionError("a retracted fact is not found as known now")
+    before = alice.fact(r[0].fact_id, known_at=retracted.expired_at - timedelta(microseconds=1))
+    assert before.fact.object == "Team Red" and before.fact.status != "retracted"
 
     dry = alice.forget(fact_ids=[r[1].fact_id], dry_run=True)
     assert dry.dry_run and dry.facts == 1

@@ -349,6 +349,11 @@ def timeline_pager(
     return Pager(path, _params(predicate=predicate, known_at=known_at), limit, page_size)
 
 
+def fact(fact_id: str, known_at: TimeLike | None) -> Call:
+    """``GET /v1/facts/{id}``."""
+    return Call("GET", f"/v1/facts/{path_id(fact_id)}", _params(known_at=known_at), retry=True)
+
+
 def entity_graph(entity_id: str, as_of: TimeLike | None, depth: int | None, limit: int | None) -> Call:
     """``GET /v1/entities/{id}/graph``."""
     return Call(

@@ -193,9 +193,10 @@ class AsyncGraphmem:
         )
         return [f async for f in it]
 
-    async def fact(self, fact_id: str) -> FactDetail:
-        """One fact with its supersession chain and the episodes it came from."""
-        return await self._get(_core.get(f"/v1/facts/{_core.path_id(fact_id)}"), FactDetail)
+    async def fact(self, fact_id: str, known_at: TimeLike | None = None) -> FactDetail:
+        """One fact with its supersession chain and the episodes it came from, as believed at ``known_at``
+        (default now): a fact retracted by then raises NotFoundError."""
+        return await self._get(_core.fact(fact_id, known_at), FactDetail)
 
     async def retract(self, fact_id: str) -> Fact:
         """Retract a fact: it was never true. Queries with an earlier ``known_at`` still see it."""

@@ -193,9 +193,10 @@ class Graphmem:
             )
         )
 
-    def fact(self, fact_id: str) -> FactDetail:
-        """One fact with its supersession chain and the episodes it came from."""
-        return self._get(_core.get(f"/v1/facts/{_core.path_id(fact_id)}"), FactDetail)
+    def fact(self, fact_id: str, known_at: TimeLike | None = None) -> FactDetail:
+        """One fact with its supersession chain and the episodes it came from, as believed at ``known_at``
+        (default now): a fact retracted by then raises NotFoundError."""
+        return self._get(_core.fact(fact_id, known_at), FactDetail)
 
     def retract(self, fact_id: str) -> Fact:
         """Retract a fact: it was never true. Queries with an earlier ``known_at`` still see it."""

@@ -75,8 +75,10 @@ class FactInput(RequestModel):
     subject: str
     predicate: str
     subject_type: str | None = None
+    subject_aliases: list[str] | None = None
     object: str | None = None
     object_type: str | None = None
+    object_aliases: list[str] | None = None
     value: str | None = None
     text: str | None = None
     valid_from: Time | None = None
