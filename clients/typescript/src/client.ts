@@ -105,6 +105,12 @@ export interface FactsOptions extends CallOptions {
   pageSize?: number;
 }
 
+/** Options of `fact`. */
+export interface FactOptions extends CallOptions {
+  /** The transaction time asked about (default now): a fact retracted since reads as it was then. */
+  knownAt?: TimeLike;
+}
+
 /** Options of `timeline`. */
 export interface TimelineOptions extends CallOptions {
   predicate?: string;
@@ -440,9 +446,14 @@ export class Graphmem {
     return this.#pages("/v1/facts", params, opts, 100);
   }
 
-  /** One fact with its supersession chain and the episodes it came from. */
-  fact(factId: string, opts: CallOptions = {}): Promise<FactDetail> {
-    return this.#json({ method: "GET", path: `/v1/facts/${pathId(factId, "factId")}`, retry: true }, opts);
+  /**
+   * One fact with its supersession chain and the episodes it came from, as known at `knownAt`
+   * (default now): a retracted fact is a NotFoundError unless asked as of before its retraction.
+   */
+  fact(factId: string, opts: FactOptions = {}): Promise<FactDetail> {
+    const path = `/v1/facts/${pathId(factId, "factId")}`;
+    const params = { known_at: time(opts.knownAt, "knownAt") };
+    return this.#json({ method: "GET", path, params, retry: true }, opts);
   }
 
   /** Retract a fact: it was never true. Queries with an earlier `knownAt` still see it. */

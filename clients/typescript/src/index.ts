@@ -12,6 +12,7 @@ export {
   type ContextOptions,
   type EntityGraphOptions,
   type EpisodesOptions,
+  type FactOptions,
   type FactsOptions,
   type ForgetOptions,
   type GraphmemOptions,

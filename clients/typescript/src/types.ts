@@ -46,8 +46,12 @@ export interface FactInput {
   subject: string;
   predicate: string;
   subjectType?: string | null;
+  /** Other names of the subject, kept as the entity's aliases. */
+  subjectAliases?: string[] | null;
   object?: string | null;
   objectType?: string | null;
+  /** Other names of the object entity (not with `value`), kept as its aliases. */
+  objectAliases?: string[] | null;
   value?: string | null;
   text?: string | null;
   validFrom?: TimeLike | null;
