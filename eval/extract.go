@@ -96,8 +96,12 @@ type ExtractReport struct {
 	Nothing      int `json:"nothing_to_extract"`
 	NothingEmpty int `json:"nothing_extracted_there"`
 	// PermissionDropped counts facts of the answers that graphmem dropped as
-	// permission-like.
-	PermissionDropped int `json:"permission_facts_dropped"`
+	// permission-like; Dropped counts the dropped facts by reason
+	// (entity.Drop…).
+	PermissionDropped int            `json:"permission_facts_dropped"`
+	Dropped           map[string]int `json:"dropped"`
+	// Proposed counts the facts of the answers, kept or not.
+	Proposed int `json:"proposed_facts"`
 	// JSONValid is the share of episodes whose first answer was usable
 	// JSON of the asked shape; Repaired and Failed count the others.
 	JSONValid float64 `json:"json_valid"`
@@ -144,7 +148,7 @@ func Extract(ctx context.Context, o ExtractOptions) (ExtractReport, error) {
 	if err != nil {
 		return ExtractReport{}, err
 	}
-	rep := ExtractReport{Model: o.Model.Model}
+	rep := ExtractReport{Model: o.Model.Model, Dropped: map[string]int{}}
 	n := o.BaselineCalls
 	if n <= 0 {
 		n = 3
@@ -175,8 +179,10 @@ func Extract(ctx context.Context, o ExtractOptions) (ExtractReport, error) {
 		default:
 			valid++
 		}
+		rep.Proposed += out.Proposed
 		for _, d := range out.Dropped {
-			if d.Reason == "permission-like statement" {
+			rep.Dropped[d.Reason]++
+			if d.Reason == entity.DropPermission {
 				rep.PermissionDropped++
 			}
 		}

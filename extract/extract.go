@@ -254,6 +254,8 @@ type Input struct {
 type Output struct {
 	Entities []Entity `json:"entities"`
 	Facts    []Fact   `json:"facts"`
+	// Proposed counts the facts of the answer, kept or not.
+	Proposed int `json:"proposed"`
 	// Dropped lists the facts of the answer that were left out, and why.
 	Dropped []Drop `json:"dropped,omitempty"`
 	// Mode is the response format of the answer that was used.
@@ -302,11 +304,10 @@ type Fact struct {
 func (f Fact) Ended() bool { return f.ValidTo != nil && f.ValidFrom == nil }
 
 // Drop is a fact of the answer left out of Output, by its index in the
-// answer's facts list.
+// answer's facts list, with its reason (an entity.Drop… code).
 type Drop struct {
-	Index     int    `json:"index"`
-	Predicate string `json:"predicate,omitempty"`
-	Reason    string `json:"reason"`
+	Index int `json:"index"`
+	entity.DroppedFact
 }
 
 // Usage counts what an Extract cost. Calls is every request sent to the
@@ -338,7 +339,13 @@ func (u *Usage) Add(o Usage) {
 // source_kind known, importance 1–10 (missing: 5), cardinality one, many or
 // null. The source kind is capped by the episode (see SourceKindCeiling): a
 // model cannot make an assistant's or a tool's words into user statements.
-// Broken and permission-like facts are dropped and listed in Output.Dropped.
+// A fact must be grounded: its subject and its object or value named by the
+// episode's content, its speaker or a known entity (a value may also be a
+// date the model resolved), so that what a small model invents stays out.
+// A fact repeating an earlier one of the answer is a duplicate. Broken,
+// permission-like, ungrounded and repeated facts are dropped and listed in
+// Output.Dropped with their reason (entity.Drop…); only an answer whose
+// every fact is broken in form gets the repair call.
 //
 // Errors: EUNAVAILABLE (retries exhausted on 429/5xx/network, a Retry-After
 // beyond RetryMaxDelay, a 401/403/404 refusal, ctx done — it wraps
@@ -369,7 +376,7 @@ func (x *Extractor) Extract(ctx context.Context, in Input) (Output, Usage, error
 		openai.SystemMessage(x.systemPrompt(onto)),
 		openai.UserMessage(userPrompt(in.Episode, known, ref)),
 	}
-	v := validator{onto: onto, ref: ref, ceiling: SourceKindCeiling(in.Episode)}
+	v := validator{onto: onto, ref: ref, ceiling: SourceKindCeiling(in.Episode), ep: in.Episode, known: known}
 
 	mode := x.Mode()
 	content, err := x.complete(ctx, msgs, &mode, &u)
@@ -418,7 +425,7 @@ func (x *Extractor) Extract(ctx context.Context, in Input) (Output, Usage, error
 
 func (x *Extractor) logDrops(out Output) {
 	for _, d := range out.Dropped {
-		x.log.Info("extract: fact dropped", "index", d.Index, "predicate", d.Predicate, "reason", d.Reason)
+		x.log.Info("extract: fact dropped", "index", d.Index, "predicate", d.Predicate, "reason", d.Reason, "detail", d.Detail)
 	}
 }
 
