@@ -497,3 +497,36 @@ func share(p *float64) string {
 
 // JSON is the report as one JSON object.
 func (r ExtractReport) JSON() ([]byte, error) { return json.Marshal(r) }
+
+// ExtractRun is one row of ExtractComparison: a name (the recorded
+// answers, or a prompt style) and its report.
+type ExtractRun struct {
+	Name string `json:"name"`
+	ExtractReport
+}
+
+// ExtractComparison is several runs of Extract on the same gold set, side
+// by side: the recorded answers as the baseline, then each prompt style
+// against the model.
+type ExtractComparison struct {
+	Runs []ExtractRun `json:"runs"`
+}
+
+// WriteTable prints one line per run, precision of the kept facts first:
+// grounding must keep junk out before recall counts.
+func (c ExtractComparison) WriteTable(w io.Writer) error {
+	if len(c.Runs) > 0 {
+		fmt.Fprintf(w, "extraction on %d episodes of the gold set; precision of kept facts, then recall\n", c.Runs[0].Episodes)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "run\tmodel\tformat\tprecision\trecall\tF1\tdates\tkept\tproposed\tnot grounded\tcalls/ep\tprompt tok/ep\tcompletion tok/ep\tp50 ms\t")
+	for _, r := range c.Runs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3f\t%d/%d\t%d\t%d\t%d\t%.2f\t%.0f\t%.0f\t%.0f\t\n", r.Name, r.Model, r.Mode,
+			share(r.Precision), share(r.Recall), r.F1, r.DatesRight, r.DatesChecked, r.Extracted, r.Proposed,
+			r.Dropped[entity.DropNotGrounded], r.CallsPerEpisode, r.PromptTokensPerEpisode, r.CompletionTokensPerEpisode, r.LatencyP50Ms)
+	}
+	return tw.Flush()
+}
+
+// JSON is the comparison as one JSON object.
+func (c ExtractComparison) JSON() ([]byte, error) { return json.Marshal(c) }

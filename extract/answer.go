@@ -45,6 +45,9 @@ type validator struct {
 	ceiling entity.SourceKind
 	ep      entity.Episode
 	known   []entity.Entity
+	// compact: the answer is in the compact shape, whose object may be a
+	// value (see literal).
+	compact bool
 }
 
 // errAnswer marks an answer as unusable as a whole (a repair may help).
@@ -86,11 +89,16 @@ func (v validator) answer(content string) (Output, error) {
 	}
 
 	out := Output{Entities: v.entities(ents), Facts: make([]Fact, 0, len(facts)), Proposed: len(facts)}
-	named := map[string]bool{}
+	// named holds the types of the names of the answer's entities and of
+	// the known ones.
+	named := map[string]string{}
+	for _, k := range v.known {
+		named[entity.Normalize(k.Name)] = strings.ToLower(k.Type)
+	}
 	for _, e := range out.Entities {
-		named[entity.Normalize(e.Name)] = true
+		named[entity.Normalize(e.Name)] = e.Type
 		for _, a := range e.Aliases {
-			named[entity.Normalize(a)] = true
+			named[entity.Normalize(a)] = e.Type
 		}
 	}
 	g := newGrounding(v.ep, v.known, out.Entities)
@@ -110,6 +118,9 @@ func (v validator) answer(content string) (Output, error) {
 			seen[key] = true
 		}
 		if reason == "" {
+			if f.mapped != "" {
+				out.Warnings = append(out.Warnings, f.mapped)
+			}
 			out.Facts = append(out.Facts, f)
 			continue
 		}
@@ -283,10 +294,11 @@ func addAlias(name string, aliases []string, a string) []string {
 
 // fact validates one raw fact. It returns the reason it is dropped (one of
 // entity's Drop codes, "" when it is kept) and what exactly is wrong. named
-// holds the normalised names and aliases of the answer's entities: a fact
-// that sets both object and value (small models often do) keeps the object
-// when it names one of them, else the value.
-func (v validator) fact(raw any, named map[string]bool) (Fact, string, string) {
+// holds the normalised names and aliases of the answer's entities and the
+// known ones, with their types: a fact that sets both object and value
+// (small models often do) keeps the object when it names one of them, else
+// the value.
+func (v validator) fact(raw any, named map[string]string) (Fact, string, string) {
 	m, ok := raw.(map[string]any)
 	if !ok {
 		return Fact{}, entity.DropMalformed, "not an object"
@@ -308,7 +320,7 @@ func (v validator) fact(raw any, named map[string]bool) (Fact, string, string) {
 		return f, entity.DropMalformed, "value must be a literal or null"
 	}
 	if f.Object != "" && f.Value != "" {
-		if named[entity.Normalize(f.Object)] {
+		if _, ok := named[entity.Normalize(f.Object)]; ok {
 			f.Value = ""
 		} else {
 			f.Object = ""
@@ -316,6 +328,10 @@ func (v validator) fact(raw any, named map[string]bool) (Fact, string, string) {
 	}
 	if f.Object == "" && f.Value == "" {
 		return f, entity.DropMalformed, "one of object and value must be set"
+	}
+	f.Predicate, f.mapped = mapPredicate(v.onto, entity.CanonicalPredicate(pred), f.Object+f.Value, named[entity.Normalize(f.Object)])
+	if v.compact && f.Value == "" && literal(v.onto, f.Predicate, f.Object) {
+		f.Object, f.Value = "", f.Object
 	}
 	f.Text, _ = scalar(m["text"])
 	if f.Text == "" {

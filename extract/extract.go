@@ -83,6 +83,9 @@ type Config struct {
 	Temperature *float64
 	TopP        *float64
 	TopK        int
+	// Prompt is the prompt style: PromptFull ("" too) or PromptCompact,
+	// for small local models.
+	Prompt string
 	// Seed, when set, is sent as seed with every call, so a server that
 	// samples (llama.cpp, vLLM, Ollama) gives the same answer to the same
 	// prompt: repeatable evaluations and tests against a sampling model.
@@ -166,6 +169,13 @@ func New(cfg Config, opts ...Option) (*Extractor, error) {
 			fe.Add("mode", "must be one of auto, "+strings.Join(modes, ", "))
 		}
 	}
+	switch cfg.Prompt = strings.TrimSpace(cfg.Prompt); cfg.Prompt {
+	case "":
+		cfg.Prompt = PromptFull
+	case PromptFull, PromptCompact:
+	default:
+		fe.Add("prompt", "must be full or compact")
+	}
 	if err := fe.Err(); err != nil {
 		err.(*entity.Error).Op = "extract.New"
 		return nil, err
@@ -227,6 +237,9 @@ func New(cfg Config, opts ...Option) (*Extractor, error) {
 	return x, nil
 }
 
+// Prompt returns the prompt style, PromptFull or PromptCompact.
+func (x *Extractor) Prompt() string { return x.cfg.Prompt }
+
 // Mode returns the response format the next Extract starts with:
 // one of ModeJSONSchema, ModeJSONObjectSchema, ModeJSONObject, ModeText.
 func (x *Extractor) Mode() string {
@@ -256,6 +269,9 @@ type Output struct {
 	Facts    []Fact   `json:"facts"`
 	// Proposed counts the facts of the answer, kept or not.
 	Proposed int `json:"proposed"`
+	// Warnings are notes on kept facts: a predicate the ontology does not
+	// define, read as one it does.
+	Warnings []string `json:"warnings,omitempty"`
 	// Dropped lists the facts of the answer that were left out, and why.
 	Dropped []Drop `json:"dropped,omitempty"`
 	// Mode is the response format of the answer that was used.
@@ -297,6 +313,8 @@ type Fact struct {
 	// Attributes holds "reason" (string) and "alternatives" ([]string) when
 	// the model gave them, plus any other scalar attributes in JSON mode.
 	Attributes map[string]any `json:"attributes,omitempty"`
+	// mapped says how an invented predicate was mapped to the ontology.
+	mapped string
 }
 
 // Ended reports whether f states that something stopped being true at
@@ -372,11 +390,16 @@ func (x *Extractor) Extract(ctx context.Context, in Input) (Output, Usage, error
 	if len(known) > x.cfg.MaxKnown {
 		known = known[:x.cfg.MaxKnown]
 	}
+	compact := x.cfg.Prompt == PromptCompact
+	user := userPrompt(in.Episode, known, ref)
+	if compact {
+		user = compactUserPrompt(in.Episode, known, ref)
+	}
 	msgs := []openai.ChatCompletionMessageParamUnion{
 		openai.SystemMessage(x.systemPrompt(onto)),
-		openai.UserMessage(userPrompt(in.Episode, known, ref)),
+		openai.UserMessage(user),
 	}
-	v := validator{onto: onto, ref: ref, ceiling: SourceKindCeiling(in.Episode), ep: in.Episode, known: known}
+	v := validator{onto: onto, ref: ref, ceiling: SourceKindCeiling(in.Episode), ep: in.Episode, known: known, compact: compact}
 
 	mode := x.Mode()
 	content, err := x.complete(ctx, msgs, &mode, &u)
@@ -399,7 +422,7 @@ func (x *Extractor) Extract(ctx context.Context, in Input) (Output, Usage, error
 	x.log.Warn("extract: unusable answer, asking for a repair", "mode", mode, "error", verr.Error())
 	msgs = append(msgs,
 		openai.AssistantMessage(clip(content, maxEcho)),
-		openai.UserMessage(repairPrompt(verr)),
+		openai.UserMessage(repairPrompt(verr, compact)),
 	)
 	if x.pinned < 0 && mode == ModeJSONSchema {
 		mode = ModeJSONObject

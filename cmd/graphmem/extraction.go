@@ -55,7 +55,7 @@ func (e *episodeExtractor) Extract(ctx context.Context, ep entity.Episode, known
 		"prompt_tokens", usage.PromptTokens, "completion_tokens", usage.CompletionTokens,
 		"calls", usage.Calls, "proposed", out.Proposed, "dropped", len(out.Dropped), "ok", err == nil)
 	rep := report(out, usage)
-	rep.Mode = mode
+	rep.Mode, rep.Prompt = mode, e.x.Prompt()
 	if err != nil {
 		return nil, rep, err
 	}
@@ -65,7 +65,7 @@ func (e *episodeExtractor) Extract(ctx context.Context, ep entity.Episode, known
 // report is the episode's extraction report as the extractor sees it; the
 // memory service adds what the store refuses and counts what is kept.
 func report(out extract.Output, u extract.Usage) entity.Extraction {
-	r := entity.Extraction{Mode: out.Mode, Repaired: out.Repaired, Proposed: out.Proposed,
+	r := entity.Extraction{Mode: out.Mode, Repaired: out.Repaired, Proposed: out.Proposed, Warnings: out.Warnings,
 		Calls: u.Calls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
 	for _, d := range out.Dropped {
 		r.Drop(d.DroppedFact)
@@ -75,7 +75,7 @@ func report(out extract.Output, u extract.Usage) entity.Extraction {
 
 // modelConfig is the extraction endpoint of cfg.
 func modelConfig(cfg Config) (extract.Config, error) {
-	mc := extract.Config{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey, Mode: cfg.LLMMode}
+	mc := extract.Config{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey, Mode: cfg.LLMMode, Prompt: cfg.LLMPrompt}
 	switch cfg.LLMMaxTokens {
 	case "":
 	case "off":
