@@ -150,7 +150,23 @@ func benchEpisodesCheck(t *testing.T, bin string) {
 	// The first 30 cases of the gold set: none needs a repair call (the one
 	// garbled answer is case 42's), so one call per episode.
 	if rep["episodes"] != 30.0 || rep["episodes_failed"] != 0.0 || rep["episode_calls_per_episode"] != 1.0 ||
-		rep["episode_model"] != "scripted (built-in fake endpoint)" {
+		rep["episode_model"] != "scripted (built-in fake endpoint)" || rep["episode_prompt"] != "full" {
 		t.Errorf("bench: %v", rep)
+	}
+
+	// The compact prompt: the same answers for fewer prompt tokens.
+	cmd = exec.Command(bin, "bench", "--facts", "300", "--queries", "5", "--episodes", "30", "--episode-workers", "3", "--json")
+	cmd.Env = append(os.Environ(), "GRAPHMEM_LLM_BASE_URL=", "GRAPHMEM_LLM_MODEL=", "GRAPHMEM_STORE=embedded", "GRAPHMEM_LLM_PROMPT=compact")
+	if out, err = cmd.Output(); err != nil {
+		t.Fatalf("bench: %v\n%s", err, out)
+	}
+	var compact map[string]any
+	if err := json.Unmarshal(out, &compact); err != nil {
+		t.Fatalf("bench --json: %v\n%s", err, out)
+	}
+	t.Logf("compact: prompt %v, completion %v tokens per episode; full: %v, %v", compact["episode_prompt_tokens_per_episode"],
+		compact["episode_completion_tokens_per_episode"], rep["episode_prompt_tokens_per_episode"], rep["episode_completion_tokens_per_episode"])
+	if compact["episode_prompt"] != "compact" || compact["episode_prompt_tokens_per_episode"].(float64) >= rep["episode_prompt_tokens_per_episode"].(float64)/2 {
+		t.Errorf("compact bench: %v", compact)
 	}
 }
