@@ -64,6 +64,8 @@ type Extraction struct {
 	CompletionTokens int64 `json:"completion_tokens"`
 	// Skipped says why no model was asked (e.g. none is configured).
 	Skipped string `json:"skipped,omitempty"`
+	// Error is why the extraction failed (the episode is retried).
+	Error string `json:"error,omitempty"`
 }
 
 // DroppedFact is a fact the model proposed and graphmem left out. Object
@@ -88,6 +90,9 @@ func (x *Extraction) Summary() string {
 	}
 	if x.Skipped != "" {
 		return "not extracted: " + x.Skipped
+	}
+	if x.Error != "" {
+		return "extraction failed: " + x.Error
 	}
 	if x.Proposed == 0 {
 		return "the model proposed no fact"

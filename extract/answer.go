@@ -51,7 +51,13 @@ type validator struct {
 }
 
 // errAnswer marks an answer as unusable as a whole (a repair may help).
-type errAnswer struct{ msg string }
+// broken holds the answer when it was JSON of the right shape whose every
+// fact broke a rule: after the repair call, that is an answer with every
+// fact dropped, not a failure.
+type errAnswer struct {
+	msg    string
+	broken *Output
+}
 
 func (e *errAnswer) Error() string { return e.msg }
 
@@ -140,7 +146,7 @@ func (v validator) answer(content string) (Output, error) {
 	// repeated facts are dropped on purpose, never repaired: the model
 	// said what it meant.
 	if broken > 0 && len(out.Facts) == 0 {
-		return Output{}, badAnswer("every fact is invalid: %s", strings.Join(reasons, "; "))
+		return Output{}, &errAnswer{msg: "every fact is invalid: " + strings.Join(reasons, "; "), broken: &out}
 	}
 	return out, nil
 }

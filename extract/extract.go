@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -432,6 +433,12 @@ func (x *Extractor) Extract(ctx context.Context, in Input) (Output, Usage, error
 		return Output{}, u, err
 	}
 	out, verr2 := v.answer(content)
+	var ea *errAnswer
+	if errors.As(verr2, &ea) && ea.broken != nil {
+		// Well formed again, every fact broken again: the model has said
+		// what it has to say. Nothing is kept, and the report says why.
+		out, verr2 = *ea.broken, nil
+	}
 	if verr2 != nil {
 		return Output{}, u, &entity.Error{
 			Code:    entity.EUNPROCESSABLE,

@@ -325,3 +325,18 @@ func TestExtract_Sampling(t *testing.T) {
 		}
 	}
 }
+
+// An answer whose every fact is broken gets the repair call; when the
+// repair is well formed and broken again, the model has said what it has
+// to say: nothing is kept, each fact is dropped with its reason, and the
+// episode is not failed.
+func TestExtract_BrokenTwiceIsDropped(t *testing.T) {
+	bad := answerOf(with("valid_from", "2025-03-01", "valid_to", "2025-03-01"))
+	srv := extracttest.NewServer(t, extracttest.Always(extracttest.Answer(bad)))
+	x, _ := MustNew(t, srv)
+	out, u := MustExtract(t, x, extract.Input{Episode: userEpisode("user")})
+	if u.Calls != 2 || !out.Repaired || len(out.Facts) != 0 || out.Proposed != 1 || len(out.Dropped) != 1 ||
+		out.Dropped[0].Reason != entity.DropBadDate {
+		t.Fatalf("calls %d repaired %v facts %+v dropped %+v", u.Calls, out.Repaired, out.Facts, out.Dropped)
+	}
+}

@@ -277,6 +277,7 @@ func (s *Service) storeExtraction(tx graph.Tx, scope entity.Scope, x *extraction
 	}
 	rep := x.report
 	if x.err != nil {
+		rep.Error = x.err.Error()
 		cur.PromptTokens += rep.PromptTokens
 		cur.CompletionTokens += rep.CompletionTokens
 		cur.Extraction = &rep

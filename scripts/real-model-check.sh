@@ -15,7 +15,8 @@
 #      grounded in the episode, stored and found by search;
 #   5. runs `graphmem eval extract` on the gold set against the same server,
 #      full and compact beside the recorded answers (GRAPHMEM_REAL_MODEL_EVAL=0
-#      skips it; extra arguments go to it, e.g. --misses or --detail).
+#      skips it; extra arguments go to it, e.g. --misses, --detail, or
+#      --sample 6 on a busy machine, where one episode takes minutes).
 # It prints how long each part took. The cache folder is
 # GRAPHMEM_REAL_MODEL_CACHE (default ~/.cache/graphmem/real-model); delete it
 # to build again. CMAKE_BUILD_PARALLEL_LEVEL (default 2) bounds the build.
@@ -115,7 +116,7 @@ export GRAPHMEM_LLM_TOP_K="${GRAPHMEM_LLM_TOP_K-}"
 # picks one per call), and a completion cap, so a model that repeats itself
 # under a grammar stops.
 export GRAPHMEM_LLM_SEED="${GRAPHMEM_LLM_SEED-1}"
-export GRAPHMEM_LLM_MAX_TOKENS="${GRAPHMEM_LLM_MAX_TOKENS-1024}"
+export GRAPHMEM_LLM_MAX_TOKENS="${GRAPHMEM_LLM_MAX_TOKENS-512}"
 
 # 4. The episode pipeline against it, once per prompt style. A failure
 #    still lets the gold set run (its figures are wanted however low); the

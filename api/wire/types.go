@@ -129,6 +129,7 @@ type Extraction struct {
 	PromptTokens     int64  `json:"prompt_tokens"`
 	CompletionTokens int64  `json:"completion_tokens"`
 	Skipped          string `json:"skipped" doc:"why no model was asked, e.g. none is configured; empty otherwise"`
+	Error            string `json:"error" doc:"why the extraction failed (the episode is retried); empty otherwise"`
 }
 
 // DroppedFact is a fact the model proposed that was left out.
@@ -147,7 +148,7 @@ func NewExtraction(x *entity.Extraction) *Extraction {
 	}
 	out := &Extraction{Summary: x.Summary(), Prompt: x.Prompt, Mode: x.Mode, Repaired: x.Repaired,
 		Proposed: x.Proposed, Kept: x.Kept, Dropped: make([]DroppedFact, len(x.Dropped)), Warnings: nonNil(x.Warnings),
-		Calls: x.Calls, PromptTokens: x.PromptTokens, CompletionTokens: x.CompletionTokens, Skipped: x.Skipped}
+		Calls: x.Calls, PromptTokens: x.PromptTokens, CompletionTokens: x.CompletionTokens, Skipped: x.Skipped, Error: x.Error}
 	for i, d := range x.Dropped {
 		out.Dropped[i] = DroppedFact(d)
 	}

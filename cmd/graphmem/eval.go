@@ -358,7 +358,7 @@ func runEvalScenarios(ctx context.Context, args []string) error {
 // tokens and latency per episode.
 func runEvalExtract(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("eval extract", flag.ContinueOnError)
-	resolve := configFlags(fs, `eval extract [--gold FILE] [--prompts full,compact] [--detail] [--misses] [--json]
+	resolve := configFlags(fs, `eval extract [--gold FILE] [--prompts full,compact] [--sample N] [--detail] [--misses] [--json]
 
 Runs every episode of the gold set (default: the built-in fixtures/extract/gold.jsonl,
 English and Chinese) through extraction against the configured model endpoint, one at
@@ -370,6 +370,7 @@ category and language, next to bare calls to the same endpoint.`, modelSettings)
 	gold := fs.String("gold", "", "gold set in the format of fixtures/extract/gold.jsonl (default: built-in; no recorded answers then)")
 	prompts := fs.String("prompts", extract.PromptFull+","+extract.PromptCompact, "prompt styles to run against the model, comma-separated")
 	detail := fs.Bool("detail", false, "also print each run's table per category and language")
+	sample := fs.Int("sample", 0, "run only about this many cases, evenly spread over the gold set (0: all); for slow local models")
 	misses := fs.Bool("misses", false, "print each episode with a missed or wrong fact, a wrong date or a failure")
 	asJSON := fs.Bool("json", false, "print only the JSON object")
 	quiet := fs.Bool("quiet", false, "no progress bar")
@@ -400,6 +401,14 @@ category and language, next to bare calls to the same endpoint.`, modelSettings)
 		if cases, err = fixtures.ParseExtractGold(*gold, b); err != nil {
 			return err
 		}
+	}
+	if *sample > 0 {
+		if cases == nil {
+			if cases, err = fixtures.ExtractGold(); err != nil {
+				return err
+			}
+		}
+		cases = spread(cases, *sample)
 	}
 	type run struct {
 		name  string
@@ -451,6 +460,19 @@ category and language, next to bare calls to the same endpoint.`, modelSettings)
 		cmp.Runs = append(cmp.Runs, eval.ExtractRun{Name: r.name, ExtractReport: rep})
 	}
 	return printReport(cmp, *asJSON)
+}
+
+// spread returns about n of cases, evenly spaced, so every category of a
+// gold set written category by category is sampled.
+func spread[T any](cases []T, n int) []T {
+	if n <= 0 || n >= len(cases) {
+		return cases
+	}
+	out := make([]T, 0, n)
+	for i := range n {
+		out = append(out, cases[i*len(cases)/n])
+	}
+	return out
 }
 
 // evalEmbeddings is the embedding model an eval measures with, its texts

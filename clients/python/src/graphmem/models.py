@@ -289,6 +289,7 @@ class Extraction(Model):
     prompt_tokens: int
     completion_tokens: int
     skipped: str
+    error: str
 
 
 class Episode(Model):
@@ -688,6 +689,7 @@ class StoredExtraction(Model):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     skipped: str = ""
+    error: str = ""
 
 
 class Tombstone(Model):
