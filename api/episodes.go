@@ -93,7 +93,7 @@ func (s *Server) postEpisode(c *gin.Context) {
 	if !created {
 		status = http.StatusOK
 	}
-	out := EpisodeAccepted{EpisodeID: ep.ID, Status: ep.Status, Error: ep.Error}
+	out := EpisodeAccepted{EpisodeID: ep.ID, Status: ep.Status, Error: ep.Error, Extraction: wire.NewExtraction(ep.Extraction)}
 	if wait {
 		wctx, cancel := context.WithTimeout(ctx, s.opts.WaitTimeout)
 		ep, err = s.svc.WaitEpisode(wctx, scope, ep.ID)
@@ -102,7 +102,7 @@ func (s *Server) postEpisode(c *gin.Context) {
 			Error(c, err)
 			return
 		}
-		out = EpisodeAccepted{EpisodeID: ep.ID, Status: ep.Status, Error: ep.Error, FactIDs: ep.FactIDs}
+		out = EpisodeAccepted{EpisodeID: ep.ID, Status: ep.Status, Error: ep.Error, FactIDs: ep.FactIDs, Extraction: wire.NewExtraction(ep.Extraction)}
 		if ep.Status == entity.EpisodeDone || ep.Status == entity.EpisodeFailed {
 			status = http.StatusOK
 			now := s.now()

@@ -369,6 +369,9 @@ var schemaNames = map[reflect.Type]string{
 	reflect.TypeOf(entity.Entity{}):  "StoredEntity",
 	reflect.TypeOf(entity.Episode{}): "StoredEpisode",
 
+	reflect.TypeOf(entity.Extraction{}):  "StoredExtraction",
+	reflect.TypeOf(entity.DroppedFact{}): "StoredDroppedFact",
+
 	reflect.TypeOf(ontology.Description{}):          "Ontology",
 	reflect.TypeOf(ontology.TypeDescription{}):      "OntologyEntityType",
 	reflect.TypeOf(ontology.PredicateDescription{}): "OntologyPredicate",
@@ -445,6 +448,9 @@ var storedRequired = map[reflect.Type][]string{
 	reflect.TypeOf(entity.Fact{}):      {"id", "predicate", "subject_id"},
 	reflect.TypeOf(entity.Claim{}):     nil,
 	reflect.TypeOf(entity.Revision{}):  nil,
+
+	reflect.TypeOf(entity.Extraction{}):  nil,
+	reflect.TypeOf(entity.DroppedFact{}): {"reason"},
 }
 
 // ref defines a struct type once and refers to it. Two types may not share

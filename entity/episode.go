@@ -49,7 +49,10 @@ type Episode struct {
 	// forgotten: the episode leaves recall (its text would tell the fact
 	// again) and stays stored as provenance until purged.
 	ForgottenAt *time.Time `json:"forgotten_at,omitempty"`
-	Seq         uint64     `json:"seq,omitempty"`
+	// Extraction reports the last extraction: what the model proposed,
+	// kept and dropped, and why. Nil until one has ended.
+	Extraction *Extraction `json:"extraction,omitempty"`
+	Seq        uint64      `json:"seq,omitempty"`
 }
 
 // Words is the episode's content without a leading "Speaker:" that only

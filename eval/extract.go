@@ -96,8 +96,12 @@ type ExtractReport struct {
 	Nothing      int `json:"nothing_to_extract"`
 	NothingEmpty int `json:"nothing_extracted_there"`
 	// PermissionDropped counts facts of the answers that graphmem dropped as
-	// permission-like.
-	PermissionDropped int `json:"permission_facts_dropped"`
+	// permission-like; Dropped counts the dropped facts by reason
+	// (entity.Drop…).
+	PermissionDropped int            `json:"permission_facts_dropped"`
+	Dropped           map[string]int `json:"dropped"`
+	// Proposed counts the facts of the answers, kept or not.
+	Proposed int `json:"proposed_facts"`
 	// JSONValid is the share of episodes whose first answer was usable
 	// JSON of the asked shape; Repaired and Failed count the others.
 	JSONValid float64 `json:"json_valid"`
@@ -144,7 +148,7 @@ func Extract(ctx context.Context, o ExtractOptions) (ExtractReport, error) {
 	if err != nil {
 		return ExtractReport{}, err
 	}
-	rep := ExtractReport{Model: o.Model.Model}
+	rep := ExtractReport{Model: o.Model.Model, Dropped: map[string]int{}}
 	n := o.BaselineCalls
 	if n <= 0 {
 		n = 3
@@ -175,8 +179,10 @@ func Extract(ctx context.Context, o ExtractOptions) (ExtractReport, error) {
 		default:
 			valid++
 		}
+		rep.Proposed += out.Proposed
 		for _, d := range out.Dropped {
-			if d.Reason == "permission-like statement" {
+			rep.Dropped[d.Reason]++
+			if d.Reason == entity.DropPermission {
 				rep.PermissionDropped++
 			}
 		}
@@ -491,3 +497,36 @@ func share(p *float64) string {
 
 // JSON is the report as one JSON object.
 func (r ExtractReport) JSON() ([]byte, error) { return json.Marshal(r) }
+
+// ExtractRun is one row of ExtractComparison: a name (the recorded
+// answers, or a prompt style) and its report.
+type ExtractRun struct {
+	Name string `json:"name"`
+	ExtractReport
+}
+
+// ExtractComparison is several runs of Extract on the same gold set, side
+// by side: the recorded answers as the baseline, then each prompt style
+// against the model.
+type ExtractComparison struct {
+	Runs []ExtractRun `json:"runs"`
+}
+
+// WriteTable prints one line per run, precision of the kept facts first:
+// grounding must keep junk out before recall counts.
+func (c ExtractComparison) WriteTable(w io.Writer) error {
+	if len(c.Runs) > 0 {
+		fmt.Fprintf(w, "extraction on %d episodes of the gold set; precision of kept facts, then recall\n", c.Runs[0].Episodes)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "run\tmodel\tformat\tprecision\trecall\tF1\tdates\tkept\tproposed\tnot grounded\tcalls/ep\tprompt tok/ep\tcompletion tok/ep\tp50 ms\t")
+	for _, r := range c.Runs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%.3f\t%d/%d\t%d\t%d\t%d\t%.2f\t%.0f\t%.0f\t%.0f\t\n", r.Name, r.Model, r.Mode,
+			share(r.Precision), share(r.Recall), r.F1, r.DatesRight, r.DatesChecked, r.Extracted, r.Proposed,
+			r.Dropped[entity.DropNotGrounded], r.CallsPerEpisode, r.PromptTokensPerEpisode, r.CompletionTokensPerEpisode, r.LatencyP50Ms)
+	}
+	return tw.Flush()
+}
+
+// JSON is the comparison as one JSON object.
+func (c ExtractComparison) JSON() ([]byte, error) { return json.Marshal(c) }

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/extract"
 	"github.com/graphmem/graphmem/extract/extracttest"
 	"github.com/graphmem/graphmem/fixtures"
@@ -70,8 +71,9 @@ func TestExtractEvalScripted(t *testing.T) {
 	if rep.Episodes != len(cases) || rep.Gold != gold {
 		t.Fatalf("episodes %d gold %d, want %d and %d", rep.Episodes, rep.Gold, len(cases), gold)
 	}
-	// Missed: job-en-1's job title. Extra: pref-en-2's made-up interest; the
-	// optional uses_database of dec-en-1 is correct.
+	// Missed: job-en-1's job title. Wrong: pref-en-2's "likes cilantro"; its
+	// made-up interest is dropped as not grounded; the optional
+	// uses_database of dec-en-1 is correct.
 	if rep.Found != gold-1 || rep.Extracted != gold+1 || rep.Correct != gold {
 		t.Errorf("found %d extracted %d correct %d, want %d, %d, %d", rep.Found, rep.Extracted, rep.Correct, gold-1, gold+1, gold)
 	}
@@ -101,13 +103,17 @@ func TestExtractEvalScripted(t *testing.T) {
 	if rep.Nothing != 12 || rep.NothingEmpty != 12 || rep.PermissionDropped != 1 {
 		t.Errorf("nothing %d, empty there %d, permission dropped %d", rep.Nothing, rep.NothingEmpty, rep.PermissionDropped)
 	}
+	if rep.Dropped[entity.DropNotGrounded] != 1 || rep.Dropped[entity.DropPermission] != 1 || len(rep.Dropped) != 2 ||
+		rep.Proposed != rep.Extracted+2 {
+		t.Errorf("dropped %v of %d proposed", rep.Dropped, rep.Proposed)
+	}
 	if rep.PromptTokens <= 0 || rep.CompletionTokens <= 0 || rep.LatencyP95Ms < rep.LatencyP50Ms || rep.BaselineCallMs <= 0 {
 		t.Errorf("tokens %d/%d latency p50 %v p95 %v baseline %v", rep.PromptTokens, rep.CompletionTokens, rep.LatencyP50Ms, rep.LatencyP95Ms, rep.BaselineCallMs)
 	}
 	if rep.Mode != extract.ModeJSONSchema || rep.Model != "scripted" {
 		t.Errorf("mode %q model %q", rep.Mode, rep.Model)
 	}
-	for _, want := range []string{"missed: Alice Chen job_title staff engineer", "wrong:  Mia Wong interested_in cooking",
+	for _, want := range []string{"missed: Alice Chen job_title staff engineer", "wrong:  Mia Wong likes cilantro",
 		"date:   Tom Baker lives_in Lisbon: valid_from is 2025-06-01, want 2025-06-02"} {
 		if !strings.Contains(misses, want) {
 			t.Errorf("misses lack %q", want)
@@ -123,8 +129,8 @@ func TestExtractEvalScripted(t *testing.T) {
 	}
 }
 
-// A wrong answer is scored as wrong: a port off by one lowers precision
-// and recall by one fact each.
+// A wrong answer is scored as wrong: the old port given as the new one
+// lowers precision and recall by one fact each.
 func TestExtractEvalWrongAnswer(t *testing.T) {
 	answers := scripted(t)
 	good, _ := runExtractEval(t, answers)
@@ -132,12 +138,12 @@ func TestExtractEvalWrongAnswer(t *testing.T) {
 	if answers[content] == nil {
 		t.Fatal("port-en-2 not found")
 	}
-	answers[content] = []string{strings.Replace(answers[content][0], `"9090"`, `"9091"`, 1)}
+	answers[content] = []string{strings.Replace(answers[content][0], `"9090"`, `"8080"`, 1)}
 	bad, misses := runExtractEval(t, answers)
 	if bad.Correct != good.Correct-1 || bad.Found != good.Found-1 || *bad.Precision >= *good.Precision || *bad.Recall >= *good.Recall {
 		t.Errorf("correct %d→%d found %d→%d precision %v→%v", good.Correct, bad.Correct, good.Found, bad.Found, *good.Precision, *bad.Precision)
 	}
-	if !strings.Contains(misses, "wrong:  orders-service port 9091") || !strings.Contains(misses, "missed: orders-service port 9090") {
+	if !strings.Contains(misses, "wrong:  orders-service port 8080") || !strings.Contains(misses, "missed: orders-service port 9090") {
 		t.Errorf("misses:\n%s", misses)
 	}
 }

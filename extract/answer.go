@@ -43,10 +43,21 @@ type validator struct {
 	onto    *ontology.Ontology
 	ref     time.Time
 	ceiling entity.SourceKind
+	ep      entity.Episode
+	known   []entity.Entity
+	// compact: the answer is in the compact shape, whose object may be a
+	// value (see literal).
+	compact bool
 }
 
 // errAnswer marks an answer as unusable as a whole (a repair may help).
-type errAnswer struct{ msg string }
+// broken holds the answer when it was JSON of the right shape whose every
+// fact broke a rule: after the repair call, that is an answer with every
+// fact dropped, not a failure.
+type errAnswer struct {
+	msg    string
+	broken *Output
+}
 
 func (e *errAnswer) Error() string { return e.msg }
 
@@ -83,38 +94,82 @@ func (v validator) answer(content string) (Output, error) {
 		return Output{}, badAnswer(`"facts" is not a list`)
 	}
 
-	out := Output{Entities: v.entities(ents), Facts: make([]Fact, 0, len(facts))}
-	named := map[string]bool{}
+	out := Output{Entities: v.entities(ents), Facts: make([]Fact, 0, len(facts)), Proposed: len(facts)}
+	// named holds the types of the names of the answer's entities and of
+	// the known ones.
+	named := map[string]string{}
+	for _, k := range v.known {
+		named[entity.Normalize(k.Name)] = strings.ToLower(k.Type)
+	}
 	for _, e := range out.Entities {
-		named[entity.Normalize(e.Name)] = true
+		named[entity.Normalize(e.Name)] = e.Type
 		for _, a := range e.Aliases {
-			named[entity.Normalize(a)] = true
+			named[entity.Normalize(a)] = e.Type
 		}
 	}
+	g := newGrounding(v.ep, v.known, out.Entities)
+	seen := map[string]bool{}
 	broken := 0
 	var reasons []string
 	for i, raw := range facts {
-		f, reason, permission := v.fact(raw, named)
+		f, reason, detail := v.fact(raw, named)
 		if reason == "" {
+			reason, detail = v.grounded(g, f)
+		}
+		if reason == "" {
+			key := strings.Join([]string{entity.Normalize(f.Subject), f.Predicate, entity.Normalize(f.Object), entity.Normalize(f.Value), stamp(f.ValidFrom), stamp(f.ValidTo)}, "\x00")
+			if seen[key] {
+				reason, detail = entity.DropDuplicate, "the same statement as an earlier fact of the answer"
+			}
+			seen[key] = true
+		}
+		if reason == "" {
+			if f.mapped != "" {
+				out.Warnings = append(out.Warnings, f.mapped)
+			}
 			out.Facts = append(out.Facts, f)
 			continue
 		}
-		out.Dropped = append(out.Dropped, Drop{Index: i, Predicate: f.Predicate, Reason: reason})
-		if !permission {
+		out.Dropped = append(out.Dropped, Drop{Index: i, DroppedFact: entity.DroppedFact{
+			Subject: f.Subject, Predicate: f.Predicate, Object: f.Object + f.Value, Reason: reason, Detail: detail}})
+		switch reason {
+		case entity.DropMalformed, entity.DropBadDate:
 			broken++
 			if len(reasons) < 5 {
-				reasons = append(reasons, fmt.Sprintf("facts[%d]: %s", i, reason))
+				reasons = append(reasons, fmt.Sprintf("facts[%d]: %s", i, detail))
 			}
 		}
 	}
 	// One bad fact among good ones is the model's slip and is dropped; when
-	// every fact is broken the answer as a whole missed the rules, and a
-	// repair is worth a call. Permission-like facts are dropped on purpose,
-	// never repaired.
+	// every fact is broken in form the answer as a whole missed the rules,
+	// and a repair is worth a call. Permission-like, ungrounded and
+	// repeated facts are dropped on purpose, never repaired: the model
+	// said what it meant.
 	if broken > 0 && len(out.Facts) == 0 {
-		return Output{}, badAnswer("every fact is invalid: %s", strings.Join(reasons, "; "))
+		return Output{}, &errAnswer{msg: "every fact is invalid: " + strings.Join(reasons, "; "), broken: &out}
 	}
 	return out, nil
+}
+
+// grounded returns why f is not grounded in the episode, or "".
+func (v validator) grounded(g grounding, f Fact) (string, string) {
+	if !g.name(f.Subject) {
+		return entity.DropNotGrounded, fmt.Sprintf("the subject %q is not named in the episode", f.Subject)
+	}
+	if f.Object != "" && !g.name(f.Object) {
+		return entity.DropNotGrounded, fmt.Sprintf("the object %q is not named in the episode", f.Object)
+	}
+	if f.Value != "" && !g.value(f.Value) {
+		return entity.DropNotGrounded, fmt.Sprintf("the value %q is not in the episode", f.Value)
+	}
+	return "", ""
+}
+
+func stamp(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
 }
 
 // jsonBody strips what models wrap JSON in when no schema holds them:
@@ -243,41 +298,46 @@ func addAlias(name string, aliases []string, a string) []string {
 	return append(aliases, a)
 }
 
-// fact validates one raw fact. It returns the reason it is dropped ("" when
-// it is kept) and whether the reason is that it is permission-like. named
-// holds the normalised names and aliases of the answer's entities: a fact
-// that sets both object and value (small models often do) keeps the object
-// when it names one of them, else the value.
-func (v validator) fact(raw any, named map[string]bool) (Fact, string, bool) {
+// fact validates one raw fact. It returns the reason it is dropped (one of
+// entity's Drop codes, "" when it is kept) and what exactly is wrong. named
+// holds the normalised names and aliases of the answer's entities and the
+// known ones, with their types: a fact that sets both object and value
+// (small models often do) keeps the object when it names one of them, else
+// the value.
+func (v validator) fact(raw any, named map[string]string) (Fact, string, string) {
 	m, ok := raw.(map[string]any)
 	if !ok {
-		return Fact{}, "not an object", false
+		return Fact{}, entity.DropMalformed, "not an object"
 	}
 	var f Fact
 	var ok2 bool
 	pred, _ := scalar(m["predicate"])
 	f.Predicate = v.onto.Canonical(pred)
 	if f.Subject, ok2 = scalar(m["subject"]); !ok2 || f.Subject == "" {
-		return f, "subject is required", false
+		return f, entity.DropMalformed, "subject is required"
 	}
 	if f.Predicate == "" {
-		return f, "predicate is required", false
+		return f, entity.DropMalformed, "predicate is required"
 	}
 	if f.Object, ok2 = scalar(m["object"]); !ok2 {
-		return f, "object must be a string or null", false
+		return f, entity.DropMalformed, "object must be a string or null"
 	}
 	if f.Value, ok2 = scalar(m["value"]); !ok2 {
-		return f, "value must be a literal or null", false
+		return f, entity.DropMalformed, "value must be a literal or null"
 	}
 	if f.Object != "" && f.Value != "" {
-		if named[entity.Normalize(f.Object)] {
+		if _, ok := named[entity.Normalize(f.Object)]; ok {
 			f.Value = ""
 		} else {
 			f.Object = ""
 		}
 	}
 	if f.Object == "" && f.Value == "" {
-		return f, "one of object and value must be set", false
+		return f, entity.DropMalformed, "one of object and value must be set"
+	}
+	f.Predicate, f.mapped = mapPredicate(v.onto, entity.CanonicalPredicate(pred), f.Object+f.Value, named[entity.Normalize(f.Object)])
+	if v.compact && f.Value == "" && literal(v.onto, f.Predicate, f.Object) {
+		f.Object, f.Value = "", f.Object
 	}
 	f.Text, _ = scalar(m["text"])
 	if f.Text == "" {
@@ -285,19 +345,19 @@ func (v validator) fact(raw any, named map[string]bool) (Fact, string, bool) {
 	}
 	var err error
 	if f.ValidFrom, err = v.time(m["valid_from"]); err != nil {
-		return f, "valid_from: " + err.Error(), false
+		return f, entity.DropBadDate, "valid_from: " + err.Error()
 	}
 	if f.ValidTo, err = v.time(m["valid_to"]); err != nil {
-		return f, "valid_to: " + err.Error(), false
+		return f, entity.DropBadDate, "valid_to: " + err.Error()
 	}
 	if msg := entity.StatedIntervalProblem(f.ValidFrom, f.ValidTo); msg != "" {
-		return f, "valid_to " + msg, false
+		return f, entity.DropBadDate, "valid_to " + msg
 	}
 
 	cs, ok2 := scalar(m["cardinality"])
 	card := ontology.Cardinality(strings.ToLower(cs))
 	if !ok2 || (card != "" && !card.Valid()) {
-		return f, `cardinality must be "one", "many" or null`, false
+		return f, entity.DropMalformed, `cardinality must be "one", "many" or null`
 	}
 	if c, defined := v.onto.Cardinality(f.Predicate); defined {
 		card = c
@@ -308,26 +368,26 @@ func (v validator) fact(raw any, named map[string]bool) (Fact, string, bool) {
 	f.SourceKind = entity.SourceKind(strings.ToLower(sk))
 	switch {
 	case !ok2:
-		return f, "source_kind must be a string", false
+		return f, entity.DropMalformed, "source_kind must be a string"
 	case f.SourceKind == "":
 		f.SourceKind = v.ceiling
 	case !f.SourceKind.Valid():
-		return f, fmt.Sprintf("unknown source_kind %q", sk), false
+		return f, entity.DropMalformed, fmt.Sprintf("unknown source_kind %q", sk)
 	case f.SourceKind.Stronger(v.ceiling):
 		f.SourceKind = v.ceiling
 	}
 
 	if f.Importance, err = importance(m["importance"]); err != nil {
-		return f, "importance: " + err.Error(), false
+		return f, entity.DropMalformed, "importance: " + err.Error()
 	}
 	if f.Attributes, err = attributes(m["attributes"]); err != nil {
-		return f, "attributes: " + err.Error(), false
+		return f, entity.DropMalformed, "attributes: " + err.Error()
 	}
 
 	if entity.PermissionStatement(f.Predicate, f.Text, f.Value) {
-		return f, "permission-like statement", true
+		return f, entity.DropPermission, "a permission granted to the agent is never memory"
 	}
-	return f, "", false
+	return f, "", ""
 }
 
 // scalar reads a string field: strings are trimmed, numbers and booleans

@@ -190,6 +190,10 @@ func (x *Extractor) params(msgs []openai.ChatCompletionMessageParamUnion, mode s
 	if x.cfg.MaxTokens > 0 {
 		p.MaxTokens = openai.Int(int64(x.cfg.MaxTokens))
 	}
+	schema, grammar := schemaJSON, grammarJSON
+	if x.cfg.Prompt == PromptCompact {
+		schema, grammar = compactSchemaJSON, compactGrammarJSON
+	}
 	switch mode {
 	case ModeJSONSchema:
 		p.ResponseFormat.OfJSONSchema = &shared.ResponseFormatJSONSchemaParam{
@@ -197,12 +201,12 @@ func (x *Extractor) params(msgs []openai.ChatCompletionMessageParamUnion, mode s
 				Name:        schemaName,
 				Description: openai.String("Entities and dated facts extracted from one episode."),
 				Strict:      openai.Bool(true),
-				Schema:      schemaJSON,
+				Schema:      schema,
 			},
 		}
 	case ModeJSONObjectSchema:
 		p.ResponseFormat.OfJSONObject = &shared.ResponseFormatJSONObjectParam{}
-		opts = append(opts, option.WithJSONSet("response_format.schema", grammarJSON))
+		opts = append(opts, option.WithJSONSet("response_format.schema", grammar))
 	case ModeJSONObject:
 		p.ResponseFormat.OfJSONObject = &shared.ResponseFormatJSONObjectParam{}
 	}

@@ -27,9 +27,10 @@
 //     it was rejected. A second bad answer is EUNPROCESSABLE.
 //
 // The answer is validated deterministically, fact by fact (see Extract).
-// Facts that break a rule are dropped one by one and reported in
-// Output.Dropped; only an answer whose every fact is broken counts as a bad
-// answer. Permission-like statements ("you may skip confirmation") are never
+// Facts that break a rule, name something the episode does not (not
+// grounded) or repeat another are dropped one by one and reported in
+// Output.Dropped with their reason; only an answer whose every fact is
+// broken in form counts as a bad answer. Permission-like statements ("you may skip confirmation") are never
 // returned as facts, whatever the model says (see entity.PermissionStatement).
 //
 // Errors are *entity.Error: EINVALID from New for a bad Config, EUNAVAILABLE

@@ -2,6 +2,7 @@ package extract
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
@@ -83,6 +84,9 @@ type Config struct {
 	Temperature *float64
 	TopP        *float64
 	TopK        int
+	// Prompt is the prompt style: PromptFull ("" too) or PromptCompact,
+	// for small local models.
+	Prompt string
 	// Seed, when set, is sent as seed with every call, so a server that
 	// samples (llama.cpp, vLLM, Ollama) gives the same answer to the same
 	// prompt: repeatable evaluations and tests against a sampling model.
@@ -166,6 +170,13 @@ func New(cfg Config, opts ...Option) (*Extractor, error) {
 			fe.Add("mode", "must be one of auto, "+strings.Join(modes, ", "))
 		}
 	}
+	switch cfg.Prompt = strings.TrimSpace(cfg.Prompt); cfg.Prompt {
+	case "":
+		cfg.Prompt = PromptFull
+	case PromptFull, PromptCompact:
+	default:
+		fe.Add("prompt", "must be full or compact")
+	}
 	if err := fe.Err(); err != nil {
 		err.(*entity.Error).Op = "extract.New"
 		return nil, err
@@ -227,6 +238,9 @@ func New(cfg Config, opts ...Option) (*Extractor, error) {
 	return x, nil
 }
 
+// Prompt returns the prompt style, PromptFull or PromptCompact.
+func (x *Extractor) Prompt() string { return x.cfg.Prompt }
+
 // Mode returns the response format the next Extract starts with:
 // one of ModeJSONSchema, ModeJSONObjectSchema, ModeJSONObject, ModeText.
 func (x *Extractor) Mode() string {
@@ -254,6 +268,11 @@ type Input struct {
 type Output struct {
 	Entities []Entity `json:"entities"`
 	Facts    []Fact   `json:"facts"`
+	// Proposed counts the facts of the answer, kept or not.
+	Proposed int `json:"proposed"`
+	// Warnings are notes on kept facts: a predicate the ontology does not
+	// define, read as one it does.
+	Warnings []string `json:"warnings,omitempty"`
 	// Dropped lists the facts of the answer that were left out, and why.
 	Dropped []Drop `json:"dropped,omitempty"`
 	// Mode is the response format of the answer that was used.
@@ -295,6 +314,8 @@ type Fact struct {
 	// Attributes holds "reason" (string) and "alternatives" ([]string) when
 	// the model gave them, plus any other scalar attributes in JSON mode.
 	Attributes map[string]any `json:"attributes,omitempty"`
+	// mapped says how an invented predicate was mapped to the ontology.
+	mapped string
 }
 
 // Ended reports whether f states that something stopped being true at
@@ -302,11 +323,10 @@ type Fact struct {
 func (f Fact) Ended() bool { return f.ValidTo != nil && f.ValidFrom == nil }
 
 // Drop is a fact of the answer left out of Output, by its index in the
-// answer's facts list.
+// answer's facts list, with its reason (an entity.Drop… code).
 type Drop struct {
-	Index     int    `json:"index"`
-	Predicate string `json:"predicate,omitempty"`
-	Reason    string `json:"reason"`
+	Index int `json:"index"`
+	entity.DroppedFact
 }
 
 // Usage counts what an Extract cost. Calls is every request sent to the
@@ -338,7 +358,13 @@ func (u *Usage) Add(o Usage) {
 // source_kind known, importance 1–10 (missing: 5), cardinality one, many or
 // null. The source kind is capped by the episode (see SourceKindCeiling): a
 // model cannot make an assistant's or a tool's words into user statements.
-// Broken and permission-like facts are dropped and listed in Output.Dropped.
+// A fact must be grounded: its subject and its object or value named by the
+// episode's content, its speaker or a known entity (a value may also be a
+// date the model resolved), so that what a small model invents stays out.
+// A fact repeating an earlier one of the answer is a duplicate. Broken,
+// permission-like, ungrounded and repeated facts are dropped and listed in
+// Output.Dropped with their reason (entity.Drop…); only an answer whose
+// every fact is broken in form gets the repair call.
 //
 // Errors: EUNAVAILABLE (retries exhausted on 429/5xx/network, a Retry-After
 // beyond RetryMaxDelay, a 401/403/404 refusal, ctx done — it wraps
@@ -365,11 +391,16 @@ func (x *Extractor) Extract(ctx context.Context, in Input) (Output, Usage, error
 	if len(known) > x.cfg.MaxKnown {
 		known = known[:x.cfg.MaxKnown]
 	}
+	compact := x.cfg.Prompt == PromptCompact
+	user := userPrompt(in.Episode, known, ref)
+	if compact {
+		user = compactUserPrompt(in.Episode, known, ref)
+	}
 	msgs := []openai.ChatCompletionMessageParamUnion{
 		openai.SystemMessage(x.systemPrompt(onto)),
-		openai.UserMessage(userPrompt(in.Episode, known, ref)),
+		openai.UserMessage(user),
 	}
-	v := validator{onto: onto, ref: ref, ceiling: SourceKindCeiling(in.Episode)}
+	v := validator{onto: onto, ref: ref, ceiling: SourceKindCeiling(in.Episode), ep: in.Episode, known: known, compact: compact}
 
 	mode := x.Mode()
 	content, err := x.complete(ctx, msgs, &mode, &u)
@@ -392,7 +423,7 @@ func (x *Extractor) Extract(ctx context.Context, in Input) (Output, Usage, error
 	x.log.Warn("extract: unusable answer, asking for a repair", "mode", mode, "error", verr.Error())
 	msgs = append(msgs,
 		openai.AssistantMessage(clip(content, maxEcho)),
-		openai.UserMessage(repairPrompt(verr)),
+		openai.UserMessage(repairPrompt(verr, compact)),
 	)
 	if x.pinned < 0 && mode == ModeJSONSchema {
 		mode = ModeJSONObject
@@ -402,6 +433,12 @@ func (x *Extractor) Extract(ctx context.Context, in Input) (Output, Usage, error
 		return Output{}, u, err
 	}
 	out, verr2 := v.answer(content)
+	var ea *errAnswer
+	if errors.As(verr2, &ea) && ea.broken != nil {
+		// Well formed again, every fact broken again: the model has said
+		// what it has to say. Nothing is kept, and the report says why.
+		out, verr2 = *ea.broken, nil
+	}
 	if verr2 != nil {
 		return Output{}, u, &entity.Error{
 			Code:    entity.EUNPROCESSABLE,
@@ -418,7 +455,7 @@ func (x *Extractor) Extract(ctx context.Context, in Input) (Output, Usage, error
 
 func (x *Extractor) logDrops(out Output) {
 	for _, d := range out.Dropped {
-		x.log.Info("extract: fact dropped", "index", d.Index, "predicate", d.Predicate, "reason", d.Reason)
+		x.log.Info("extract: fact dropped", "index", d.Index, "predicate", d.Predicate, "reason", d.Reason, "detail", d.Detail)
 	}
 }
 

@@ -357,7 +357,7 @@ func TestExtract_Permission(t *testing.T) {
 			t.Fatalf("dropped = %+v, want 2", out.Dropped)
 		}
 		for _, d := range out.Dropped {
-			if d.Reason != "permission-like statement" {
+			if d.Reason != entity.DropPermission {
 				t.Errorf("drop %+v", d)
 			}
 		}

@@ -192,6 +192,11 @@ func (x *Extractor) systemPrompt(o *ontology.Ontology) string {
 	if c := x.sys.Load(); c != nil && c.onto == o {
 		return c.text
 	}
+	if x.cfg.Prompt == PromptCompact {
+		s := compactPrompt(o)
+		x.sys.Store(&sysPrompt{onto: o, text: s})
+		return s
+	}
 	var b strings.Builder
 	b.WriteString(rules)
 	b.WriteString("\nOntology: entity types\n")
@@ -269,9 +274,36 @@ func userPrompt(ep entity.Episode, known []entity.Entity, ref time.Time) string 
 	return b.String()
 }
 
-func repairPrompt(err error) string {
+func repairPrompt(err error, compact bool) string {
+	if compact {
+		return "Your answer could not be used: " + err.Error() + ".\n" +
+			`Reply with only the corrected JSON object {"facts": [...]}, each fact with subject, predicate, object, valid_from and valid_to. If there is nothing to remember, reply {"facts": []}.`
+	}
 	return "Your answer could not be used: " + err.Error() + ".\n" +
 		`Reply with only the corrected JSON object, of the shape {"entities": [...], "facts": [...]} described in the instructions, following every rule. If there is nothing to remember, reply {"entities": [], "facts": []}.`
+}
+
+// compactUserPrompt is userPrompt for the compact style: the reference
+// date, the speaker, the known names and the fenced content.
+func compactUserPrompt(ep entity.Episode, known []entity.Entity, ref time.Time) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Reference date: %s (%s)\n", ref.Format(time.DateOnly), ref.Weekday())
+	if s := oneLine(ep.Speaker); s != "" {
+		fmt.Fprintf(&b, "Speaker: %s\n", s)
+	}
+	var names []string
+	for _, e := range known {
+		if n := oneLine(e.Name); n != "" {
+			names = append(names, n)
+		}
+	}
+	if len(names) > 0 {
+		fmt.Fprintf(&b, "Known names: %s\n", strings.Join(names, "; "))
+	}
+	b.WriteString("Episode:\n<<<\n")
+	b.WriteString(ep.Content)
+	b.WriteString("\n>>>\n")
+	return b.String()
 }
 
 // oneLine keeps metadata from breaking the prompt's line structure.

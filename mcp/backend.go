@@ -41,6 +41,9 @@ type RememberResult struct {
 	Created   bool     `json:"created"`
 	Error     string   `json:"error,omitempty"`
 	FactIDs   []string `json:"fact_ids,omitempty"`
+	// Extraction says what extraction made of the episode, once it ended
+	// (entity.Extraction.Summary): why it has no facts, when it has none.
+	Extraction string `json:"extraction,omitempty"`
 }
 
 // RecallResult is a context block and what went into it.

@@ -53,7 +53,8 @@ func (l *Local) Remember(ctx context.Context, in memory.EpisodeInput) (RememberR
 	if err != nil {
 		return RememberResult{}, err
 	}
-	return RememberResult{EpisodeID: ep.ID, Status: ep.Status, Created: created, Error: ep.Error, FactIDs: ep.FactIDs}, nil
+	return RememberResult{EpisodeID: ep.ID, Status: ep.Status, Created: created, Error: ep.Error, FactIDs: ep.FactIDs,
+		Extraction: ep.Extraction.Summary()}, nil
 }
 
 // AddFacts implements Backend.

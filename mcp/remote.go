@@ -31,7 +31,11 @@ func (r *Remote) Remember(ctx context.Context, in memory.EpisodeInput) (Remember
 	if err != nil {
 		return RememberResult{}, err
 	}
-	return RememberResult{EpisodeID: acc.EpisodeID, Status: acc.Status, Created: created, Error: acc.Error, FactIDs: acc.FactIDs}, nil
+	out := RememberResult{EpisodeID: acc.EpisodeID, Status: acc.Status, Created: created, Error: acc.Error, FactIDs: acc.FactIDs}
+	if acc.Extraction != nil {
+		out.Extraction = acc.Extraction.Summary
+	}
+	return out, nil
 }
 
 // AddFacts implements Backend.

@@ -245,7 +245,11 @@ func (t tools) remember(ctx context.Context, a RememberArgs) (RememberResult, st
 		if len(res.FactIDs) > 0 {
 			fmt.Fprintf(&b, " Facts derived from it: %s.", strings.Join(res.FactIDs, ", "))
 		} else {
-			b.WriteString(" It is kept verbatim and searchable; no facts were extracted from it, so record the facts it states with add_facts if they matter.")
+			b.WriteString(" It is kept verbatim and searchable; no facts were extracted from it")
+			if res.Extraction != "" {
+				fmt.Fprintf(&b, " (%s)", res.Extraction)
+			}
+			b.WriteString(", so record the facts it states with add_facts if they matter.")
 		}
 	case entity.EpisodeFailed:
 		fmt.Fprintf(&b, " Extraction failed (%s); it will be retried.", res.Error)

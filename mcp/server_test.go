@@ -326,6 +326,10 @@ func TestTools_RememberAndForget(t *testing.T) {
 	if out["status"] != "done" || out["episode_id"] == "" || !strings.Contains(text, "Stored episode") {
 		t.Fatalf("remember: %v %s", out, text)
 	}
+	// No model here: the answer says why there are no facts.
+	if !strings.Contains(text, "(not extracted: no extraction model is configured") || !strings.Contains(out["extraction"].(string), "no extraction model") {
+		t.Errorf("remember does not say why there are no facts: %v %s", out, text)
+	}
 	text, _ = call(t, cs, "search", map[string]any{"query": "Lisbon Portuguese", "types": []string{"episode"}})
 	if lineWith(text, "[episode]", "Lisbon") == "" {
 		t.Errorf("the episode is not searchable:\n%s", text)

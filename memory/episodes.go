@@ -76,6 +76,8 @@ func (s *Service) AddEpisode(ctx context.Context, scope entity.Scope, in Episode
 	}
 	if s.Extract != nil {
 		ep.Status = entity.EpisodeQueued
+	} else {
+		ep.Extraction = &entity.Extraction{Skipped: NoExtractor}
 	}
 	created, fresh := true, ep
 	err := s.update(ctx, scope, func(tx graph.Tx) error {
@@ -96,6 +98,10 @@ func (s *Service) AddEpisode(ctx context.Context, scope entity.Scope, in Episode
 	}
 	return ep, created, err
 }
+
+// NoExtractor is why an episode stored without an extraction model has no
+// facts.
+const NoExtractor = "no extraction model is configured (GRAPHMEM_LLM_BASE_URL, GRAPHMEM_LLM_MODEL)"
 
 // defaultEpisodeSource: what a user says is explicit; what an assistant or
 // a tool says is not the user's word.

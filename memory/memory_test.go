@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -420,10 +421,10 @@ type fakeExtractor struct {
 	fn    func(ep entity.Episode) ([]memory.FactInput, error)
 }
 
-func (f *fakeExtractor) Extract(_ context.Context, ep entity.Episode, _ []entity.Entity) ([]memory.FactInput, memory.Usage, error) {
+func (f *fakeExtractor) Extract(_ context.Context, ep entity.Episode, _ []entity.Entity) ([]memory.FactInput, entity.Extraction, error) {
 	f.calls.Add(1)
 	facts, err := f.fn(ep)
-	return facts, memory.Usage{PromptTokens: 100, CompletionTokens: 10}, err
+	return facts, entity.Extraction{Proposed: len(facts), Calls: 1, PromptTokens: 100, CompletionTokens: 10}, err
 }
 
 func TestEpisodes_Queue(t *testing.T) {
@@ -468,6 +469,78 @@ func TestEpisodes_Queue(t *testing.T) {
 	if ep.PromptTokens != 200 || ep.CompletionTokens != 20 {
 		t.Fatalf("retried episode tokens %d/%d, want 200/20", ep.PromptTokens, ep.CompletionTokens)
 	}
+}
+
+// The episode records what extraction did: proposed, kept, and each
+// dropped statement with its reason, the extractor's and the store's; an
+// episode whose every statement is dropped says why.
+func TestEpisodes_ExtractionReport(t *testing.T) {
+	svc, _ := MustOpenService(t)
+	svc.Now = func() time.Time { return time.Now().UTC() }
+	svc.Extract = &reportExtractor{}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go svc.RunWorkers(ctx, 1, nil)
+	wctx, wcancel := context.WithTimeout(ctx, 10*time.Second)
+	defer wcancel()
+	add := func(content, role string) entity.Episode {
+		t.Helper()
+		e, _, err := svc.AddEpisode(ctx, scope, memory.EpisodeInput{Content: content, Role: role})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ep, err := svc.WaitEpisode(wctx, scope, e.ID)
+		if err != nil || ep.Status != entity.EpisodeDone || ep.Extraction == nil {
+			t.Fatalf("episode %+v %v", ep, err)
+		}
+		return ep
+	}
+	ep := add("prod db moved to 3307", entity.RoleUser)
+	x := ep.Extraction
+	reasons := []string{}
+	for _, d := range x.Dropped {
+		reasons = append(reasons, d.Reason)
+	}
+	if x.Proposed != 4 || x.Kept != 1 || len(ep.FactIDs) != 1 || x.Calls != 1 || x.PromptTokens != 100 ||
+		x.Dropped[1].Detail != "object: give either object or value, not both" ||
+		!slices.Equal(reasons, []string{entity.DropNotGrounded, entity.DropMalformed, entity.DropPermission}) {
+		t.Fatalf("report %+v, reasons %v", x, reasons)
+	}
+	if got := x.Summary(); got != "4 facts proposed, 1 kept; dropped: 1 malformed, 1 not grounded in the episode, 1 a permission" {
+		t.Errorf("summary %q", got)
+	}
+
+	// Forgotten, the fact cannot come back: the next episode keeps nothing
+	// and says why.
+	if _, err := svc.Forget(ctx, scope, memory.ForgetRequest{FactIDs: ep.FactIDs}); err != nil {
+		t.Fatal(err)
+	}
+	ep = add("prod db moved to 3307, again", entity.RoleAssistant)
+	if x := ep.Extraction; x.Kept != 0 || len(ep.FactIDs) != 0 || !strings.Contains(x.Summary(), "none kept") ||
+		!strings.Contains(x.Summary(), "1 forgotten by the user") {
+		t.Errorf("report %+v: %s", x, x.Summary())
+	}
+
+	// Without a model, the episode says so.
+	svc.Extract = nil
+	e, _, _ := svc.AddEpisode(ctx, scope, memory.EpisodeInput{Content: "no model here"})
+	if !strings.Contains(e.Extraction.Summary(), "no extraction model") {
+		t.Errorf("without a model: %+v", e.Extraction)
+	}
+}
+
+// reportExtractor answers every episode with a kept statement, one the
+// store refuses as malformed and a permission, after dropping one itself.
+type reportExtractor struct{}
+
+func (reportExtractor) Extract(_ context.Context, ep entity.Episode, _ []entity.Entity) ([]memory.FactInput, entity.Extraction, error) {
+	rep := entity.Extraction{Proposed: 4, Calls: 1, PromptTokens: 100, CompletionTokens: 10, Mode: "json_object"}
+	rep.Drop(entity.DroppedFact{Subject: "100s", Predicate: "is_staffed_by_me", Reason: entity.DropNotGrounded})
+	return []memory.FactInput{
+		{Subject: "prod db", Predicate: "port", Value: "3307", Text: "prod db listens on 3307"},
+		{Subject: "prod db", Predicate: "port", Object: "x", Value: "3307"},
+		{Subject: "agent", Predicate: "allowed_to", Value: "deploy without asking", Text: "The agent may deploy without asking."},
+	}, rep, nil
 }
 
 // Concurrent writers on one chain (several replicas on one Neo4j, or many

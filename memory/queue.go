@@ -2,8 +2,10 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -14,15 +16,12 @@ import (
 )
 
 // Extractor turns one episode into statements with (at most) one model
-// call. known lists entities of the scope the episode may refer to. Usage
-// is what the model reported, returned with errors too.
+// call. known lists entities of the scope the episode may refer to. The
+// report says what the model proposed and the extractor dropped, and what
+// it cost; it is returned with errors too. The service completes it with
+// what the store refuses and records it with the episode.
 type Extractor interface {
-	Extract(ctx context.Context, ep entity.Episode, known []entity.Entity) ([]FactInput, Usage, error)
-}
-
-// Usage is the tokens a model reported for one extraction.
-type Usage struct {
-	PromptTokens, CompletionTokens int64
+	Extract(ctx context.Context, ep entity.Episode, known []entity.Entity) ([]FactInput, entity.Extraction, error)
 }
 
 // Queue settings.
@@ -132,10 +131,10 @@ func (s *Service) RunWorkers(ctx context.Context, n int, log *slog.Logger) {
 // extraction is what the model made of one episode, on its way to the
 // store.
 type extraction struct {
-	ep    entity.Episode
-	facts []FactInput
-	usage Usage
-	err   error
+	ep     entity.Episode
+	facts  []FactInput
+	report entity.Extraction
+	err    error
 }
 
 // processRun processes the due episodes ids of one scope in order: it
@@ -233,7 +232,7 @@ func (s *Service) extractOne(ctx context.Context, scope entity.Scope, ep entity.
 	}
 	defer func() { <-calls }()
 	x := extraction{ep: ep}
-	x.facts, x.usage, x.err = s.Extract.Extract(ctx, ep, known)
+	x.facts, x.report, x.err = s.Extract.Extract(ctx, ep, known)
 	return x, nil
 }
 
@@ -276,9 +275,12 @@ func (s *Service) storeExtraction(tx graph.Tx, scope entity.Scope, x *extraction
 	} else if err != nil {
 		return err
 	}
+	rep := x.report
 	if x.err != nil {
-		cur.PromptTokens += x.usage.PromptTokens
-		cur.CompletionTokens += x.usage.CompletionTokens
+		rep.Error = x.err.Error()
+		cur.PromptTokens += rep.PromptTokens
+		cur.CompletionTokens += rep.CompletionTokens
+		cur.Extraction = &rep
 		cur.Error = x.err.Error()
 		if cur.Attempts >= MaxAttempts {
 			cur.Status, cur.NextAttemptAt = entity.EpisodeFailed, nil
@@ -297,9 +299,11 @@ func (s *Service) storeExtraction(tx graph.Tx, scope entity.Scope, x *extraction
 	}
 	var ok []FactInput
 	for i := range facts {
-		if ValidateFacts(facts[i:i+1]) == nil {
-			ok = append(ok, facts[i])
+		if err := ValidateFacts(facts[i : i+1]); err != nil {
+			rep.Drop(dropped(facts[i], entity.DropMalformed, fieldProblems(err)))
+			continue
 		}
+		ok = append(ok, facts[i])
 	}
 	blocked := false
 	if len(ok) > 0 {
@@ -311,13 +315,25 @@ func (s *Service) storeExtraction(tx graph.Tx, scope entity.Scope, x *extraction
 		if cur, err = tx.Episode(id); err != nil {
 			return err
 		}
-		for _, r := range res {
-			blocked = blocked || r.Action == temporal.BlockedByTombstone
+		for i, r := range res {
+			switch r.Action {
+			case Refused:
+				rep.Drop(dropped(ok[i], entity.DropPermission, r.Warning))
+			case temporal.BlockedByTombstone:
+				blocked = true
+				rep.Drop(dropped(ok[i], entity.DropForgotten, "the user forgot this fact; extraction does not bring it back"))
+			default:
+				rep.Kept++
+				if r.Warning != "" && !slices.Contains(rep.Warnings, r.Warning) {
+					rep.Warnings = append(rep.Warnings, r.Warning)
+				}
+			}
 		}
 	}
 	cur.Status, cur.Error, cur.NextAttemptAt = entity.EpisodeDone, "", nil
-	cur.PromptTokens += x.usage.PromptTokens
-	cur.CompletionTokens += x.usage.CompletionTokens
+	cur.PromptTokens += rep.PromptTokens
+	cur.CompletionTokens += rep.CompletionTokens
+	cur.Extraction = &rep
 	if blocked && cur.ForgottenAt == nil {
 		// The episode re-tells something the user had forgotten: its
 		// text stays out of recall like the fact itself.
@@ -325,6 +341,30 @@ func (s *Service) storeExtraction(tx graph.Tx, scope entity.Scope, x *extraction
 		cur.ForgottenAt = &now
 	}
 	return tx.PutEpisode(cur)
+}
+
+// dropped describes a statement of the model left out, for the report.
+func dropped(f FactInput, reason, detail string) entity.DroppedFact {
+	obj := f.Object
+	if obj == "" {
+		obj = f.Value
+	}
+	return entity.DroppedFact{Subject: f.Subject, Predicate: f.Predicate, Object: obj, Reason: reason, Detail: detail}
+}
+
+// fieldProblems says what ValidateFacts found wrong with one statement:
+// "object: give either object or value, not both".
+func fieldProblems(err error) string {
+	var e *entity.Error
+	if !errors.As(err, &e) || len(e.Fields) == 0 {
+		return entity.ErrorMessage(err)
+	}
+	out := make([]string, 0, len(e.Fields))
+	for k, v := range e.Fields {
+		out = append(out, strings.TrimPrefix(k, "facts[0].")+": "+v)
+	}
+	slices.Sort(out)
+	return strings.Join(out, "; ")
 }
 
 func backoff(attempt int) time.Duration {

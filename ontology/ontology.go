@@ -44,6 +44,10 @@ type Predicate struct {
 	// TTL, when set, makes facts leave recall that long after they were
 	// recorded ("90d", "12h").
 	TTL Duration `yaml:"ttl"`
+	// Hints are words that, in a predicate the ontology does not define,
+	// suggest this one ("moved" in moved_to: works_at or lives_in, told
+	// apart by the object's type in the description). See extract.
+	Hints []string `yaml:"hints"`
 }
 
 // EntityType describes one kind of entity.

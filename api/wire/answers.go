@@ -116,6 +116,8 @@ type EpisodeAccepted struct {
 	FactIDs   []string `json:"fact_ids,omitempty"`
 	Facts     []Fact   `json:"facts,omitempty"`
 	Warning   string   `json:"warning,omitempty" doc:"set when no extraction model is configured: the episode is stored and searchable, but no facts come from it"`
+	// Extraction is the episode's extraction report, once it has one.
+	Extraction *Extraction `json:"extraction,omitempty" doc:"what extraction proposed, kept and dropped, and why (see GET /v1/episodes/{id})"`
 }
 
 // AuditList is the answer of GET /v1/audit.

@@ -109,6 +109,50 @@ type Episode struct {
 	// Tokens the extraction model reported, summed over the attempts.
 	PromptTokens     int64 `json:"prompt_tokens" doc:"prompt tokens the extraction model reported for this episode, over all attempts"`
 	CompletionTokens int64 `json:"completion_tokens" doc:"completion tokens the extraction model reported for this episode, over all attempts"`
+	// Extraction is the report of the last extraction; nil while none
+	// has ended.
+	Extraction *Extraction `json:"extraction" doc:"what the last extraction proposed, kept and dropped, and why; null until one has ended"`
+}
+
+// Extraction is an episode's extraction report.
+type Extraction struct {
+	Summary  string        `json:"summary" doc:"one sentence: how many facts were proposed, kept and dropped, and why; says why an episode has no facts"`
+	Prompt   string        `json:"prompt" doc:"prompt style, full or compact; empty when no model was asked"`
+	Mode     string        `json:"mode" doc:"response format the answer came in: json_schema, json_object_schema, json_object or text"`
+	Repaired bool          `json:"repaired" doc:"the first answer was unusable and a repair call's answer was used"`
+	Proposed int           `json:"proposed" doc:"facts in the model's answer"`
+	Kept     int           `json:"kept" doc:"facts stored: created, corroborating or changing a fact"`
+	Dropped  []DroppedFact `json:"dropped" doc:"each proposed fact left out, with its reason"`
+	Warnings []string      `json:"warnings" doc:"notes on kept facts, e.g. a predicate the ontology does not define"`
+	Calls    int           `json:"calls" doc:"model requests of this extraction, failed ones included"`
+	// Tokens of this extraction (the episode's own fields sum every attempt).
+	PromptTokens     int64  `json:"prompt_tokens"`
+	CompletionTokens int64  `json:"completion_tokens"`
+	Skipped          string `json:"skipped" doc:"why no model was asked, e.g. none is configured; empty otherwise"`
+	Error            string `json:"error" doc:"why the extraction failed (the episode is retried); empty otherwise"`
+}
+
+// DroppedFact is a fact the model proposed that was left out.
+type DroppedFact struct {
+	Subject   string `json:"subject"`
+	Predicate string `json:"predicate"`
+	Object    string `json:"object" doc:"object or value, as the model wrote it"`
+	Reason    string `json:"reason" enum:"not_grounded permission bad_date malformed duplicate forgotten"`
+	Detail    string `json:"detail" doc:"what exactly is wrong"`
+}
+
+// NewExtraction returns x as the API shows it; nil for nil.
+func NewExtraction(x *entity.Extraction) *Extraction {
+	if x == nil {
+		return nil
+	}
+	out := &Extraction{Summary: x.Summary(), Prompt: x.Prompt, Mode: x.Mode, Repaired: x.Repaired,
+		Proposed: x.Proposed, Kept: x.Kept, Dropped: make([]DroppedFact, len(x.Dropped)), Warnings: nonNil(x.Warnings),
+		Calls: x.Calls, PromptTokens: x.PromptTokens, CompletionTokens: x.CompletionTokens, Skipped: x.Skipped, Error: x.Error}
+	for i, d := range x.Dropped {
+		out.Dropped[i] = DroppedFact(d)
+	}
+	return out
 }
 
 // EpisodeList is a page of episodes.
@@ -165,7 +209,7 @@ func NewEpisode(e entity.Episode) Episode {
 		ReferenceTime: e.ReferenceTime.UTC(), RecordedAt: e.RecordedAt.UTC(), SourceKind: e.SourceKind,
 		Status: e.Status, Error: e.Error, Attempts: e.Attempts, NextAttemptAt: utc(e.NextAttemptAt),
 		Metadata: e.Metadata, IdempotencyKey: e.IdempotencyKey, FactIDs: nonNil(e.FactIDs),
-		PromptTokens: e.PromptTokens, CompletionTokens: e.CompletionTokens,
+		PromptTokens: e.PromptTokens, CompletionTokens: e.CompletionTokens, Extraction: NewExtraction(e.Extraction),
 	}
 	if out.Metadata == nil {
 		out.Metadata = map[string]any{}

@@ -61,6 +61,7 @@ type benchReport struct {
 type episodeRun struct {
 	Episodes                   int     `json:"episodes"`
 	EpisodeModel               string  `json:"episode_model,omitempty"`
+	EpisodePrompt              string  `json:"episode_prompt,omitempty"`
 	EpisodeWorkers             int     `json:"episode_workers,omitempty"`
 	EpisodesPerSec             float64 `json:"episodes_per_sec"`
 	EpisodesFailed             int     `json:"episodes_failed"`
@@ -282,8 +283,8 @@ func printBench(w io.Writer, r *benchReport) {
 	if e := r.episodeRun; e.Episodes > 0 {
 		fmt.Fprintf(w, "episodes: %d through the queue and extraction (%d workers, model %s): %.1f episodes/s, %d failed; baseline: bare calls to the same endpoint %.1f/s\n",
 			e.Episodes, e.EpisodeWorkers, e.EpisodeModel, e.EpisodesPerSec, e.EpisodesFailed, e.BaselineBareCallsPerSecond)
-		fmt.Fprintf(w, "  per episode: %.2f model calls, %.0f prompt and %.0f completion tokens\n",
-			e.EpisodeCallsPerEpisode, e.EpisodePromptTokens, e.EpisodeCompletionTokens)
+		fmt.Fprintf(w, "  per episode (%s prompt): %.2f model calls, %.0f prompt and %.0f completion tokens\n",
+			e.EpisodePrompt, e.EpisodeCallsPerEpisode, e.EpisodePromptTokens, e.EpisodeCompletionTokens)
 	}
 	fmt.Fprintf(w, "rss %.0f MB (peak %.0f MB, Go heap %.0f MB) for the whole run\n", r.RSSMB, r.PeakRSSMB, r.HeapMB)
 }

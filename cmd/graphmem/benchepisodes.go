@@ -23,7 +23,7 @@ import (
 // endpoint with the same concurrency.
 func benchEpisodes(ctx context.Context, cfg Config, n, workers int) (episodeRun, error) {
 	workers = max(workers, 1)
-	run := episodeRun{Episodes: n, EpisodeWorkers: workers, EpisodeModel: cfg.LLMModel}
+	run := episodeRun{Episodes: n, EpisodeWorkers: workers, EpisodeModel: cfg.LLMModel, EpisodePrompt: cfg.LLMPrompt}
 	if cfg.LLMBaseURL == "" || cfg.LLMModel == "" {
 		answers, err := fixtures.ExtractScriptedByContent()
 		if err != nil {

@@ -79,6 +79,10 @@ type reader interface {
 	// timeline is the entity an id or a name denotes, with its facts over
 	// time (memory.Service.Timeline).
 	timeline(ctx context.Context, ref, predicate string, knownAt time.Time) (api.Timeline, error)
+	// episode is one episode with its extraction report; episodes a list
+	// of at most limit, of one status when status is set.
+	episode(ctx context.Context, id string) (api.Episode, error)
+	episodes(ctx context.Context, status string, limit int) (api.EpisodeList, error)
 	close() error
 }
 

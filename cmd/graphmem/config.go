@@ -29,6 +29,7 @@ type Config struct {
 	LLMModel      string        `yaml:"llm_model"`
 	LLMAPIKey     string        `yaml:"llm_api_key"`
 	LLMMode       string        `yaml:"llm_mode"`
+	LLMPrompt     string        `yaml:"llm_prompt"`
 	LLMTimeout    string        `yaml:"llm_timeout"`
 	LLMMaxTokens  string        `yaml:"llm_max_tokens"`
 	LLMTemp       string        `yaml:"llm_temperature"`
@@ -86,6 +87,7 @@ var settings = []setting{
 	{flag: "llm-model", env: "GRAPHMEM_LLM_MODEL", group: modelSettings, help: "extraction model", str: func(c *Config) *string { return &c.LLMModel }},
 	{flag: "llm-api-key", env: "GRAPHMEM_LLM_API_KEY", group: modelSettings, help: "extraction API key", str: func(c *Config) *string { return &c.LLMAPIKey }},
 	{flag: "llm-mode", env: "GRAPHMEM_LLM_MODE", def: "auto", group: modelSettings, help: "response format asked of the model: auto (find the one the server accepts), json_schema, json_object_schema, json_object or text", str: func(c *Config) *string { return &c.LLMMode }},
+	{flag: "llm-prompt", env: "GRAPHMEM_LLM_PROMPT", def: "full", group: modelSettings, help: "extraction prompt: full (every rule, the ontology with descriptions, the full answer schema) or compact (few-shot examples from the ontology's predicates and a five-field fact, for small local models)", str: func(c *Config) *string { return &c.LLMPrompt }},
 	{flag: "llm-timeout", env: "GRAPHMEM_LLM_TIMEOUT", def: "60s", group: modelSettings, help: "time limit of one extraction call (a Go duration: 90s, 5m); local models on a CPU may need more", str: func(c *Config) *string { return &c.LLMTimeout }},
 	{flag: "llm-max-tokens", env: "GRAPHMEM_LLM_MAX_TOKENS", def: "4096", group: modelSettings, help: "completion tokens one extraction call may use (off: no cap sent, for models that refuse max_tokens)", str: func(c *Config) *string { return &c.LLMMaxTokens }},
 	{flag: "llm-temperature", env: "GRAPHMEM_LLM_TEMPERATURE", group: modelSettings, help: "sampling temperature of extraction calls, 0 to 2 (none: the server's default; small local models need their makers' value, Gemma 3: 1.0)", str: func(c *Config) *string { return &c.LLMTemp }},

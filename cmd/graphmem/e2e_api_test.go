@@ -437,13 +437,13 @@ type slowExtractor struct {
 	delay   time.Duration
 }
 
-func (x *slowExtractor) Extract(ctx context.Context, ep entity.Episode, _ []entity.Entity) ([]memory.FactInput, memory.Usage, error) {
+func (x *slowExtractor) Extract(ctx context.Context, ep entity.Episode, _ []entity.Entity) ([]memory.FactInput, entity.Extraction, error) {
 	select {
 	case x.started <- ep.ID:
 	default:
 	}
 	time.Sleep(x.delay)
-	return []memory.FactInput{{Subject: "speaker", Predicate: "said", Value: ep.Content, SourceKind: entity.UserExplicit}}, memory.Usage{}, nil
+	return []memory.FactInput{{Subject: "speaker", Predicate: "said", Value: ep.Content, SourceKind: entity.UserExplicit}}, entity.Extraction{Proposed: 1}, nil
 }
 
 // TestE2E_Workers_GracefulShutdown: a Setup hook attaches an extractor;

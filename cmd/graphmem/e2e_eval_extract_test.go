@@ -34,12 +34,14 @@ func TestEvalExtractAndBenchCommands(t *testing.T) {
 	}
 	text := strings.TrimSpace(string(out))
 	t.Logf("\n%s", text)
-	for _, want := range []string{"extraction on 47 episodes, model scripted", "port_change", "zh", "precision", "baseline: a bare call"} {
+	for _, want := range []string{"extraction on 47 episodes of the gold set; precision of kept facts, then recall", "recorded answers", "full", "compact", "precision", "not grounded"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("output lacks %q", want)
 		}
 	}
-	var rep struct {
+	type run struct {
+		Name      string  `json:"name"`
+		Model     string  `json:"model"`
 		Episodes  int     `json:"episodes"`
 		Precision float64 `json:"precision"`
 		Recall    float64 `json:"recall"`
@@ -47,13 +49,24 @@ func TestEvalExtractAndBenchCommands(t *testing.T) {
 		Calls     float64 `json:"calls_per_episode"`
 		Prompt    float64 `json:"prompt_tokens_per_episode"`
 	}
+	var rep struct{ Runs []run }
 	lines := strings.Split(text, "\n")
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &rep); err != nil {
 		t.Fatalf("last line is not the JSON report: %v", err)
 	}
-	if rep.Episodes != 47 || rep.Precision >= 1 || rep.Precision < 0.95 || rep.Recall >= 1 || rep.Recall < 0.95 ||
-		rep.JSONValid >= 1 || rep.Calls <= 1 || rep.Prompt <= 0 {
-		t.Errorf("report %+v", rep)
+	if len(rep.Runs) != 3 || rep.Runs[0].Name != "recorded answers" || rep.Runs[1].Name != "full" || rep.Runs[2].Name != "compact" {
+		t.Fatalf("runs %+v", rep.Runs)
+	}
+	for _, r := range rep.Runs {
+		// The fake endpoint answers every run with the recorded answers.
+		if r.Episodes != 47 || r.Precision >= 1 || r.Precision < 0.95 || r.Recall >= 1 || r.Recall < 0.95 ||
+			r.JSONValid >= 1 || r.Calls <= 1 || r.Prompt <= 0 {
+			t.Errorf("run %+v", r)
+		}
+	}
+	// The compact prompt costs fewer prompt tokens than the full one.
+	if rep.Runs[2].Prompt >= rep.Runs[1].Prompt/2 {
+		t.Errorf("prompt tokens per episode: full %.0f, compact %.0f", rep.Runs[1].Prompt, rep.Runs[2].Prompt)
 	}
 
 	// No model configured: a clear error, not a run.
@@ -137,7 +150,23 @@ func benchEpisodesCheck(t *testing.T, bin string) {
 	// The first 30 cases of the gold set: none needs a repair call (the one
 	// garbled answer is case 42's), so one call per episode.
 	if rep["episodes"] != 30.0 || rep["episodes_failed"] != 0.0 || rep["episode_calls_per_episode"] != 1.0 ||
-		rep["episode_model"] != "scripted (built-in fake endpoint)" {
+		rep["episode_model"] != "scripted (built-in fake endpoint)" || rep["episode_prompt"] != "full" {
 		t.Errorf("bench: %v", rep)
+	}
+
+	// The compact prompt: the same answers for fewer prompt tokens.
+	cmd = exec.Command(bin, "bench", "--facts", "300", "--queries", "5", "--episodes", "30", "--episode-workers", "3", "--json")
+	cmd.Env = append(os.Environ(), "GRAPHMEM_LLM_BASE_URL=", "GRAPHMEM_LLM_MODEL=", "GRAPHMEM_STORE=embedded", "GRAPHMEM_LLM_PROMPT=compact")
+	if out, err = cmd.Output(); err != nil {
+		t.Fatalf("bench: %v\n%s", err, out)
+	}
+	var compact map[string]any
+	if err := json.Unmarshal(out, &compact); err != nil {
+		t.Fatalf("bench --json: %v\n%s", err, out)
+	}
+	t.Logf("compact: prompt %v, completion %v tokens per episode; full: %v, %v", compact["episode_prompt_tokens_per_episode"],
+		compact["episode_completion_tokens_per_episode"], rep["episode_prompt_tokens_per_episode"], rep["episode_completion_tokens_per_episode"])
+	if compact["episode_prompt"] != "compact" || compact["episode_prompt_tokens_per_episode"].(float64) >= rep["episode_prompt_tokens_per_episode"].(float64)/2 {
+		t.Errorf("compact bench: %v", compact)
 	}
 }

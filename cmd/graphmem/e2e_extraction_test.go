@@ -51,6 +51,8 @@ func modelFor(t *testing.T) extracttest.Handler {
 			}
 		}
 		switch {
+		case strings.Contains(p, "clashed with the monitoring agent"):
+			return extracttest.Answer(junkAnswer)
 		case strings.Contains(p, "moved from 5432 to 3307"):
 			return portChange.Reply()
 		case strings.Contains(p, "on port 5432"):
@@ -59,6 +61,12 @@ func modelFor(t *testing.T) extracttest.Handler {
 		return extracttest.Answer(`{"entities":[],"facts":[]}`)
 	}
 }
+
+// junkAnswer is what a 135M model answered for the monitoring-agent
+// episode: well formed, made up.
+const junkAnswer = `{"entities":[{"name":"100s","type":"thing","aliases":[]}],"facts":[
+	{"subject":"100s","predicate":"is_staffed_by_me","object":"Sam","value":null,"text":"100s is staffed by me."},
+	{"subject":"prod-db","predicate":"port","object":null,"value":"5432","text":"prod-db port 5432."}]}`
 
 func withModel(fake *extracttest.Server) func(m *Main) {
 	return func(m *Main) {
@@ -126,6 +134,39 @@ func TestE2E_Extraction(t *testing.T) {
 			}
 			if n := fake.Calls() - before; n != 2 {
 				t.Errorf("%s: %d calls, want the failed one and one more", kind, n)
+			}
+		}
+	})
+
+	// An episode whose every proposed fact is made up ends done with no
+	// fact, and says why: in the API, and in `graphmem episodes show`.
+	t.Run("NoFactSaysWhy", func(t *testing.T) {
+		ep := waitEpisode(c, postEpisode(c, "From March 1 our prod-db listens on port 3307 instead of 3306, because the old port clashed with the monitoring agent.", "2025-02-20T09:00:00Z").EpisodeID)
+		x := ep.Extraction
+		if ep.Status != entity.EpisodeDone || len(ep.FactIDs) != 0 || x == nil {
+			t.Fatalf("episode %+v", ep)
+		}
+		if x.Proposed != 2 || x.Kept != 0 || len(x.Dropped) != 2 || x.Dropped[0].Reason != entity.DropNotGrounded ||
+			x.Dropped[0].Subject != "100s" || x.Calls != 1 || x.PromptTokens <= 0 || x.Mode != "json_schema" ||
+			x.Summary != "2 facts proposed, none kept; dropped: 2 not grounded in the episode" {
+			t.Fatalf("report %+v", x)
+		}
+		var raw map[string]any
+		c.do("GET", "/v1/episodes/"+ep.ID, nil).ok(t, 200, &raw)
+		if _, ok := raw["extraction"].(map[string]any)["dropped"].([]any); !ok {
+			t.Fatalf("GET /v1/episodes/{id} lacks extraction.dropped: %v", raw)
+		}
+		if testing.Short() {
+			return
+		}
+		out, err := runCLI(t, buildBinary(t), "episodes", "show", ep.ID, "--url", c.base)
+		if err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+		for _, want := range []string{"extraction: 2 facts proposed, none kept; dropped: 2 not grounded in the episode",
+			"dropped (not_grounded): 100s · is_staffed_by_me · Sam", `the subject "100s" is not named in the episode`, "response format json_schema"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("episodes show lacks %q:\n%s", want, out)
 			}
 		}
 	})

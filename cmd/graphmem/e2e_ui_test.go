@@ -19,6 +19,7 @@ import (
 
 	"github.com/graphmem/graphmem/api"
 	"github.com/graphmem/graphmem/embed/embedtest"
+	"github.com/graphmem/graphmem/extract/extracttest"
 )
 
 // The web view, checked in a real headless Chromium: what a person sees
@@ -43,7 +44,11 @@ func TestWebUI_DevelopmentMode(t *testing.T) {
 func TestWebUI_WithKeys(t *testing.T) {
 	chrome := mustChromium(t)
 	const key = "ui-test-key-0123456789abcdef0123"
-	m := MustRunMain(t, func(m *Main) { m.Config.APIKeys = key + "=" + uiScope + ",other:scope" })
+	fake := extracttest.NewServer(t, modelFor(t))
+	m := MustRunMain(t, func(m *Main) {
+		withModel(fake)(m)
+		m.Config.APIKeys = key + "=" + uiScope + ",other:scope"
+	})
 	c := newClient(t, m)
 	seedUI(t, c.as(key, uiScope))
 	b := newBrowser(t, chrome, "http://"+m.Addr())
@@ -76,6 +81,15 @@ func TestWebUI_WithKeys(t *testing.T) {
 		t.Errorf("session %+v", s)
 	}
 	b.checkScenario("keys")
+	// An episode whose every proposed fact is made up: the page says why
+	// it has no facts.
+	junk := postEpisode(c.as(key, uiScope), "From March 1 our prod-db listens on port 3307 instead of 3306, because the old port clashed with the monitoring agent.", "2024-03-01T09:00:00Z")
+	waitEpisode(c.as(key, uiScope), junk.EpisodeID)
+	b.open("/ui/episodes")
+	b.waitText("table.episodes", "2 facts proposed, none kept; dropped: 2 not grounded in the episode")
+	b.clickText("table.episodes summary", "2 dropped")
+	b.waitText("table.episodes", `the subject "100s" is not named in the episode`)
+	b.shot("keys-episodes-dropped")
 
 	// Signing out forgets the key: the pages are refused again.
 	b.run(chromedp.Click(chromedp.CSS("#who button")))
@@ -272,6 +286,9 @@ func (b *browser) checkScenario(name string) {
 	b.waitText("table.episodes", "clashed with the analytics replica")
 	b.clickText("table.episodes button", "1 fact")
 	b.waitText("table.episodes", "production database port 3307")
+	if name == "dev" {
+		b.waitText("table.episodes", "not extracted: no extraction model is configured")
+	}
 	b.shot(name + "-episodes")
 
 	// A phone's width: one column, nothing wider than the screen but the

@@ -14,6 +14,8 @@ import (
 
 	"github.com/graphmem/graphmem/embed"
 	"github.com/graphmem/graphmem/eval"
+	"github.com/graphmem/graphmem/extract"
+	"github.com/graphmem/graphmem/extract/extracttest"
 	"github.com/graphmem/graphmem/fixtures"
 	"github.com/graphmem/graphmem/ontology"
 )
@@ -350,18 +352,25 @@ func runEvalScenarios(ctx context.Context, args []string) error {
 }
 
 // runEvalExtract is `graphmem eval extract`: fact precision and recall of
-// extraction on the gold set against the configured model endpoint, with
-// JSON validity, calls, tokens and latency, next to a bare call.
+// extraction on the gold set against the configured model endpoint, once
+// per prompt style, beside the recorded answers (a fake endpoint replaying
+// fixtures/extract/scripted.jsonl in the same run), with dates, calls,
+// tokens and latency per episode.
 func runEvalExtract(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("eval extract", flag.ContinueOnError)
-	resolve := configFlags(fs, `eval extract [--gold FILE] [--misses] [--json]
+	resolve := configFlags(fs, `eval extract [--gold FILE] [--prompts full,compact] [--sample N] [--detail] [--misses] [--json]
 
 Runs every episode of the gold set (default: the built-in fixtures/extract/gold.jsonl,
 English and Chinese) through extraction against the configured model endpoint, one at
-a time, and reports fact precision and recall after normalisation, per category and
-language, dates, JSON validity, calls, tokens and latency per episode, next to bare
-calls to the same endpoint.`, modelSettings)
-	gold := fs.String("gold", "", "gold set in the format of fixtures/extract/gold.jsonl (default: built-in)")
+a time, once per prompt style, beside the recorded answers (the built-in gold set's
+scripted answers, replayed by a fake endpoint in this run). One line per run: precision
+of the kept facts, recall, dates, facts kept of those proposed, those dropped as not
+grounded, calls, tokens and latency per episode. --detail adds each run's table per
+category and language, next to bare calls to the same endpoint.`, modelSettings)
+	gold := fs.String("gold", "", "gold set in the format of fixtures/extract/gold.jsonl (default: built-in; no recorded answers then)")
+	prompts := fs.String("prompts", extract.PromptFull+","+extract.PromptCompact, "prompt styles to run against the model, comma-separated")
+	detail := fs.Bool("detail", false, "also print each run's table per category and language")
+	sample := fs.Int("sample", 0, "run only about this many cases, evenly spread over the gold set (0: all); for slow local models")
 	misses := fs.Bool("misses", false, "print each episode with a missed or wrong fact, a wrong date or a failure")
 	asJSON := fs.Bool("json", false, "print only the JSON object")
 	quiet := fs.Bool("quiet", false, "no progress bar")
@@ -383,31 +392,87 @@ calls to the same endpoint.`, modelSettings)
 	if err != nil {
 		return err
 	}
-	o := eval.ExtractOptions{Model: mc, Ontology: onto}
+	var cases []fixtures.ExtractCase
 	if *gold != "" {
 		b, err := os.ReadFile(*gold)
 		if err != nil {
 			return err
 		}
-		if o.Cases, err = fixtures.ParseExtractGold(*gold, b); err != nil {
+		if cases, err = fixtures.ParseExtractGold(*gold, b); err != nil {
 			return err
 		}
 	}
-	if *misses {
-		o.Misses = os.Stdout
+	if *sample > 0 {
+		if cases == nil {
+			if cases, err = fixtures.ExtractGold(); err != nil {
+				return err
+			}
+		}
+		cases = spread(cases, *sample)
 	}
-	var done func()
-	if !*quiet && !*asJSON && !*misses {
-		o.Progress, done = progress("extracting")
+	type run struct {
+		name  string
+		model extract.Config
 	}
-	rep, err := eval.Extract(ctx, o)
-	if done != nil {
-		done()
+	var runs []run
+	if *gold == "" {
+		answers, err := fixtures.ExtractScriptedByContent()
+		if err != nil {
+			return err
+		}
+		fake := extracttest.Start(extracttest.Scripted(answers))
+		defer fake.Close()
+		runs = append(runs, run{"recorded answers", extract.Config{BaseURL: fake.BaseURL(), Model: "recorded"}})
 	}
-	if err != nil {
-		return err
+	for _, p := range strings.Split(*prompts, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		m := mc
+		m.Prompt = p
+		runs = append(runs, run{p, m})
 	}
-	return printReport(rep, *asJSON)
+	var cmp eval.ExtractComparison
+	for _, r := range runs {
+		o := eval.ExtractOptions{Model: r.model, Ontology: onto, Cases: cases}
+		if *misses {
+			fmt.Printf("misses of %s:\n", r.name)
+			o.Misses = os.Stdout
+		}
+		var done func()
+		if !*quiet && !*asJSON && !*misses {
+			o.Progress, done = progress("extracting (" + r.name + ")")
+		}
+		rep, err := eval.Extract(ctx, o)
+		if done != nil {
+			done()
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", r.name, err)
+		}
+		if *detail && !*asJSON {
+			fmt.Printf("%s:\n", r.name)
+			if err := rep.WriteTable(os.Stdout); err != nil {
+				return err
+			}
+			fmt.Println()
+		}
+		cmp.Runs = append(cmp.Runs, eval.ExtractRun{Name: r.name, ExtractReport: rep})
+	}
+	return printReport(cmp, *asJSON)
+}
+
+// spread returns about n of cases, evenly spaced, so every category of a
+// gold set written category by category is sampled.
+func spread[T any](cases []T, n int) []T {
+	if n <= 0 || n >= len(cases) {
+		return cases
+	}
+	out := make([]T, 0, n)
+	for i := range n {
+		out = append(out, cases[i*len(cases)/n])
+	}
+	return out
 }
 
 // evalEmbeddings is the embedding model an eval measures with, its texts

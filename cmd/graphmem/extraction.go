@@ -42,7 +42,7 @@ func newEpisodeExtractor(cfg Config, onto *ontology.Ontology, log *slog.Logger, 
 	return &episodeExtractor{x: x, onto: onto, model: cfg.LLMModel, log: log, onUsage: onUsage}, nil
 }
 
-func (e *episodeExtractor) Extract(ctx context.Context, ep entity.Episode, known []entity.Entity) ([]memory.FactInput, memory.Usage, error) {
+func (e *episodeExtractor) Extract(ctx context.Context, ep entity.Episode, known []entity.Entity) ([]memory.FactInput, entity.Extraction, error) {
 	out, usage, err := e.x.Extract(ctx, extract.Input{Episode: ep, Ontology: e.onto, Known: known})
 	if e.onUsage != nil {
 		e.onUsage(usage)
@@ -53,17 +53,29 @@ func (e *episodeExtractor) Extract(ctx context.Context, ep entity.Episode, known
 	}
 	e.log.Info("extract: episode", "episode_id", ep.ID, "model", e.model, "mode", mode,
 		"prompt_tokens", usage.PromptTokens, "completion_tokens", usage.CompletionTokens,
-		"calls", usage.Calls, "ok", err == nil)
-	mu := memory.Usage{PromptTokens: usage.PromptTokens, CompletionTokens: usage.CompletionTokens}
+		"calls", usage.Calls, "proposed", out.Proposed, "dropped", len(out.Dropped), "ok", err == nil)
+	rep := report(out, usage)
+	rep.Mode, rep.Prompt = mode, e.x.Prompt()
 	if err != nil {
-		return nil, mu, err
+		return nil, rep, err
 	}
-	return factInputs(out), mu, nil
+	return factInputs(out), rep, nil
+}
+
+// report is the episode's extraction report as the extractor sees it; the
+// memory service adds what the store refuses and counts what is kept.
+func report(out extract.Output, u extract.Usage) entity.Extraction {
+	r := entity.Extraction{Mode: out.Mode, Repaired: out.Repaired, Proposed: out.Proposed, Warnings: out.Warnings,
+		Calls: u.Calls, PromptTokens: u.PromptTokens, CompletionTokens: u.CompletionTokens}
+	for _, d := range out.Dropped {
+		r.Drop(d.DroppedFact)
+	}
+	return r
 }
 
 // modelConfig is the extraction endpoint of cfg.
 func modelConfig(cfg Config) (extract.Config, error) {
-	mc := extract.Config{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey, Mode: cfg.LLMMode}
+	mc := extract.Config{BaseURL: cfg.LLMBaseURL, Model: cfg.LLMModel, APIKey: cfg.LLMAPIKey, Mode: cfg.LLMMode, Prompt: cfg.LLMPrompt}
 	switch cfg.LLMMaxTokens {
 	case "":
 	case "off":

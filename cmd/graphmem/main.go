@@ -25,6 +25,7 @@ var commands = map[string]command{
 	"serve":    {"run the HTTP server (the API, /mcp, extraction workers)", runServe},
 	"facts":    {"list facts (as of a time, as known at a time, with history), from the server or --data", runFacts},
 	"timeline": {"every fact of an entity (id, name or alias) over time, from the server or --data", runTimeline},
+	"episodes": {"episodes show ID | list: an episode's status and extraction report (what was proposed, kept, dropped and why)", runEpisodes},
 	"ingest":   {"load a JSON Lines file of facts and episodes into the server, or into --data", runIngest},
 	"search":   {"ranked facts, entities and episodes for a query, from the server", runSearch},
 	"context":  {"the context block for a question, as an agent gets it, from the server", runContext},

@@ -20,7 +20,7 @@ import (
 // Fields may only ever be appended at the end, with a new format version:
 // a record of an older version decodes with zero values for the fields it
 // lacks, and a record of the current version must be whole.
-const codecVersion = 3
+const codecVersion = 4
 
 var errCorrupt = errors.New("corrupt record")
 
@@ -518,6 +518,14 @@ func encodeEpisode(seq uint64, e *entity.Episode) ([]byte, error) {
 	w.ptime(e.ForgottenAt)
 	w.varint(e.PromptTokens)
 	w.varint(e.CompletionTokens)
+	var x []byte
+	if e.Extraction != nil {
+		var err error
+		if x, err = json.Marshal(e.Extraction); err != nil {
+			return nil, err
+		}
+	}
+	w.str(string(x))
 	return w.b, nil
 }
 
@@ -553,6 +561,14 @@ func decodeEpisode(scope, id string, v []byte) (entity.Episode, error) {
 	if r.version >= 3 {
 		e.PromptTokens = r.varint()
 		e.CompletionTokens = r.varint()
+	}
+	if r.version >= 4 {
+		if x := r.str(); x != "" && r.err == nil {
+			e.Extraction = new(entity.Extraction)
+			if err := json.Unmarshal([]byte(x), e.Extraction); err != nil {
+				return e, errCorrupt
+			}
+		}
 	}
 	return e, r.err
 }

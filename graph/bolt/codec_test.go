@@ -189,12 +189,13 @@ func FuzzDecodeFact(f *testing.F) {
 }
 
 // TestCodecEpisodeVersion2 reads an episode written before tokens were
-// counted: the tokens are zero, the rest is whole.
+// counted and extractions reported: the tokens are zero, the report nil,
+// the rest is whole.
 func TestCodecEpisodeVersion2(t *testing.T) {
 	e := filled[entity.Episode]()
-	e.PromptTokens, e.CompletionTokens, e.Seq = 0, 0, 1
+	e.PromptTokens, e.CompletionTokens, e.Seq, e.Extraction = 0, 0, 1, nil
 	v, _ := encodeEpisode(1, &e)
-	old := append([]byte(nil), v[:len(v)-2]...) // the two zero varints
+	old := append([]byte(nil), v[:len(v)-3]...) // the two zero varints and the empty report
 	old[8] = 2
 	got, err := decodeEpisode(e.Scope, e.ID, old)
 	if err != nil || !reflect.DeepEqual(got, e) {

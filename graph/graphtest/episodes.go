@@ -20,12 +20,16 @@ func episodeData() (a, b []entity.Episode) {
 	e3.IdempotencyKey = "k3"
 	e3.FactIDs = []string{"f01", "f02"}
 	e3.Content = "我在上海工作 — I work in Shanghai"
+	e3.Extraction = &entity.Extraction{Prompt: "compact", Mode: "json_object_schema", Proposed: 3, Kept: 2,
+		Dropped:  []entity.DroppedFact{{Subject: "我", Predicate: "likes", Object: "上海菜", Reason: entity.DropNotGrounded, Detail: "the object is not in the episode"}},
+		Warnings: []string{"predicate \"based_in\" is not in the ontology"}, Calls: 2, PromptTokens: 900, CompletionTokens: 60}
 	e4 := NewEpisode("p4", entity.EpisodeFailed, Day(4))
 	e4.Error = "model timed out"
 	e4.Attempts = 5
 	e4.NextAttemptAt = Ptr(Day(5))
 	e5 := NewEpisode("p5", entity.EpisodeQueued, Day(5))
 	e5.Kind, e5.Role, e5.Speaker = entity.KindJSON, entity.RoleTool, ""
+	e5.Extraction = &entity.Extraction{Skipped: "no extraction model is configured"}
 	a = []entity.Episode{e1, e2, e3, e4, e5}
 
 	g1 := NewEpisode("p1", entity.EpisodeDone, Day(1))

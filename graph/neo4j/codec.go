@@ -355,6 +355,9 @@ func episodeProps(e *entity.Episode) (map[string]any, error) {
 	if e.PromptTokens != 0 || e.CompletionTokens != 0 {
 		p["prompt_tokens"], p["completion_tokens"] = e.PromptTokens, e.CompletionTokens
 	}
+	if err := putJSON(p, "extraction", e.Extraction, e.Extraction == nil); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -381,7 +384,13 @@ func decodeEpisode(scope string, p map[string]any) (entity.Episode, error) {
 		CompletionTokens: asInt(p["completion_tokens"]),
 	}
 	var err error
-	e.Metadata, err = anyMap(p["metadata"])
+	if e.Metadata, err = anyMap(p["metadata"]); err != nil {
+		return e, err
+	}
+	if _, ok := p["extraction"].(string); ok {
+		e.Extraction = new(entity.Extraction)
+		err = getJSON(p["extraction"], e.Extraction)
+	}
 	return e, err
 }
 

@@ -338,6 +338,8 @@ function episodeRow(ep) {
   } else {
     facts.append(h('span', { class: 'muted', text: 'none' }));
   }
+  const x = ep.extraction;
+  if (x && ep.status !== 'queued' && ep.status !== 'processing') facts.append(extractionReport(x));
   return h('tr', { class: 'ep' },
     h('td', { text: day(ep.reference_time) }),
     h('td', null, h('span', { class: 'status ' + ep.status, text: ep.status }), ep.error ? h('div', { class: 'error-text', text: ep.error }) : null),
@@ -345,4 +347,23 @@ function episodeRow(ep) {
     h('td', { text: ep.speaker || '' }),
     h('td', { class: 'content', text: clip(ep.content, 300) }),
     facts);
+}
+
+// extractionReport says what extraction made of an episode: the summary
+// (why it has no facts, when it has none), then, folded, each dropped fact
+// with its reason, the warnings and what the model call cost.
+function extractionReport(x) {
+  const box = h('div', { class: 'ep-extraction' }, h('div', { class: 'ep-summary', text: x.summary }));
+  if (x.skipped) return box;
+  const cost = [x.prompt && `prompt ${x.prompt}`, x.mode && `format ${x.mode}`, x.repaired && 'repaired',
+    `${plural(x.calls, 'call')}, ${x.prompt_tokens} + ${x.completion_tokens} tokens`].filter(Boolean).join(' · ');
+  const details = h('details', null, h('summary', { text: x.dropped.length ? `${x.dropped.length} dropped` : 'details' }),
+    h('ul', { class: 'ep-dropped' },
+      x.dropped.map((d) => h('li', null, h('span', { class: 'badge', text: d.reason.replaceAll('_', ' ') }), ' ',
+        [d.subject, d.predicate, d.object].filter(Boolean).join(' · '),
+        d.detail ? h('div', { class: 'muted', text: d.detail }) : null)),
+      x.warnings.map((w) => h('li', { class: 'muted', text: 'warning: ' + w }))),
+    h('div', { class: 'muted', text: cost }));
+  box.append(details);
+  return box;
 }

@@ -213,8 +213,41 @@ export interface Ontology {
 }
 
 /**
+ * A fact the extraction model proposed that was left out, and why: `reason` is not_grounded, permission,
+ * bad_date, malformed, duplicate or forgotten; `object` is the object or value as the model wrote it.
+ */
+export interface DroppedFact {
+  subject: string;
+  predicate: string;
+  object: string;
+  reason: string;
+  detail: string;
+}
+
+/**
+ * What an episode's last extraction did: facts proposed, kept and dropped (with reasons), the prompt style,
+ * the response format, calls and tokens. `summary` says it in one sentence, and says why an episode has no facts.
+ */
+export interface Extraction {
+  summary: string;
+  prompt: string;
+  mode: string;
+  repaired: boolean;
+  proposed: number;
+  kept: number;
+  dropped: DroppedFact[];
+  warnings: string[];
+  calls: number;
+  promptTokens: number;
+  completionTokens: number;
+  skipped: string;
+  error: string;
+}
+
+/**
  * Something that happened, stored verbatim: a message, a text or a JSON document. `status` is queued,
- * processing, done or failed (extraction into facts); `factIds` are the facts derived from it.
+ * processing, done or failed (extraction into facts); `factIds` are the facts derived from it; `extraction`
+ * reports what extraction proposed, kept and dropped, and why (null until one has ended).
  */
 export interface Episode {
   id: string;
@@ -235,6 +268,7 @@ export interface Episode {
   factIds: string[];
   promptTokens: number;
   completionTokens: number;
+  extraction: Extraction | null;
 }
 
 /** The body of `POST /v1/episodes`. */
@@ -261,6 +295,7 @@ export interface EpisodeAccepted {
   factIds?: string[];
   facts?: Fact[];
   warning?: string;
+  extraction?: Extraction | null;
 }
 
 /** A page of episodes. */
@@ -521,6 +556,32 @@ export interface StoredEpisode {
   seq?: number | null;
   promptTokens?: number | null;
   completionTokens?: number | null;
+  extraction?: StoredExtraction | null;
+}
+
+/** A dropped fact of an exported extraction report. */
+export interface StoredDroppedFact {
+  subject?: string | null;
+  predicate?: string | null;
+  object?: string | null;
+  reason: string;
+  detail?: string | null;
+}
+
+/** An extraction report as exported. */
+export interface StoredExtraction {
+  prompt?: string | null;
+  mode?: string | null;
+  repaired?: boolean | null;
+  proposed?: number | null;
+  kept?: number | null;
+  dropped?: StoredDroppedFact[] | null;
+  warnings?: string[] | null;
+  calls?: number | null;
+  promptTokens?: number | null;
+  completionTokens?: number | null;
+  skipped?: string | null;
+  error?: string | null;
 }
 
 /** What keeps a forgotten fact from coming back: a fingerprint, never the content. */

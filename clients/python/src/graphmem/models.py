@@ -258,11 +258,46 @@ class Session(Model):
     development_mode: bool
 
 
+class DroppedFact(Model):
+    """A fact the extraction model proposed that was left out, and why.
+
+    ``reason`` is not_grounded, permission, bad_date, malformed, duplicate or forgotten;
+    ``object`` is the object or value as the model wrote it.
+    """
+
+    subject: str
+    predicate: str
+    object: str
+    reason: str
+    detail: str
+
+
+class Extraction(Model):
+    """What an episode's last extraction did: facts proposed, kept and dropped (with reasons), the
+    response format, calls and tokens. ``summary`` says it in one sentence, and says why an episode
+    has no facts."""
+
+    summary: str
+    prompt: str
+    mode: str
+    repaired: bool
+    proposed: int
+    kept: int
+    dropped: list[DroppedFact]
+    warnings: list[str]
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    skipped: str
+    error: str
+
+
 class Episode(Model):
     """Something that happened, stored verbatim: a message, a text or a JSON document.
 
     ``status`` is queued, processing, done or failed (extraction into facts);
-    ``fact_ids`` are the facts derived from it.
+    ``fact_ids`` are the facts derived from it; ``extraction`` reports what extraction
+    proposed, kept and dropped, and why (None until one has ended).
     """
 
     id: str
@@ -283,6 +318,7 @@ class Episode(Model):
     fact_ids: list[str]
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    extraction: Extraction | None = None
 
 
 class EpisodeRequest(RequestModel):
@@ -309,6 +345,8 @@ class EpisodeAccepted(Model):
     warning: str = ""
     """Set when the server has no extraction model: the episode is stored and searchable, but no
     facts come from it."""
+    extraction: Extraction | None = None
+    """What extraction proposed, kept and dropped, and why, once it has ended."""
 
 
 class EpisodeList(Model):
@@ -624,6 +662,34 @@ class StoredEpisode(Model):
     seq: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    extraction: StoredExtraction | None = None
+
+
+class StoredDroppedFact(Model):
+    """A dropped fact of an exported extraction report."""
+
+    subject: str = ""
+    predicate: str = ""
+    object: str = ""
+    reason: str
+    detail: str = ""
+
+
+class StoredExtraction(Model):
+    """An extraction report as exported."""
+
+    prompt: str = ""
+    mode: str = ""
+    repaired: bool = False
+    proposed: int = 0
+    kept: int = 0
+    dropped: list[StoredDroppedFact] = []
+    warnings: list[str] = []
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    skipped: str = ""
+    error: str = ""
 
 
 class Tombstone(Model):
@@ -710,9 +776,11 @@ SCHEMAS: dict[str, type[Model]] = {
     "EpisodeAccepted": EpisodeAccepted,
     "EpisodeList": EpisodeList,
     "EpisodeRequest": EpisodeRequest,
+    "DroppedFact": DroppedFact,
     "Error": ErrorBody,
     "ErrorDetail": ErrorDetail,
     "ExportRecord": ExportRecord,
+    "Extraction": Extraction,
     "Fact": Fact,
     "FactDetail": FactDetail,
     "FactInput": FactInput,
@@ -740,7 +808,9 @@ SCHEMAS: dict[str, type[Model]] = {
     "SearchResponse": SearchResponse,
     "Session": Session,
     "StoredEntity": StoredEntity,
+    "StoredDroppedFact": StoredDroppedFact,
     "StoredEpisode": StoredEpisode,
+    "StoredExtraction": StoredExtraction,
     "StoredFact": StoredFact,
     "Tombstone": Tombstone,
 }
