@@ -253,6 +253,9 @@ func TestContext_WaitSizedToTheEmbedder(t *testing.T) {
 	if _, err := vec.Sync(context.Background(), e.store); err != nil {
 		t.Fatal(err)
 	}
+	// A scheduler stall on a loaded machine can still make one answer
+	// late; a fixed 15 ms wait would miss all twelve.
+	var missed []string
 	for i := range 12 {
 		q := fmt.Sprintf("what is the memory limit of identity-worker, question %d?", i)
 		res, err := e.engine.Context(context.Background(), "s", recall.ContextRequest{Query: q})
@@ -260,9 +263,12 @@ func TestContext_WaitSizedToTheEmbedder(t *testing.T) {
 			t.Fatal(err)
 		}
 		if res.Vectors != recall.VectorsUsed {
-			t.Fatalf("new question %d went without its vector (%q, %q) at a wait of %v", i, res.Vectors, res.VectorsSkipped,
-				e.engine.QueryVectorWait())
+			missed = append(missed, fmt.Sprintf("question %d (%q, %q) at a wait of %v", i, res.Vectors, res.VectorsSkipped,
+				e.engine.QueryVectorWait()))
 		}
+	}
+	if len(missed) > 2 {
+		t.Fatalf("%d of 12 new questions went without their vector: %s", len(missed), strings.Join(missed, "; "))
 	}
 	if w := e.engine.QueryVectorWait(); w < 60*time.Millisecond || w > time.Second {
 		t.Errorf("wait %v for an embedder answering in 60 ms: want between 60 ms and 1 s", w)
