@@ -12,7 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Config holds every setting of DESIGN §7. Precedence: flag, then
+// Config holds every setting of docs/design.md §7. Precedence: flag, then
 // environment variable, then the YAML file given with --config, then the
 // default.
 type Config struct {

@@ -66,7 +66,7 @@ type Main struct {
 	closeErr  error
 }
 
-// NewMain returns a Main with the default configuration of DESIGN §7
+// NewMain returns a Main with the default configuration of docs/design.md §7
 // (flags and environment are not read: runServe does that).
 func NewMain() *Main {
 	return &Main{Config: Config{
