@@ -48,7 +48,9 @@ export -f build
 export out version commit
 
 start=$SECONDS
-printf '%s\n' $targets | xargs -P "$jobs" -I{} bash -c 'build "$1"' _ {}
+# A failed build fails the script (xargs exits non-zero), never packs an
+# empty folder.
+printf '%s\n' $targets | xargs -P "$jobs" -I{} bash -c 'set -euo pipefail; build "$1"' _ {}
 rm -rf "$out/stage"
 (cd "$out" && sha256sum graphmem_* >SHA256SUMS)
 echo "dist: $(printf '%s\n' $targets | wc -l) archives of graphmem $version ($commit) in $out, $((SECONDS - start)) s" >&2
