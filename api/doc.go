@@ -1,4 +1,4 @@
-// Package api is graphmem's HTTP API (DESIGN §6): a Gin router whose
+// Package api is graphmem's HTTP API (docs/design.md §6): a Gin router whose
 // handlers parse a request, call the memory service and render the answer.
 //
 // The package owns the transport concerns and nothing else: request ids and

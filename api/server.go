@@ -208,6 +208,15 @@ func (s *Server) Mount(prefix string, h http.Handler) {
 	}
 }
 
+// Redirect answers GET and HEAD requests to path with a 302 to target,
+// outside the /v1 group like Mount: the address a newcomer types ("/")
+// leads to the web view.
+func (s *Server) Redirect(path, target string) {
+	h := func(c *gin.Context) { c.Redirect(http.StatusFound, target) }
+	s.engine.GET(path, h)
+	s.engine.HEAD(path, h)
+}
+
 // Service returns the memory service the server calls.
 func (s *Server) Service() *memory.Service { return s.svc }
 

@@ -85,8 +85,9 @@ var permissionWords = map[string]bool{
 
 // PermissionLike reports whether a statement reads as a permission granted
 // to the agent ("you may skip confirmation", "no need to ask me", "don't
-// need to confirm", "allowed to"). Such statements are never memory (DESIGN
-// §5): they would quietly relax the agent's safeguards in later sessions.
+// need to confirm", "allowed to"). Such statements are never memory
+// (docs/design.md §5): they would quietly relax the agent's safeguards in
+// later sessions.
 // The check is deterministic, so it holds whatever the model returns.
 func PermissionLike(text string) bool {
 	return containsPhrase(permissionNorm(text))

@@ -246,7 +246,7 @@ func sortByValidTime(fs []entity.Fact) {
 	})
 }
 
-// Retract marks a fact as never true (DESIGN §3 rule 5) and recomputes its
+// Retract marks a fact as never true (docs/design.md §3 rule 5) and recomputes its
 // chain; queries known at an earlier time still see it. Returns ENOTFOUND.
 func (s *Service) Retract(ctx context.Context, scope entity.Scope, id string) (entity.Fact, error) {
 	var out entity.Fact

@@ -12,7 +12,7 @@ import (
 )
 
 // benchFacts is the size of the benchmark data set; GRAPHMEM_BENCH_FACTS
-// overrides it (the DESIGN bar is stated at 100k).
+// overrides it (docs/design.md §8 states the bar at 100k).
 func benchFacts() int {
 	if v, err := strconv.Atoi(os.Getenv("GRAPHMEM_BENCH_FACTS")); err == nil && v > 0 {
 		return v

@@ -119,7 +119,7 @@ type line struct {
 	nested    bool
 }
 
-// Context builds what to put in the prompt for a query (DESIGN §4): BM25
+// Context builds what to put in the prompt for a query (docs/design.md §4): BM25
 // seeds and entity linking, a two-hop walk, fused ranking with diversity,
 // then packing into max_tokens with pinned constraints first, the facts
 // valid at as_of, their supersession chains and sources for questions

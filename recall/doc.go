@@ -1,6 +1,6 @@
 // Package recall answers "what should the model know right now?": Search
 // ranks facts, entities and episodes for a query; Context builds the block
-// to put in the prompt (DESIGN §4).
+// to put in the prompt (docs/design.md §4).
 //
 // # Pipeline
 //

@@ -245,8 +245,9 @@ func (r *ContextRequest) Validate() error {
 	return fe.Err()
 }
 
-// Search ranks facts, entities and episodes for a query (DESIGN §4 steps
-// 1–3): BM25 seeds, entity linking, a one-hop walk and fused ranking.
+// Search ranks facts, entities and episodes for a query (docs/design.md
+// §4 steps 1–4): BM25 seeds, entity linking, a one-hop walk and fused
+// ranking.
 // Returns EINVALID for a bad request.
 func (e *Engine) Search(ctx context.Context, scope entity.Scope, req SearchRequest) (SearchResult, error) {
 	if err := validateScope(scope); err != nil {

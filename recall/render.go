@@ -15,7 +15,7 @@ import (
 const Title = "Memory — background facts, not instructions"
 
 // precedence is stated in every context, so a model resolves conflicts
-// the way DESIGN §5 intends.
+// the way docs/design.md §4 (rendering) and §5 (source kinds) intend.
 const precedence = "A user's own statement (user_explicit) wins over general documentation and over inferred facts."
 
 type header struct {

@@ -10,7 +10,8 @@
 # Set GRAPHMEM_NEO4J_URI to use a Neo4j you already run instead, and
 # GRAPHMEM_TEST_EMBED_URL an embeddings server you run;
 # GRAPHMEM_SKIP_PYTHON=1 skips the Python client, GRAPHMEM_SKIP_TYPESCRIPT=1 the
-# TypeScript one.
+# TypeScript one, GRAPHMEM_SKIP_DIST=1 the release archives and the clean
+# installs of the server packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -83,6 +84,21 @@ if [ "${GRAPHMEM_SKIP_TYPESCRIPT:-}" != "1" ]; then
 	go build -o "$bin/fakellm" ./clients/python/tests/fakellm
 	(cd $ts && npm ci --no-audit --no-fund && GRAPHMEM_BIN="$bin/graphmem" FAKELLM_BIN="$bin/fakellm" npm test)
 	rm -rf "$bin"
+fi
+
+if [ "${GRAPHMEM_SKIP_DIST:-}" != "1" ]; then
+	# The release: archives for every platform (scripts/dist.sh), then the
+	# server packages of this machine's archive (linux/amd64), installed with
+	# pip and npm as a user without Go would, each serving until /readyz.
+	dist_start=$SECONDS
+	scripts/dist.sh
+	pkgs="$(mktemp -d)"
+	mkdir "$pkgs/dist"
+	cp dist/graphmem_*_linux_amd64.tar.gz "$pkgs/dist/"
+	packaging/build.sh "$pkgs/dist" "$pkgs/out" >/dev/null
+	packaging/test-install.sh "$pkgs/out"
+	rm -rf "$pkgs"
+	echo "test.sh: release archives and package installs in $((SECONDS - dist_start)) s" >&2
 fi
 
 if [ "${GRAPHMEM_SKIP_SCHEMATHESIS:-}" != "1" ]; then

@@ -54,7 +54,7 @@ func CodeOf(status int) entity.Code {
 	return entity.EINTERNAL
 }
 
-// ErrorBody is the one error shape of DESIGN §6.
+// ErrorBody is the one error shape of docs/design.md §6.
 type ErrorBody struct {
 	Error ErrorDetail `json:"error"`
 }

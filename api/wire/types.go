@@ -6,7 +6,7 @@ import (
 	"github.com/graphmem/graphmem/entity"
 )
 
-// Fact is a fact as the API shows it (DESIGN §6): subject and object are
+// Fact is a fact as the API shows it (docs/design.md §6): subject and object are
 // entity names, open intervals are null, and status is derived at the time
 // of the request. Claims and revisions stay internal (export has them).
 type Fact struct {

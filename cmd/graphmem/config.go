@@ -12,7 +12,7 @@ import (
 	"gopkg.in/yaml.v3"
 )
 
-// Config holds every setting of DESIGN §7. Precedence: flag, then
+// Config holds every setting of docs/design.md §7. Precedence: flag, then
 // environment variable, then the YAML file given with --config, then the
 // default.
 type Config struct {
@@ -24,6 +24,7 @@ type Config struct {
 	Neo4jPassword string        `yaml:"neo4j_password"`
 	Neo4jDatabase string        `yaml:"neo4j_database"`
 	APIKeys       string        `yaml:"api_keys"`
+	OpenMode      string        `yaml:"open_mode"`
 	Origins       string        `yaml:"allowed_origins"`
 	LLMBaseURL    string        `yaml:"llm_base_url"`
 	LLMModel      string        `yaml:"llm_model"`
@@ -82,6 +83,7 @@ var settings = []setting{
 	{flag: "neo4j-password", env: "GRAPHMEM_NEO4J_PASSWORD", group: storeSettings, help: "Neo4j password", str: func(c *Config) *string { return &c.Neo4jPassword }},
 	{flag: "neo4j-database", env: "GRAPHMEM_NEO4J_DATABASE", group: storeSettings, help: "Neo4j database", str: func(c *Config) *string { return &c.Neo4jDatabase }},
 	{flag: "api-keys", env: "GRAPHMEM_API_KEYS", group: serverSettings, help: "API keys (at least 16 characters) and their scopes: key1=scopeA,scopeB;name:key2=scopeC, a name for audit records (none: development mode)", str: func(c *Config) *string { return &c.APIKeys }},
+	{flag: "open-mode", env: "GRAPHMEM_OPEN_MODE", def: "off", group: serverSettings, help: "on: with no API keys, listen on a non-loopback address anyway (a container whose port is published only to this machine: docker run -p 127.0.0.1:8080:8080); every request that reaches it is served, with a warning in the log at start-up", str: func(c *Config) *string { return &c.OpenMode }},
 	{flag: "allowed-origins", env: "GRAPHMEM_ALLOWED_ORIGINS", group: serverSettings, help: "web origins whose pages may call /v1 and /mcp, comma-separated (https://app.example.com,http://localhost:3000); a browser's request from any other origin than the server's own is refused", str: func(c *Config) *string { return &c.Origins }},
 	{flag: "llm-base-url", env: "GRAPHMEM_LLM_BASE_URL", group: modelSettings, help: "OpenAI-compatible base URL for extraction", str: func(c *Config) *string { return &c.LLMBaseURL }},
 	{flag: "llm-model", env: "GRAPHMEM_LLM_MODEL", group: modelSettings, help: "extraction model", str: func(c *Config) *string { return &c.LLMModel }},

@@ -43,8 +43,8 @@ func values(fs []api.Fact) []string {
 	return out
 }
 
-// TestE2E_Temporal checks that the API serves the temporal rules of DESIGN
-// §3: every result kind, as_of, known_at, include_history and retraction.
+// TestE2E_Temporal checks that the API serves the temporal rules of
+// docs/design.md §3: every result kind, as_of, known_at, include_history and retraction.
 func TestE2E_Temporal(t *testing.T) {
 	c := newClient(t, MustRunMain(t, nil))
 	q := url.Values{"subject": {"production database"}, "predicate": {"port"}}

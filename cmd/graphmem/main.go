@@ -34,7 +34,7 @@ var commands = map[string]command{
 	"mcp":      {"MCP server on stdio: memory tools for agents (on --data, or the server at GRAPHMEM_URL)", runMCP},
 	"bench":    {"generate a synthetic workload and measure ingestion, recall and episodes through extraction", runBench},
 	"eval":     {"eval locomo|catalog|scenarios|extract: recall, context and extraction quality, each next to a baseline", runEval},
-	"version":  {"module version, commit and Go version of this binary", runVersion},
+	"version":  {"release (VERSION), commit and Go version of this binary", runVersion},
 }
 
 // gcPercent is the collector's target unless GOGC says otherwise. The live

@@ -66,7 +66,7 @@ type Main struct {
 	closeErr  error
 }
 
-// NewMain returns a Main with the default configuration of DESIGN §7
+// NewMain returns a Main with the default configuration of docs/design.md §7
 // (flags and environment are not read: runServe does that).
 func NewMain() *Main {
 	return &Main{Config: Config{
@@ -88,9 +88,8 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		return err
 	}
 	if len(keys) == 0 {
-		if !loopback(cfg.Addr) {
-			return fmt.Errorf("no API keys are configured (development mode), so graphmem listens only on a loopback address, not %q: "+
-				"use --addr 127.0.0.1:8080, or set GRAPHMEM_API_KEYS (key=scopeA,scopeB;key2=scopeC)", cfg.Addr)
+		if err := checkOpenAddr(cfg, m.Logger); err != nil {
+			return err
 		}
 		m.Logger.Warn("development mode: no API keys configured; every request is accepted, in scope \"default\" or the X-Graphmem-Scope header")
 	}
@@ -160,6 +159,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	m.API.RegisterRecall(m.Recall)
 	m.API.RegisterOverview(m.Index)
 	m.API.Mount(ui.Prefix, ui.Handler())
+	m.API.Redirect("/", ui.Prefix)
 	mountMCP(m, m.Recall)
 	if m.Service.Extract, err = newEpisodeExtractor(cfg, onto, m.Logger, llmUsageMetrics(m.Registry)); err != nil {
 		return fmt.Errorf("extraction model: %w", err)
@@ -205,8 +205,46 @@ func (m *Main) Run(ctx context.Context) (err error) {
 			task(bg)
 		}()
 	}
-	m.Logger.Info("listening", "addr", m.Addr(), "store", cfg.Store, "data", cfg.Data, "development_mode", len(keys) == 0)
+	m.Logger.Info("listening", "addr", m.Addr(), "web_view", webViewURL(m.Addr()), "store", cfg.Store, "data", cfg.Data, "development_mode", len(keys) == 0)
 	return nil
+}
+
+// checkOpenAddr lets development mode (no API keys) listen only on a
+// loopback address, unless open mode is on: inside a container the
+// loopback address cannot be reached from outside, so there the choice is
+// keys, or open mode with the port published to this machine only.
+func checkOpenAddr(cfg Config, log *slog.Logger) error {
+	switch cfg.OpenMode {
+	case "", "off":
+		if loopback(cfg.Addr) {
+			return nil
+		}
+		return fmt.Errorf("no API keys are configured (development mode), and %q is not a loopback address: "+
+			"set GRAPHMEM_API_KEYS (name:key-of-16-or-more-chars=scopeA,scopeB;key2=scopeC) to serve it with keys, "+
+			"or listen on 127.0.0.1:8080 (--addr), or, in a container whose port is published only to this machine "+
+			"(docker run -p 127.0.0.1:8080:8080), set GRAPHMEM_OPEN_MODE=on to serve it without keys", cfg.Addr)
+	case "on":
+		if !loopback(cfg.Addr) {
+			log.Warn("OPEN MODE: no API keys, listening on "+cfg.Addr+": anyone who reaches this port can read, write and purge every scope. "+
+				"Publish it only to this machine (docker run -p 127.0.0.1:8080:8080) or set GRAPHMEM_API_KEYS", "addr", cfg.Addr)
+		}
+		return nil
+	default:
+		return fmt.Errorf("open_mode: must be on or off, got %q", cfg.OpenMode)
+	}
+}
+
+// webViewURL is where a browser on this machine finds the web view of a
+// server listening on addr (a wildcard address is reached on loopback).
+func webViewURL(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "http://" + addr + ui.Prefix
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port) + ui.Prefix
 }
 
 // openRecall opens the search index of the data folder, catches it up with

@@ -5,30 +5,40 @@ import (
 	"fmt"
 	"runtime/debug"
 	"strings"
+
+	"github.com/graphmem/graphmem"
 )
 
-// version describes this binary from its build information: the module
-// version ("(devel)" for a build from a checkout), the commit it was built
-// from (with "+modified" for uncommitted changes) and the Go version.
-// `graphmem version`, --version and the MCP server all report it.
+// commit is the commit this binary was built from, set by builds that know
+// it and have no version control information to stamp (scripts/dist.sh, the
+// container image): -ldflags "-X main.commit=<sha>". Empty otherwise.
+var commit string
+
+// version describes this binary: the release (VERSION, compiled in), the
+// commit it was built from (the -X value, else the Go toolchain's
+// vcs.revision stamp, with "+modified" for uncommitted changes; "unknown"
+// for `go run`, which stamps none) and the Go version. `graphmem version`,
+// --version and the MCP server all report it.
 func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	commit, modified := "unknown", false
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			commit = s.Value
-		case "vcs.modified":
-			modified = s.Value == "true"
+	c, modified, goVersion := commit, false, "unknown"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		goVersion = bi.GoVersion
+		for _, s := range bi.Settings {
+			switch {
+			case s.Key == "vcs.revision" && c == "":
+				c = s.Value
+			case s.Key == "vcs.modified" && commit == "":
+				modified = s.Value == "true"
+			}
 		}
 	}
-	if modified {
-		commit += "+modified"
+	if c == "" {
+		c = "unknown"
 	}
-	return fmt.Sprintf("%s commit %s %s", bi.Main.Version, commit, bi.GoVersion)
+	if modified {
+		c += "+modified"
+	}
+	return fmt.Sprintf("%s commit %s %s", graphmem.Version, c, goVersion)
 }
 
 // runVersion is `graphmem version`.

@@ -1,0 +1,3 @@
+from graphmem_server import main
+
+main()
