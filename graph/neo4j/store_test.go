@@ -72,6 +72,10 @@ func TestRoundTripEveryField(t *testing.T) {
 		ReferenceTime: t0, RecordedAt: t0.Add(time.Second), SourceKind: entity.UserExplicit, Status: entity.EpisodeFailed,
 		Error: "model timed out", Attempts: 3, NextAttemptAt: ptr(t0.Add(time.Minute)), Metadata: map[string]any{"channel": "chat"},
 		PromptTokens: 1500, CompletionTokens: 90,
+		Extraction: &entity.Extraction{Prompt: "compact", Mode: "json_object_schema", Repaired: true, Proposed: 3, Kept: 1,
+			Dropped:  []entity.DroppedFact{{Subject: "alice", Predicate: "likes", Object: "Acme", Reason: entity.DropNotGrounded, Detail: "not in the episode"}},
+			Warnings: []string{"predicate \"based_in\" is not in the ontology"}, Calls: 2, PromptTokens: 1500, CompletionTokens: 90,
+			Skipped: "none", Error: "model timed out"},
 		IdempotencyKey: "k1", FactIDs: []string{"f1"}, ForgottenAt: ptr(t0.Add(time.Hour)), Seq: 5,
 	}
 	requireAllSet(t, ep)
