@@ -37,34 +37,33 @@ func TestSameFiguresOnNeo4j(t *testing.T) {
 		}
 		return s
 	}
-	t.Run("catalog", func(t *testing.T) {
-		o := eval.CatalogOptions{Seed: eval.ReportSeed, Questions: 100}
-		embedded, err := eval.Catalog(ctx, o)
+	// both runs one evaluation on the embedded store (a nil store) and on
+	// a fresh Neo4j, and compares their figures.
+	both := func(t *testing.T, run func(graph.Store) (any, error)) {
+		t.Helper()
+		embedded, err := run(nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		o.Store = fresh(t)
-		onNeo4j, err := eval.Catalog(ctx, o)
+		onNeo4j, err := run(fresh(t))
 		if err != nil {
 			t.Fatal(err)
 		}
 		sameFigures(t, embedded, onNeo4j)
+	}
+	t.Run("catalog", func(t *testing.T) {
+		both(t, func(s graph.Store) (any, error) {
+			return eval.Catalog(ctx, eval.CatalogOptions{Seed: eval.ReportSeed, Questions: 100, Store: s})
+		})
 	})
 	t.Run("locomo dev", func(t *testing.T) {
-		o := eval.Options{DataDir: "../../shared/data/locomo", Part: eval.PartDev, NoAblation: true}
-		if _, err := os.Stat(o.DataDir); err != nil {
+		dir := "../../shared/data/locomo"
+		if _, err := os.Stat(dir); err != nil {
 			t.Skipf("no LoCoMo data: %v", err)
 		}
-		embedded, err := eval.LoCoMo(ctx, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		o.Store = fresh(t)
-		onNeo4j, err := eval.LoCoMo(ctx, o)
-		if err != nil {
-			t.Fatal(err)
-		}
-		sameFigures(t, embedded, onNeo4j)
+		both(t, func(s graph.Store) (any, error) {
+			return eval.LoCoMo(ctx, eval.Options{DataDir: dir, Part: eval.PartDev, NoAblation: true, Store: s})
+		})
 	})
 }
 
