@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"maps"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/blevesearch/bleve/v2"
 	"github.com/blevesearch/bleve/v2/search"
 	"github.com/blevesearch/bleve/v2/search/query"
+	"github.com/blevesearch/bleve/v2/search/searcher"
 
 	"github.com/graphmem/graphmem/entity"
 )
@@ -275,6 +277,18 @@ func sources(q Query, asOf, flagged time.Time) []source {
 		out = append(out, source{kindEpisode, fContent, BoostContent})
 	}
 	return out
+}
+
+func init() {
+	// Bleve scores a document that matches a disjunction by summing the
+	// scores of its matching clauses; above DisjunctionHeapTakeover clauses
+	// (10) in the order a heap pops them, which follows the order the index
+	// numbered its documents in (batches, background merges), not the data.
+	// The same document then scored differently in its last bits from index
+	// to index, and a near tie between two documents fell either way: two
+	// runs, or two stores, gave different results. The slice form sums in
+	// clause order at any size.
+	searcher.DisjunctionHeapTakeover = math.MaxInt
 }
 
 // buildQuery makes the Bleve query. With text, the query reads only the
