@@ -282,7 +282,10 @@ func Catalog(ctx context.Context, o CatalogOptions) (CatalogReport, error) {
 			o.Progress(qi+1, len(data.questions))
 		}
 	}
-	engBefore := &recall.Engine{Store: store, Index: idx, Ontology: onto, Now: clock, NoUnknownNames: true}
+	// Without hit counts, as eng: a hit written while the questions are
+	// asked would rank its fact higher at the next question, by a timing
+	// of the hit writer's, and the row would differ from run to run.
+	engBefore := &recall.Engine{Store: store, Index: idx, Ontology: onto, Now: clock, NoUnknownNames: true, NoHits: true}
 	defer engBefore.Close()
 	if rep.Unknown, err = askUnknown(ctx, eng, scope, data, ours.unknownOnKnown); err != nil {
 		return CatalogReport{}, err
