@@ -140,6 +140,9 @@ type UnknownScores struct {
 	FalseUnknownLower float64 `json:"false_unknown_on_known_lower"`
 }
 
+// CatalogScope is the scope the catalog is written into.
+const CatalogScope = "catalog"
+
 // Catalog generates a service catalog from the seed, loads it through the
 // memory service into an embedded store, and asks its questions through
 // recall's search and context, and through plain BM25 as the baseline.
@@ -170,7 +173,7 @@ func Catalog(ctx context.Context, o CatalogOptions) (CatalogReport, error) {
 	defer eng.Close()
 
 	data := generateCatalog(o.Seed, o.Questions)
-	const scope = "catalog"
+	const scope = CatalogScope
 	for i := 0; i < len(data.facts); i += entity.MaxBatch {
 		if _, err := svc.AddFacts(ctx, scope, data.facts[i:min(i+entity.MaxBatch, len(data.facts))]); err != nil {
 			return CatalogReport{}, fmt.Errorf("loading the catalog: %w", err)

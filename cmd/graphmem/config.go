@@ -60,6 +60,7 @@ type group int
 
 const (
 	storeSettings  group = iota // where the data lives: data folder or Neo4j, ontology
+	neo4jSettings               // which store and how to reach Neo4j: part of storeSettings, alone for commands with a data folder of their own (eval)
 	serverSettings              // what only the HTTP server uses: address, keys, limits
 	modelSettings               // extraction and embedding models, extraction workers
 	clientSettings              // how a client command reaches a running server
@@ -77,11 +78,11 @@ type setting struct {
 var settings = []setting{
 	{flag: "addr", env: "GRAPHMEM_ADDR", def: "127.0.0.1:8080", group: serverSettings, help: "listen address", str: func(c *Config) *string { return &c.Addr }},
 	{flag: "data", env: "GRAPHMEM_DATA", def: "./graphmem-data", group: storeSettings, help: "data folder (embedded store, search index)", str: func(c *Config) *string { return &c.Data }},
-	{flag: "store", env: "GRAPHMEM_STORE", def: "embedded", group: storeSettings, help: "store: embedded or neo4j", str: func(c *Config) *string { return &c.Store }},
-	{flag: "neo4j-uri", env: "GRAPHMEM_NEO4J_URI", group: storeSettings, help: "Neo4j Bolt URI", str: func(c *Config) *string { return &c.Neo4jURI }},
-	{flag: "neo4j-user", env: "GRAPHMEM_NEO4J_USER", group: storeSettings, help: "Neo4j user", str: func(c *Config) *string { return &c.Neo4jUser }},
-	{flag: "neo4j-password", env: "GRAPHMEM_NEO4J_PASSWORD", group: storeSettings, help: "Neo4j password", str: func(c *Config) *string { return &c.Neo4jPassword }},
-	{flag: "neo4j-database", env: "GRAPHMEM_NEO4J_DATABASE", group: storeSettings, help: "Neo4j database", str: func(c *Config) *string { return &c.Neo4jDatabase }},
+	{flag: "store", env: "GRAPHMEM_STORE", def: "embedded", group: neo4jSettings, help: "store: embedded or neo4j", str: func(c *Config) *string { return &c.Store }},
+	{flag: "neo4j-uri", env: "GRAPHMEM_NEO4J_URI", group: neo4jSettings, help: "Neo4j Bolt URI", str: func(c *Config) *string { return &c.Neo4jURI }},
+	{flag: "neo4j-user", env: "GRAPHMEM_NEO4J_USER", group: neo4jSettings, help: "Neo4j user", str: func(c *Config) *string { return &c.Neo4jUser }},
+	{flag: "neo4j-password", env: "GRAPHMEM_NEO4J_PASSWORD", group: neo4jSettings, help: "Neo4j password", str: func(c *Config) *string { return &c.Neo4jPassword }},
+	{flag: "neo4j-database", env: "GRAPHMEM_NEO4J_DATABASE", group: neo4jSettings, help: "Neo4j database", str: func(c *Config) *string { return &c.Neo4jDatabase }},
 	{flag: "api-keys", env: "GRAPHMEM_API_KEYS", group: serverSettings, help: "API keys (at least 16 characters) and their scopes: key1=scopeA,scopeB;name:key2=scopeC, a name for audit records (none: development mode)", str: func(c *Config) *string { return &c.APIKeys }},
 	{flag: "open-mode", env: "GRAPHMEM_OPEN_MODE", def: "off", group: serverSettings, help: "on: with no API keys, listen on a non-loopback address anyway (a container whose port is published only to this machine: docker run -p 127.0.0.1:8080:8080); every request that reaches it is served, with a warning in the log at start-up", str: func(c *Config) *string { return &c.OpenMode }},
 	{flag: "allowed-origins", env: "GRAPHMEM_ALLOWED_ORIGINS", group: serverSettings, help: "web origins whose pages may call /v1 and /mcp, comma-separated (https://app.example.com,http://localhost:3000); a browser's request from any other origin than the server's own is refused", str: func(c *Config) *string { return &c.Origins }},
@@ -120,7 +121,7 @@ func configFlags(fs *flag.FlagSet, usage string, groups ...group) func() (Config
 	vals := make([]*string, len(settings))
 	shared := map[string]bool{"config": true}
 	for i, s := range settings {
-		if slices.Contains(groups, s.group) {
+		if slices.Contains(groups, s.group) || s.group == neo4jSettings && slices.Contains(groups, storeSettings) {
 			vals[i] = fs.String(s.flag, "", fmt.Sprintf("%s (env %s, default %q)", s.help, s.env, s.def))
 			shared[s.flag] = true
 		}

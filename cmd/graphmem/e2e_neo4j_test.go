@@ -188,3 +188,59 @@ func TestE2E_Neo4jOutage(t *testing.T) {
 	}
 	c.do("GET", "/readyz", nil).ok(t, 200, nil)
 }
+
+// TestE2E_EvalOnNeo4j: `graphmem eval catalog --store neo4j` writes the
+// catalog into Neo4j and gives the embedded run's figures; a database that
+// holds the catalog's scope already is refused unless --wipe-neo4j.
+func TestE2E_EvalOnNeo4j(t *testing.T) {
+	uri := needNeo4j(t)
+	if testing.Short() {
+		t.Skip("builds the binary and loads the catalog twice")
+	}
+	storetest.Wipe(t)
+	bin := buildBinary(t)
+	run := func(args ...string) (string, error) {
+		cmd := exec.Command(bin, append([]string{"eval", "catalog", "--questions", "5", "--json"}, args...)...)
+		cmd.Env = append(os.Environ(), "GRAPHMEM_EMBED_BASE_URL=", "GRAPHMEM_STORE=")
+		out, err := cmd.Output()
+		if ee, ok := err.(*exec.ExitError); ok {
+			out = append(out, ee.Stderr...)
+		}
+		return strings.TrimSpace(string(out)), err
+	}
+	// figures are a few of a report's figures; eval's
+	// TestSameFiguresOnNeo4j compares them all.
+	figures := func(out string) string {
+		t.Helper()
+		var rep struct {
+			Facts    int `json:"facts"`
+			Graphmem struct {
+				Hit1    float64 `json:"hit_at_1"`
+				Hit5    float64 `json:"hit_at_5"`
+				Context float64 `json:"context_holds"`
+			} `json:"graphmem"`
+		}
+		if err := json.Unmarshal([]byte(out[strings.LastIndex(out, "\n")+1:]), &rep); err != nil || rep.Facts == 0 {
+			t.Fatalf("last line is not the JSON report (%v):\n%s", err, out)
+		}
+		return fmt.Sprintf("%+v", rep)
+	}
+	embedded, err := run()
+	if err != nil {
+		t.Fatalf("embedded: %v\n%s", err, embedded)
+	}
+	neo := []string{"--store", "neo4j", "--neo4j-uri", uri}
+	onNeo4j, err := run(neo...)
+	if err != nil {
+		t.Fatalf("on Neo4j: %v\n%s", err, onNeo4j)
+	}
+	if a, b := figures(embedded), figures(onNeo4j); a != b {
+		t.Errorf("figures differ\nembedded: %v\nneo4j:    %v", a, b)
+	}
+	if out, err := run(neo...); err == nil || !strings.Contains(out, `already holds scope "catalog"`) {
+		t.Errorf("a second run into the same database: %v\n%s", err, out)
+	}
+	if out, err := run(append(neo, "--wipe-neo4j")...); err != nil {
+		t.Errorf("with --wipe-neo4j: %v\n%s", err, out)
+	}
+}

@@ -17,6 +17,8 @@ import (
 	"github.com/graphmem/graphmem/extract"
 	"github.com/graphmem/graphmem/extract/extracttest"
 	"github.com/graphmem/graphmem/fixtures"
+	"github.com/graphmem/graphmem/graph"
+	"github.com/graphmem/graphmem/graph/neo4j"
 	"github.com/graphmem/graphmem/ontology"
 )
 
@@ -52,12 +54,13 @@ func runEval(ctx context.Context, args []string) error {
 	misses := fs.Bool("misses", false, "print each question whose evidence is not all in the first 10 results (tune on the dev part only)")
 	write := fs.Bool("write-baseline", false, "write this run's figures into "+eval.BaselineFile+" instead of comparing with it")
 	weights := fs.String("weights", "", "weights file (JSON, as graphmem eval tune writes it) instead of the defaults")
-	resolve := configFlags(fs, `eval locomo [--data DIR] [--part test|dev|all] [--k 5,10,20] [--misses] [--json]
+	wipe := fs.Bool("wipe-neo4j", false, wipeHelp)
+	resolve := configFlags(fs, `eval locomo [--data DIR] [--part test|dev|all] [--k 5,10,20] [--misses] [--json] [--store neo4j --neo4j-uri URI [--wipe-neo4j]]
 
 Evidence recall@k on LoCoMo through search, next to plain BM25 over turns, with
 an ablation of the episode signals. With an embedding model configured
 (GRAPHMEM_EMBED_BASE_URL, GRAPHMEM_EMBED_MODEL) the reported configuration is
-measured with the vector list too.`, modelSettings)
+measured with the vector list too. `+onNeo4j, modelSettings, neo4jSettings)
 	if err := fs.Parse(args[1:]); err != nil {
 		return err
 	}
@@ -86,6 +89,12 @@ measured with the vector list too.`, modelSettings)
 	}
 	if o.Embeddings, err = evalEmbeddings(cfg, *also, *cache); err != nil {
 		return err
+	}
+	if o.Store, err = evalStore(ctx, cfg, *wipe, func(s string) bool { return strings.HasPrefix(s, "locomo:") }); err != nil {
+		return err
+	}
+	if o.Store != nil {
+		defer o.Store.Close()
 	}
 	var done func()
 	if !*quiet && !*asJSON && !*misses {
@@ -276,13 +285,14 @@ func runEvalCatalog(ctx context.Context, args []string) error {
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	cache := fs.String("embed-cache", "", "file keeping the vectors of texts embedded by earlier runs (with an embedding model)")
 	also := fs.String("embed-also", "", "more base URLs serving the same embedding model, comma-separated: the catalog is embedded by all at once")
-	resolve := configFlags(fs, `eval catalog [--seed N] [--questions N] [--reworded] [--misses] [--json]
+	wipe := fs.Bool("wipe-neo4j", false, wipeHelp)
+	resolve := configFlags(fs, `eval catalog [--seed N] [--questions N] [--reworded] [--misses] [--json] [--store neo4j --neo4j-uri URI [--wipe-neo4j]]
 
 Asks a generated service catalog's questions through search and context, next
 to plain BM25. With an embedding model configured (GRAPHMEM_EMBED_BASE_URL,
 GRAPHMEM_EMBED_MODEL) it reports graphmem with the vector list too, and what
 embedding the catalog cost; every question is embedded anew and waited for as
-a server would (GRAPHMEM_EMBED_QUERY_WAIT).`, modelSettings)
+a server would (GRAPHMEM_EMBED_QUERY_WAIT). `+onNeo4j, modelSettings, neo4jSettings)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -309,6 +319,12 @@ a server would (GRAPHMEM_EMBED_QUERY_WAIT).`, modelSettings)
 			o.Misses, o.MissesVectors = nil, os.Stdout
 		}
 	}
+	if o.Store, err = evalStore(ctx, cfg, *wipe, func(s string) bool { return s == eval.CatalogScope }); err != nil {
+		return err
+	}
+	if o.Store != nil {
+		defer o.Store.Close()
+	}
 	var done func()
 	if !*quiet && !*asJSON && !*misses {
 		o.Progress, done = progress("asking")
@@ -324,6 +340,58 @@ a server would (GRAPHMEM_EMBED_QUERY_WAIT).`, modelSettings)
 		return err
 	}
 	return baseline(rep, *write)
+}
+
+// onNeo4j and wipeHelp tell how eval locomo and eval catalog run on Neo4j.
+const (
+	onNeo4j = `With --store neo4j (and --neo4j-uri) the
+conversations or the catalog are written into Neo4j instead of an embedded
+store in a temporary folder, and stay there; the figures are the same as on
+the embedded store (TestSameFiguresOnNeo4j). A database that already holds the
+evaluation's scopes is refused unless --wipe-neo4j.`
+	wipeHelp = "with --store neo4j: empty the Neo4j database first (every record of every scope is deleted), " +
+		"instead of refusing one that holds the evaluation's scopes from an earlier run"
+)
+
+// evalStore is the store an evaluation writes into: nil (an embedded one
+// it makes itself) unless the configuration names Neo4j. A Neo4j database
+// holding a scope the evaluation writes (ours) is refused, its data being
+// someone's, unless wipe says to empty the database first.
+func evalStore(ctx context.Context, cfg Config, wipe bool, ours func(scope string) bool) (graph.Store, error) {
+	if cfg.Store != "neo4j" {
+		if wipe {
+			return nil, fmt.Errorf("--wipe-neo4j: only with --store neo4j")
+		}
+		return nil, nil
+	}
+	s, err := openNeo4j(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := claim(ctx, s.(*neo4j.Store), wipe, ours); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// claim empties the database when wipe says to, else makes sure it holds
+// none of the evaluation's scopes.
+func claim(ctx context.Context, s *neo4j.Store, wipe bool, ours func(scope string) bool) error {
+	if wipe {
+		return s.Wipe(ctx)
+	}
+	scopes, err := s.Scopes(ctx)
+	if err != nil {
+		return err
+	}
+	for _, sc := range scopes {
+		if ours(string(sc)) {
+			return fmt.Errorf("the Neo4j database already holds scope %q, which the evaluation writes (an earlier run's?): "+
+				"empty it with --wipe-neo4j, or name another database", sc)
+		}
+	}
+	return nil
 }
 
 // runEvalScenarios is `graphmem eval scenarios`: precision and recall of
