@@ -16,12 +16,14 @@
 //     matching fact or episode. The block's header says which time it
 //     answers for.
 //
-//  2. Seeds: BM25 over the search index, filtered inside the query by
-//     scope, then by status and validity at as_of (history mode keeps
-//     superseded facts; retracted, forgotten, TTL-expired and archived facts
-//     never appear). Every candidate fact is re-read from the store, which
-//     is the source of truth, and checked again (entity.Fact.Recallable,
-//     KnownAt/AsKnownAt for known_at, ValidAt for as_of).
+//  2. Seeds: BM25 over the search index (length normalisation b 0.15,
+//     search.LengthNorm: a long turn or fact is hardly marked down for its
+//     length), filtered inside the query by scope, then by status and
+//     validity at as_of (history mode keeps superseded facts; retracted,
+//     forgotten, TTL-expired and archived facts never appear). Every
+//     candidate fact is re-read from the store, which is the source of
+//     truth, and checked again (entity.Fact.Recallable, KnownAt/AsKnownAt
+//     for known_at, ValidAt for as_of).
 //
 //  3. Entity linking: the query's n-grams (1–3 words; 2–4 characters of a
 //     CJK run) and the focus names are looked up exactly and by alias

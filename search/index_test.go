@@ -590,3 +590,28 @@ func TestIndex_BoundsAfterReopen(t *testing.T) {
 	}
 	x.Close()
 }
+
+// TestIndex_LengthNorm: a long turn that says a word twice ranks above a
+// short one that says it once (LengthNorm; Bleve's 0.75 ranks the short
+// one first).
+func TestIndex_LengthNorm(t *testing.T) {
+	store := MustOpenStore(t)
+	x := MustOpenIndex(t)
+	now := day("2024-05-01")
+	svc := newService(store, &now)
+	short, _, err := svc.AddEpisode(ctx, "u", memory.EpisodeInput{Content: "Redis, then.", Speaker: "Ann"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long, _, err := svc.AddEpisode(ctx, "u", memory.EpisodeInput{Speaker: "Ann", Content: "Last week we finally moved the " +
+		"checkout service off its old cache and onto Redis, after two evenings of load tests with the whole team watching the " +
+		"graphs; the latency fell by half and the pager stayed quiet all weekend, so Redis stays for good now that the bill is known."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustSync(t, x, store)
+	hits := mustSearch(t, x, search.Query{Scope: "u", Text: "redis", Now: now})
+	if len(hits) != 2 || hits[0].ID != long.ID || hits[1].ID != short.ID {
+		t.Fatalf("want the long turn first: %v (long %s, short %s)", ids(hits), long.ID, short.ID)
+	}
+}

@@ -24,6 +24,17 @@ const (
 	BoostContent = 1.0
 )
 
+// LengthNorm is BM25's b, how much a long field's score is lowered for its
+// length (Bleve's default is 0.75). A conversation's long turn tells more
+// than a short one, not less: chosen over 0.75, 0.5, 0.3, 0.15 and 0 on the
+// dev parts of LoCoMo (R@10 0.799 → 0.806) and of the coding-assistant
+// conversations (0.789 → 0.817), the catalog's tuning seed unchanged
+// (hit@1 0.955). Bleve reads it from a package variable, so it holds for
+// every index of the process.
+const LengthNorm = 0.15
+
+func init() { search.BM25_b = LengthNorm }
+
 // MaxLimit bounds Query.Limit.
 const MaxLimit = 2000
 
