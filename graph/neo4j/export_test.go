@@ -32,3 +32,22 @@ func (s *Store) BareCreate(ctx context.Context, fs []entity.Fact) error {
 	})
 	return translate("neo4j.BareCreate", err)
 }
+
+// Links returns the ids of the entities linked to the fact id of scope:
+// by SUBJECT_OF, and by OBJECT, each sorted.
+func (s *Store) Links(ctx context.Context, scope, id string) (subjects, objects []string, err error) {
+	const stmt = `MATCH (f:Fact {scope: $scope, id: $id})
+RETURN COLLECT { MATCH (e:Entity)-[:SUBJECT_OF]->(f) RETURN e.id ORDER BY e.id } AS s,
+       COLLECT { MATCH (f)-[:OBJECT]->(e:Entity) RETURN e.id ORDER BY e.id } AS o`
+	sess := s.session(ctx, neo.AccessModeRead)
+	defer sess.Close(ctx)
+	res, err := sess.Run(ctx, stmt, map[string]any{"scope": scope, "id": id})
+	if err != nil {
+		return nil, nil, err
+	}
+	rec, err := res.Single(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return asStrings(rec.Values[0]), asStrings(rec.Values[1]), nil
+}

@@ -620,3 +620,78 @@ func TestChainsSeeUnsentFacts(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestFactLinks checks the graph links of facts written new, rewritten
+// after a read (the transaction knows the stored fact), rewritten unread,
+// moved to another subject or object, and deleted and put again in one
+// transaction: a fact is linked to exactly the stored entities it names.
+func TestFactLinks(t *testing.T) {
+	s := mustOpenClosing(t)
+	update := func(fn func(tx graph.Tx) error) {
+		t.Helper()
+		if err := s.Update(ctx, "s", fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check := func(id string, subjects, objects []string) {
+		t.Helper()
+		gs, gos, err := s.Links(ctx, "s", id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(gs, gos) != fmt.Sprint(subjects, objects) {
+			t.Errorf("%s links: subjects %v objects %v, want %v %v", id, gs, gos, subjects, objects)
+		}
+	}
+	fact := func(id, subject, object, value string) entity.Fact {
+		return entity.Fact{ID: id, SubjectID: subject, Predicate: "p", ObjectID: object, Value: value, ValidFrom: t0}
+	}
+	update(func(tx graph.Tx) error {
+		return tx.PutEntities([]entity.Entity{{ID: "a", Name: "A"}, {ID: "b", Name: "B"}, {ID: "c", Name: "C"}})
+	})
+	update(func(tx graph.Tx) error {
+		return tx.PutFacts([]entity.Fact{fact("f1", "a", "b", ""), fact("f2", "a", "", "80"), fact("f3", "x", "c", "")})
+	})
+	check("f1", []string{"a"}, []string{"b"})
+	check("f2", []string{"a"}, nil)
+	check("f3", nil, []string{"c"})
+
+	// f1 read first, f2 and f3 not: both kinds of rewrite, moved or not.
+	update(func(tx graph.Tx) error {
+		if _, err := tx.Chains([]graph.ChainKey{{SubjectID: "a", Predicate: "p"}}); err != nil {
+			return err
+		}
+		return tx.PutFacts([]entity.Fact{fact("f1", "c", "a", ""), fact("f2", "a", "b", ""), fact("f3", "x", "c", "")})
+	})
+	check("f1", []string{"c"}, []string{"a"})
+	check("f2", []string{"a"}, []string{"b"})
+	check("f3", nil, []string{"c"})
+
+	// Written, deleted and written again in one transaction, then once
+	// more: stored once, with its links and no deletion in the feed.
+	update(func(tx graph.Tx) error {
+		if err := tx.PutFacts([]entity.Fact{fact("f4", "b", "", "v")}); err != nil {
+			return err
+		}
+		if err := tx.DeleteFact("f4"); err != nil {
+			return err
+		}
+		if err := tx.PutFacts([]entity.Fact{fact("f4", "b", "a", "")}); err != nil {
+			return err
+		}
+		if _, err := tx.Fact("f4"); err != nil {
+			return err
+		}
+		return tx.PutFacts([]entity.Fact{fact("f4", "c", "a", "")})
+	})
+	check("f4", []string{"c"}, []string{"a"})
+	cs, err := s.ScopeChanges(ctx, "s", 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cs {
+		if c.ID == "f4" && c.Deleted {
+			t.Errorf("f4 put again after its deletion is still listed as deleted: %+v", cs)
+		}
+	}
+}

@@ -31,7 +31,11 @@ var (
 	stmtFactsByValue     = cypher.MustRead("facts_by_value.cypher")
 	stmtFactsByPredicate = cypher.MustRead("facts_by_predicate.cypher")
 	stmtFactsAll         = cypher.MustRead("facts_all.cypher")
-	stmtFactsPut         = cypher.MustRead("facts_put.cypher")
+	stmtFactsStored      = cypher.MustRead("facts_stored.cypher")
+	stmtFactsCreate      = cypher.MustRead("facts_create.cypher")
+	stmtFactsUpdate      = cypher.MustRead("facts_update.cypher")
+	stmtFactsRelink      = cypher.MustRead("facts_relink.cypher")
+	stmtDeletedClear     = cypher.MustRead("deleted_facts_clear.cypher")
 	stmtFactDelete       = cypher.MustRead("fact_delete.cypher")
 
 	stmtEpisodeGet       = cypher.MustRead("episode_get.cypher")
@@ -87,12 +91,27 @@ type tx struct {
 	// unwrapped, so the driver can see whether a retry may help.
 	driverErr error
 	// unsent are the rows of PutFacts not yet sent, at most one per fact
-	// id (factAt: its index): they go in one statement per maxBatch before
-	// the transaction's next statement or its commit, whichever is first,
-	// so a caller writing chain by chain pays one round trip per batch
-	// rather than one per chain, and reads still see every write.
+	// id (factAt: its index): they go in a few statements per maxBatch
+	// (see writeFacts) before the transaction's next statement or its
+	// commit, whichever is first, so a caller writing chain by chain pays a
+	// few round trips per batch rather than one per chain, and reads still
+	// see every write.
 	unsent []map[string]any
 	factAt map[string]int
+	// stored maps each fact id this transaction knows the store to hold —
+	// read by Chains, found by facts_stored.cypher, or written — to where
+	// its links point, so flush tells new facts (created) from rewrites
+	// (properties replaced, links moved only when they changed). The scope's
+	// lock keeps it true until the commit.
+	stored map[string]factLinks
+}
+
+// factLinks is where a stored fact's graph links point: its subject and
+// its object ("" for a literal).
+type factLinks struct{ subject, object string }
+
+func linksOf(p map[string]any) factLinks {
+	return factLinks{subject: asString(p["subject_id"]), object: asString(p["object_id"])}
 }
 
 var _ graph.Tx = (*tx)(nil)
@@ -440,6 +459,7 @@ func (t *tx) Chains(keys []graph.ChainKey) (map[graph.ChainKey][]entity.Fact, er
 		if _, moved := t.factAt[f.ID]; moved {
 			continue
 		}
+		t.knowStored(f.ID, factLinks{subject: f.SubjectID, object: f.ObjectID})
 		k := graph.ChainKey{SubjectID: asString(r.Values[0]), Predicate: asString(r.Values[1])}
 		out[k] = append(out[k], f)
 	}
@@ -501,8 +521,8 @@ func (t *tx) Facts(f graph.FactFilter) ([]entity.Fact, string, error) {
 
 // PutFacts creates or replaces facts by id with their index entries and
 // graph links. Every fact is checked at once; the writes wait for the
-// transaction's next statement or its commit (see tx.unsent), then go in one
-// statement (one round trip) per maxBatch facts.
+// transaction's next statement or its commit (see tx.unsent), then go in a
+// few statements per maxBatch facts (see writeFacts).
 func (t *tx) PutFacts(fs []entity.Fact) error {
 	const op = "neo4j.PutFacts"
 	if err := t.mustWrite(op); err != nil {
@@ -534,15 +554,113 @@ func (t *tx) PutFacts(fs []entity.Fact) error {
 	return nil
 }
 
-// flush writes the facts PutFacts left waiting.
+// flush writes the facts PutFacts left waiting, maxBatch at a time.
 func (t *tx) flush() error {
-	if len(t.unsent) == 0 {
-		return nil
-	}
 	rows := t.unsent
 	t.unsent = nil
 	clear(t.factAt)
-	return t.putBatches(stmtFactsPut, rows)
+	for len(rows) > 0 {
+		n := min(len(rows), maxBatch)
+		if err := t.writeFacts(rows[:n]); err != nil {
+			return err
+		}
+		rows = rows[n:]
+	}
+	return nil
+}
+
+func (t *tx) knowStored(id string, l factLinks) {
+	if t.stored == nil {
+		t.stored = make(map[string]factLinks)
+	}
+	t.stored[id] = l
+}
+
+// writeFacts writes rows (at most one per id) in up to five statements,
+// most of them skipped in the common cases: what the store holds of the ids
+// the transaction has not seen (facts_stored.cypher), the Deleted markers
+// of facts put again, new facts created, stored ones replaced, and the
+// links of those whose subject or object changed. Each row gets its change
+// number in the order the rows were put.
+func (t *tx) writeFacts(rows []map[string]any) error {
+	const op = "neo4j.PutFacts"
+	var unseen []string
+	for _, r := range rows {
+		if id := asString(r["props"].(map[string]any)["id"]); !t.known(id) {
+			unseen = append(unseen, id)
+		}
+	}
+	if len(unseen) > 0 {
+		recs, err := t.exec(stmtFactsStored, map[string]any{"ids": unseen})
+		if err != nil {
+			return err
+		}
+		var marked []string
+		for _, r := range recs {
+			id := asString(r.Values[0])
+			if r.Values[1] == true {
+				t.knowStored(id, factLinks{subject: asString(r.Values[2]), object: asString(r.Values[3])})
+			}
+			if r.Values[4] == true {
+				marked = append(marked, id)
+			}
+		}
+		if len(marked) > 0 {
+			if _, err := t.exec(stmtDeletedClear, map[string]any{"ids": marked}); err != nil {
+				return err
+			}
+		}
+	}
+	first, err := t.store.draw(t.ctx, uint64(len(rows)), t.head)
+	if err != nil {
+		return err
+	}
+	t.head = first + uint64(len(rows)) - 1
+	var created, replaced, moved []map[string]any
+	for i, r := range rows {
+		p := r["props"].(map[string]any)
+		id, now := asString(p["id"]), linksOf(p)
+		row := map[string]any{"props": p, "seq": int64(first) + int64(i)}
+		old, stored := t.stored[id]
+		switch {
+		case !stored:
+			created = append(created, row)
+		case old != now:
+			moved = append(moved, map[string]any{"id": id, "subject": now.subject, "object": p["object_id"],
+				"subjectMoved": old.subject != now.subject, "objectMoved": old.object != now.object})
+			fallthrough
+		default:
+			replaced = append(replaced, row)
+		}
+		t.knowStored(id, now)
+	}
+	for _, w := range []struct {
+		stmt string
+		rows []map[string]any
+	}{{stmtFactsCreate, created}, {stmtFactsUpdate, replaced}} {
+		if len(w.rows) == 0 {
+			continue
+		}
+		recs, err := t.exec(w.stmt, map[string]any{"rows": w.rows, "head": int64(t.head), "counter": counterName(t.scope)})
+		if err != nil {
+			return err
+		}
+		// A row not written would be a write acknowledged and lost.
+		if len(recs) != 1 || asInt(recs[0].Values[0]) != int64(len(w.rows)) {
+			return &entity.Error{Code: entity.EINTERNAL, Op: op, Message: fmt.Sprintf("%d facts sent, not all written", len(w.rows))}
+		}
+	}
+	if len(moved) > 0 {
+		if _, err := t.exec(stmtFactsRelink, map[string]any{"rows": moved}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (t *tx) known(id string) bool {
+	_, ok := t.stored[id]
+	return ok
 }
 
 // checkFact applies the domain rules (entity.Fact.Validate) with field
@@ -580,6 +698,7 @@ func (t *tx) DeleteFact(id string) error {
 	if err != nil {
 		return err
 	}
+	delete(t.stored, id)
 	if len(recs) == 0 {
 		return notFound(op, "fact", id)
 	}

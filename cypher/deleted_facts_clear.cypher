@@ -1,0 +1,6 @@
+// Remove the Deleted markers of facts $ids put again: only a fact that is
+// not stored can have one (putting a fact removes it, deleting one removes
+// the node).
+UNWIND $ids AS id
+MATCH (d:Deleted {kind: 'fact', scope: $scope, id: id})
+DELETE d
