@@ -4,12 +4,14 @@
 // that are stored; an entity stored later picks its facts up
 // (entities_put.cypher).
 //
-// $scope: the transaction's scope; $rows: [{props, seq}], props holding
-// every stored property of the fact (id, subject_id, predicate, object_id
+// $scope: the transaction's scope; $rows: [{props}], props holding every
+// stored property of the fact (scope, id, subject_id, predicate, object_id
 // or value_key, validity, the JSON of claims, revisions and attributes…)
-// and seq its change number, drawn by the Store above the scope's head
+// and seq, its change number, drawn by the Store above the scope's head
 // while the transaction holds the scope counter's lock (write_lock.cypher);
 // $head is the last number drawn, which the counter keeps as the new head.
+// (Scope and seq come in props: a SET of its own would read them back
+// first, and make the planner buffer every row.)
 //
 // CREATE, not MERGE: nothing is read back and nothing conflicts, so the
 // rows stream through without an Eager; the uniqueness constraint on
@@ -20,7 +22,7 @@ MERGE (:Scope {name: $scope})
 WITH c
 UNWIND $rows AS r
 CREATE (f:Fact)
-SET f = r.props, f.scope = $scope, f.seq = r.seq
+SET f = r.props
 WITH f, r.props.subject_id AS subjectID, r.props.object_id AS objectID
 CALL {
   WITH f, subjectID

@@ -4,12 +4,12 @@
 // changed is relinked by facts_relink.cypher, so rewriting a chain (the
 // common case) touches properties only.
 //
-// $rows: [{props, seq}] and $head as in facts_create.cypher. Returns the
+// $rows: [{props}] and $head as in facts_create.cypher. Returns the
 // rows written, which the caller checks against the rows sent.
 MERGE (c:Counter {name: $counter}) ON CREATE SET c.scope = $scope
 SET c.value = $head
 WITH c
 UNWIND $rows AS r
 MATCH (f:Fact {scope: $scope, id: r.props.id})
-SET f = r.props, f.scope = $scope, f.seq = r.seq
+SET f = r.props
 RETURN count(*) AS n

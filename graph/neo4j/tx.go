@@ -620,7 +620,8 @@ func (t *tx) writeFacts(rows []map[string]any) error {
 	for i, r := range rows {
 		p := r["props"].(map[string]any)
 		id, now := asString(p["id"]), linksOf(p)
-		row := map[string]any{"props": p, "seq": int64(first) + int64(i)}
+		p["scope"], p["seq"] = t.scope, int64(first)+int64(i)
+		row := map[string]any{"props": p}
 		old, stored := t.stored[id]
 		switch {
 		case !stored:
