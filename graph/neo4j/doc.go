@@ -46,16 +46,28 @@
 // it. Every session of a Store shares one bookmark manager, so a read that
 // follows a write sees it, even on a cluster.
 //
-// Each write statement locks the single (:Counter) node (a SET of a constant,
-// so nothing is read before the lock is held), raises it by the number of
-// records it writes and stamps them with the numbers it reserved. The lock is
-// held to commit, which serialises writers — cheap for batched writes — and
-// makes sequence order commit order. Changes reads the feed while holding
-// the same lock, so it never sees part of a commit: a reader tailing it never
-// skips a number that becomes visible late. Deletions leave a (:Deleted)
-// marker carrying the deletion's sequence number. Statements MERGE the
-// counter rather than MATCH it, so a database replaced under a running store
-// (a test server restarted empty) does not turn writes into silent no-ops.
+// A write transaction first locks its scope's (:Counter) node (a SET of a
+// constant, so nothing is read before the lock is held) and holds the lock
+// to commit: the writers of one scope take turns, those of different scopes
+// run side by side, and within a scope sequence order is commit order. Write
+// statements stamp their records with change numbers drawn above the
+// scope's head from blocks each Store reserves on the store-wide counter in
+// a short transaction of its own, and raise the scope's counter to the last.
+// ScopeChanges reads a scope's feed while holding its lock, so it never sees
+// part of a commit: a reader tailing it never skips a number that becomes
+// visible late. Deletions leave a (:Deleted) marker carrying the deletion's
+// sequence number. Statements MERGE the counter rather than MATCH it, so a
+// database replaced under a running store (a test server restarted empty)
+// does not turn writes into silent no-ops.
+//
+// Facts are written as the transaction knows them: PutFacts only buffers,
+// and before the next statement or the commit the buffered facts go out by
+// what the store holds of them — the facts the transaction read (Chains)
+// are known, the others looked up in one statement. New facts are CREATEd
+// with their links, no MERGE, which lets the rows stream through the plan;
+// stored ones get only the properties that changed, and their links are
+// moved only when the subject or object changed. The lock keeps what the
+// transaction knows true until it commits.
 //
 // Driver errors become *entity.Error at this boundary: connectivity, an
 // unavailable database, a lost leader or transient errors that outlived the

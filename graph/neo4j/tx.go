@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	neo "github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
@@ -99,11 +100,12 @@ type tx struct {
 	unsent []map[string]any
 	factAt map[string]int
 	// stored maps each fact id this transaction knows the store to hold —
-	// read by Chains, found by facts_stored.cypher, or written — to where
-	// its links point, so flush tells new facts (created) from rewrites
-	// (properties replaced, links moved only when they changed). The scope's
-	// lock keeps it true until the commit.
-	stored map[string]factLinks
+	// read by Chains, found by facts_stored.cypher, or written — to its
+	// stored properties, so flush tells new facts (created) from rewrites,
+	// which send only the properties that changed and move links only when
+	// the subject or object did. The scope's lock keeps it true until the
+	// commit.
+	stored map[string]map[string]any
 }
 
 // factLinks is where a stored fact's graph links point: its subject and
@@ -459,7 +461,7 @@ func (t *tx) Chains(keys []graph.ChainKey) (map[graph.ChainKey][]entity.Fact, er
 		if _, moved := t.factAt[f.ID]; moved {
 			continue
 		}
-		t.knowStored(f.ID, factLinks{subject: f.SubjectID, object: f.ObjectID})
+		t.knowStored(f.ID, props(r.Values[2]))
 		k := graph.ChainKey{SubjectID: asString(r.Values[0]), Predicate: asString(r.Values[1])}
 		out[k] = append(out[k], f)
 	}
@@ -569,11 +571,47 @@ func (t *tx) flush() error {
 	return nil
 }
 
-func (t *tx) knowStored(id string, l factLinks) {
+func (t *tx) knowStored(id string, p map[string]any) {
 	if t.stored == nil {
-		t.stored = make(map[string]factLinks)
+		t.stored = make(map[string]map[string]any)
 	}
-	t.stored[id] = l
+	t.stored[id] = p
+}
+
+// changes is what a fact's stored properties old need to become new: the
+// properties new holds that old lacks or holds another value of, and a null
+// (which removes it) for each property old holds and new does not. Values
+// are kept only when certainly equal (sameValue), so nothing written is
+// ever left out.
+func changes(old, new map[string]any) map[string]any {
+	out := make(map[string]any)
+	for k, v := range new {
+		if !sameValue(old[k], v) {
+			out[k] = v
+		}
+	}
+	for k := range old {
+		if _, ok := new[k]; !ok {
+			out[k] = nil
+		}
+	}
+	return out
+}
+
+// sameValue reports whether a stored property (as the driver returns it)
+// equals a value factProps made.
+func sameValue(stored, v any) bool {
+	switch v := v.(type) {
+	case string, int64, float64, bool:
+		return stored == v
+	case time.Time:
+		st, ok := stored.(time.Time)
+		return ok && st.Equal(v)
+	case []string:
+		l, ok := stored.([]any)
+		return ok && slices.EqualFunc(l, v, func(a any, b string) bool { return a == b })
+	}
+	return false
 }
 
 // writeFacts writes rows (at most one per id) in up to five statements,
@@ -598,10 +636,10 @@ func (t *tx) writeFacts(rows []map[string]any) error {
 		var marked []string
 		for _, r := range recs {
 			id := asString(r.Values[0])
-			if r.Values[1] == true {
-				t.knowStored(id, factLinks{subject: asString(r.Values[2]), object: asString(r.Values[3])})
+			if p := props(r.Values[1]); p != nil {
+				t.knowStored(id, p)
 			}
-			if r.Values[4] == true {
+			if r.Values[2] == true {
 				marked = append(marked, id)
 			}
 		}
@@ -619,21 +657,19 @@ func (t *tx) writeFacts(rows []map[string]any) error {
 	var created, replaced, moved []map[string]any
 	for i, r := range rows {
 		p := r["props"].(map[string]any)
-		id, now := asString(p["id"]), linksOf(p)
+		id := asString(p["id"])
 		p["scope"], p["seq"] = t.scope, int64(first)+int64(i)
-		row := map[string]any{"props": p}
 		old, stored := t.stored[id]
-		switch {
-		case !stored:
-			created = append(created, row)
-		case old != now:
-			moved = append(moved, map[string]any{"id": id, "subject": now.subject, "object": p["object_id"],
-				"subjectMoved": old.subject != now.subject, "objectMoved": old.object != now.object})
-			fallthrough
-		default:
-			replaced = append(replaced, row)
+		if !stored {
+			created = append(created, map[string]any{"props": p})
+		} else {
+			replaced = append(replaced, map[string]any{"id": id, "props": changes(old, p)})
+			if was, now := linksOf(old), linksOf(p); was != now {
+				moved = append(moved, map[string]any{"id": id, "subject": now.subject, "object": p["object_id"],
+					"subjectMoved": was.subject != now.subject, "objectMoved": was.object != now.object})
+			}
 		}
-		t.knowStored(id, now)
+		t.knowStored(id, p)
 	}
 	for _, w := range []struct {
 		stmt string
