@@ -2,7 +2,9 @@
 // is, newest (highest id) first, that are valid at $asOf and recallable at
 // $now (entity.Fact.ValidAt and Recallable: not retracted, forgotten,
 // expired by TTL or archived); a null $asOf or $now skips that filter; with
-// $bare, without the claims and revisions (graph.Around.Bare). The
+// $bare, without the claims and revisions (graph.Around.Bare); with $hub > 0,
+// only the ids of an entity's facts when it has more than $hub of them
+// (graph.Around.Hub: the walk only counts a hub's facts). The
 // graph walk's read of one hop (graph.Around), in one round trip. Found
 // through the subject and object indexes scanned backwards, so a fact about
 // an entity not stored is found too, as on the embedded store.
@@ -34,4 +36,7 @@ CALL {
   }
   RETURN f ORDER BY f.id DESC LIMIT $limit
 }
-RETURN id, CASE WHEN $bare THEN f {.*, claims: null, revisions: null} ELSE f END AS f
+WITH id, collect(f) AS fs
+WITH id, fs, $hub > 0 AND size(fs) > $hub AS hub
+UNWIND fs AS f
+RETURN id, CASE WHEN hub THEN f {.id} WHEN $bare THEN f {.*, claims: null, revisions: null} ELSE f END AS f

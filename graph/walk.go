@@ -24,6 +24,11 @@ type Around struct {
 	// Fact.Revisions): an adapter that transfers each fact may leave them
 	// out. Every other field is as stored.
 	Bare bool
+	// Hub, when > 0, says that the caller only counts the facts of an
+	// entity with more than Hub of them (Walk does not expand a hub): an
+	// adapter that transfers each fact may return such an entity's facts
+	// with their ID alone.
+	Hub int
 }
 
 // Admits reports whether f passes a's filters: the definition every
@@ -111,7 +116,7 @@ func Walk(tx Tx, q WalkQuery) ([]Step, error) {
 		a := Around{AsOf: q.AsOf, Now: q.Now, Limit: q.Read, Bare: q.Bare}
 		hubs := hop > 1 && q.Hub > 0
 		if hubs {
-			a.Limit = min(q.Read, q.Hub+1)
+			a.Limit, a.Hub = min(q.Read, q.Hub+1), q.Hub
 		}
 		around, err := q.around(tx, frontier, a)
 		if err != nil {

@@ -226,7 +226,8 @@ type batch interface {
 }
 
 // indexChanges puts the documents of changes of one scope into b: the
-// records are read in one batch per kind (one round trip each on Neo4j),
+// facts and entities are read in one batch, the episodes in another (one
+// round trip each on Neo4j),
 // and a record deleted, forgotten or gone by now leaves the index.
 func (x *Index) indexChanges(b batch, tx graph.Tx, changes []graph.Change, now time.Time) error {
 	var factIDs, entityIDs, episodeIDs []string
@@ -243,11 +244,7 @@ func (x *Index) indexChanges(b batch, tx graph.Tx, changes []graph.Change, now t
 			episodeIDs = append(episodeIDs, c.ID)
 		}
 	}
-	facts, err := graph.FactsByID(tx, factIDs)
-	if err != nil {
-		return err
-	}
-	entities, err := graph.EntitiesByID(tx, entityIDs)
+	facts, entities, err := graph.FactsAndEntitiesByID(tx, factIDs, entityIDs)
 	if err != nil {
 		return err
 	}

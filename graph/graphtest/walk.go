@@ -106,6 +106,20 @@ func testWalk(t *testing.T, open Opener) {
 				if err != nil {
 					return err
 				}
+				// Hub: the same facts, those of an entity with more than
+				// Hub of them perhaps by id alone.
+				h := a
+				h.Hub = 1 + rng.IntN(3)
+				hub, err := tx.FactsAround(ids, h)
+				if err != nil {
+					return err
+				}
+				for _, id := range ids {
+					if !slices.Equal(factIDs(hub[id]), factIDs(got[id])) ||
+						len(got[id]) <= h.Hub && !reflect.DeepEqual(hub[id], got[id]) {
+						t.Errorf("FactsAround(%s, %+v) differs from FactsAround(%s, %+v)", id, h, id, a)
+					}
+				}
 				for _, id := range ids {
 					strip := func(fs []entity.Fact) []entity.Fact {
 						out := slices.Clone(fs)

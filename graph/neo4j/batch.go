@@ -32,7 +32,7 @@ func (t *tx) FactsAround(entityIDs []string, a graph.Around) (map[string][]entit
 		return out, nil
 	}
 	recs, err := t.query(stmtFactsAround, map[string]any{"ids": ids, "limit": cypherLimit(a.Limit),
-		"asOf": nullTime(a.AsOf), "now": nullTime(a.Now), "bare": a.Bare})
+		"asOf": nullTime(a.AsOf), "now": nullTime(a.Now), "bare": a.Bare, "hub": int64(a.Hub)})
 	if err != nil {
 		return nil, err
 	}

@@ -40,11 +40,18 @@
 //
 // # Transactions and the change sequence
 //
-// View and Update are managed transactions (ExecuteRead, ExecuteWrite): the
-// driver retries transient failures, so the Tx handed to the caller's
-// function only talks to that Neo4j transaction and buffers nothing outside
-// it. Every session of a Store shares one bookmark manager, so a read that
-// follows a write sees it, even on a cluster.
+// Update is a managed transaction (ExecuteWrite): the driver retries
+// transient failures, so the Tx handed to the caller's function only talks
+// to that Neo4j transaction and buffers nothing outside it. A View runs each
+// statement as an auto-commit transaction of one read session, one round
+// trip each (a managed transaction adds a BEGIN the driver waits for and a
+// COMMIT: two of the eight or so round trips of a recall request), and the
+// Store retries the caller's function as the driver would. Reads lose no
+// isolation by it: Neo4j's transactions are read committed, so the
+// statements of one never shared a snapshot; on a cluster, the statements of
+// a View may now be served by different members. Every session of a Store
+// shares one bookmark manager, so a read that follows a write sees it, even
+// on a cluster.
 //
 // A write transaction first locks its scope's (:Counter) node (a SET of a
 // constant, so nothing is read before the lock is held) and holds the lock

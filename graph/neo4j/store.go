@@ -41,6 +41,10 @@ type Store struct {
 	database  string
 	bookmarks neo.BookmarkManager
 
+	// retryTime bounds the retries of a read (Config.RetryTime), which the
+	// driver does not retry for us (see readRetrying).
+	retryTime time.Duration
+
 	mu     sync.RWMutex // held shared by every operation, exclusively by Close
 	closed bool
 
@@ -150,6 +154,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		driver:    drv,
 		database:  cfg.Database,
 		bookmarks: neo.NewBookmarkManager(neo.BookmarkManagerConfig{}),
+		retryTime: retry,
 	}
 	if err := drv.VerifyConnectivity(ctx); err != nil {
 		_ = drv.Close(ctx)
@@ -290,19 +295,12 @@ func (s *Store) run(ctx context.Context, op string, scope entity.Scope, write bo
 		return err
 	}
 
-	mode := neo.AccessModeRead
-	if write {
-		mode = neo.AccessModeWrite
-	}
-	sess := s.session(ctx, mode)
-	defer sess.Close(ctx)
-
 	var (
 		panicked *txPanic
 		fnErr    error // what fn returned on the last attempt
 	)
-	work := func(mtx neo.ManagedTransaction) (result any, err error) {
-		t := &tx{ctx: ctx, run: mtx, scope: scope, writable: write, store: s}
+	work := func(r runner) (result any, err error) {
+		t := &tx{ctx: ctx, run: r, scope: scope, writable: write, store: s}
 		defer func() {
 			if r := recover(); r != nil {
 				panicked = &txPanic{value: r}
@@ -332,9 +330,11 @@ func (s *Store) run(ctx context.Context, op string, scope entity.Scope, write bo
 	}
 	var err error
 	if write {
-		_, err = sess.ExecuteWrite(ctx, work)
+		sess := s.session(ctx, neo.AccessModeWrite)
+		defer sess.Close(ctx)
+		_, err = sess.ExecuteWrite(ctx, func(mtx neo.ManagedTransaction) (any, error) { return work(mtx) })
 	} else {
-		_, err = sess.ExecuteRead(ctx, work)
+		err = s.readRetrying(ctx, func(r runner) error { _, err := work(r); return err })
 	}
 	s.observe(err)
 	if panicked != nil {
@@ -460,17 +460,72 @@ func (s *Store) transact(ctx context.Context, op string, write bool, fn func(*tx
 	if err := s.ensureSchema(ctx); err != nil {
 		return err
 	}
-	mode, execute := neo.AccessModeRead, neo.SessionWithContext.ExecuteRead
-	if write {
-		mode, execute = neo.AccessModeWrite, neo.SessionWithContext.ExecuteWrite
+	work := func(r runner) error {
+		t := &tx{ctx: ctx, run: r}
+		return t.forDriver(fn(t))
 	}
-	sess := s.session(ctx, mode)
+	if !write {
+		return translate(op, s.observe(s.readRetrying(ctx, work)))
+	}
+	sess := s.session(ctx, neo.AccessModeWrite)
 	defer sess.Close(ctx)
-	_, err := execute(sess, ctx, func(mtx neo.ManagedTransaction) (any, error) {
-		t := &tx{ctx: ctx, run: mtx}
-		return nil, t.forDriver(fn(t))
-	})
+	_, err := sess.ExecuteWrite(ctx, func(mtx neo.ManagedTransaction) (any, error) { return nil, work(mtx) })
 	return translate(op, s.observe(err))
+}
+
+// runner runs a statement: in a managed transaction, or in a session as a
+// transaction of its own (autoCommitRun).
+type runner interface {
+	Run(ctx context.Context, cypher string, params map[string]any) (neo.ResultWithContext, error)
+}
+
+// autoCommitRun runs each statement of a read as an auto-commit
+// transaction: one round trip each, where a managed transaction costs two
+// more — a BEGIN the driver waits for before the first statement, and a
+// COMMIT. A read loses nothing by it: Neo4j's transactions are read
+// committed, so statements of one transaction never shared a snapshot
+// either; each sees every commit before it, as an auto-commit one does, and
+// the session's bookmarks still make a read follow the writes before it.
+type autoCommitRun struct{ sess neo.SessionWithContext }
+
+func (a autoCommitRun) Run(ctx context.Context, cypher string, params map[string]any) (neo.ResultWithContext, error) {
+	return a.sess.Run(ctx, cypher, params)
+}
+
+// Waits between the attempts of a read.
+const (
+	readRetryFirst = 50 * time.Millisecond
+	readRetryMax   = time.Second
+)
+
+// readRetrying runs read with its statements as auto-commit transactions
+// of a read session, and runs it again in a new session after a failure
+// the driver calls retryable (a lost connection, a transient error), as
+// the driver does a managed transaction, until it succeeds or retryTime
+// has passed. read returns the driver's error as it got it (tx.forDriver).
+func (s *Store) readRetrying(ctx context.Context, read func(runner) error) error {
+	deadline := time.Now().Add(s.retryTime)
+	wait := readRetryFirst
+	for {
+		sess := s.session(ctx, neo.AccessModeRead)
+		err := read(autoCommitRun{sess})
+		sess.Close(ctx)
+		if err == nil || !neo.IsRetryable(err) || ctx.Err() != nil {
+			return err
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			return err
+		}
+		timer := time.NewTimer(min(wait, left))
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return err
+		case <-timer.C:
+		}
+		wait = min(2*wait, readRetryMax)
+	}
 }
 
 // Ping runs a trivial query without retries, so an outage is reported at

@@ -75,12 +75,13 @@ var (
 // few round trips of bounded size rather than one enormous message.
 const maxBatch = 2000
 
-// tx is a graph.Tx over one Neo4j managed transaction. It holds no state
-// beyond that transaction, so the driver may run the caller's function again
-// on a fresh transaction after a transient failure.
+// tx is a graph.Tx over one Neo4j managed transaction (Update), or over the
+// auto-commit statements of one read session (View). It holds no state
+// beyond them, so the caller's function may run again on a fresh
+// transaction or session after a transient failure.
 type tx struct {
 	ctx      context.Context
-	run      neo.ManagedTransaction
+	run      runner
 	scope    entity.Scope
 	writable bool
 	store    *Store
