@@ -71,8 +71,11 @@
 //     selection policy). The entities the question names are not read
 //     again: the walk takes the facts read for them in step 3. One hop for Search, two for Context; at most 8
 //     entities per hop; beyond the first hop, hubs (entities with more
-//     facts than the cap) are not expanded. A request reads one snapshot:
-//     Search and Context each run in one read transaction.
+//     facts than the cap) are not expanded. Search and Context each run in
+//     one View: one read transaction (one snapshot) on the embedded store;
+//     on Neo4j, auto-commit reads, each seeing what was committed when it
+//     ran (Neo4j's transactions are read-committed, so a read transaction
+//     never gave its statements one snapshot there either).
 //
 //  5. Fused ranking: a documented weighted score, one scale for every type
 //     (see Ranking); each hit carries the inputs as signals.
