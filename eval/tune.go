@@ -204,7 +204,10 @@ func Tune(ctx context.Context, o TuneOptions) (TuneReport, error) {
 			return TuneReport{}, err
 		}
 	}
-	ks := []int{5, 10}
+	// The cut-offs of graphmem eval locomo: the search limit is the largest,
+	// and R@10 at limit 20 is the figure reported (a limit of 10 ranks the
+	// first ten differently).
+	ks := []int{5, 10, 20}
 	var corpora []*tuneCorpus
 	defer func() {
 		for _, t := range corpora {
