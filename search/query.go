@@ -33,7 +33,19 @@ const (
 // every index of the process.
 const LengthNorm = 0.15
 
-func init() { search.BM25_b = LengthNorm }
+// init sets Bleve's two process-wide scoring settings: BM25's b, and the
+// clause order of a disjunction's sum. Bleve scores a document that matches
+// a disjunction by summing the scores of its matching clauses; above
+// DisjunctionHeapTakeover clauses (10) in the order a heap pops them, which
+// follows the order the index numbered its documents in (batches,
+// background merges), not the data. The same document then scored
+// differently in its last bits from index to index, and a near tie between
+// two documents fell either way: two runs, or two stores, gave different
+// results. The slice form sums in clause order at any size.
+func init() {
+	search.BM25_b = LengthNorm
+	searcher.DisjunctionHeapTakeover = math.MaxInt
+}
 
 // MaxLimit bounds Query.Limit.
 const MaxLimit = 2000
@@ -288,18 +300,6 @@ func sources(q Query, asOf, flagged time.Time) []source {
 		out = append(out, source{kindEpisode, fContent, BoostContent})
 	}
 	return out
-}
-
-func init() {
-	// Bleve scores a document that matches a disjunction by summing the
-	// scores of its matching clauses; above DisjunctionHeapTakeover clauses
-	// (10) in the order a heap pops them, which follows the order the index
-	// numbered its documents in (batches, background merges), not the data.
-	// The same document then scored differently in its last bits from index
-	// to index, and a near tie between two documents fell either way: two
-	// runs, or two stores, gave different results. The slice form sums in
-	// clause order at any size.
-	searcher.DisjunctionHeapTakeover = math.MaxInt
 }
 
 // buildQuery makes the Bleve query. With text, the query reads only the

@@ -379,14 +379,18 @@ func (t *tx) PutEntities(es []entity.Entity) error {
 		}
 		rows[i] = map[string]any{"props": p, "keys": entityKeys(e)}
 	}
-	return t.putBatches(stmtEntitiesPut, rows)
+	return inBatches(rows, func(b []map[string]any) error {
+		_, err := t.numbered(stmtEntitiesPut, len(b), map[string]any{"rows": b})
+		return err
+	})
 }
 
-// putBatches runs a batched write statement over rows, maxBatch at a time.
-func (t *tx) putBatches(stmt string, rows []map[string]any) error {
+// inBatches calls write on rows, maxBatch at a time, and stops at the
+// first error.
+func inBatches(rows []map[string]any, write func([]map[string]any) error) error {
 	for len(rows) > 0 {
 		n := min(len(rows), maxBatch)
-		if _, err := t.numbered(stmt, n, map[string]any{"rows": rows[:n]}); err != nil {
+		if err := write(rows[:n]); err != nil {
 			return err
 		}
 		rows = rows[n:]
@@ -562,14 +566,7 @@ func (t *tx) flush() error {
 	rows := t.unsent
 	t.unsent = nil
 	clear(t.factAt)
-	for len(rows) > 0 {
-		n := min(len(rows), maxBatch)
-		if err := t.writeFacts(rows[:n]); err != nil {
-			return err
-		}
-		rows = rows[n:]
-	}
-	return nil
+	return inBatches(rows, t.writeFacts)
 }
 
 func (t *tx) knowStored(id string, p map[string]any) {
