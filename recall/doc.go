@@ -164,7 +164,7 @@
 //	          nearest to the question in meaning, among those visible to the
 //	          request; only with embeddings, Engine.Vectors): reciprocal-rank
 //	          fusion on the BM25 scale (Vector: Fact 0.5, Entity 0.3,
-//	          Episode 0.5, k 10). The question is embedded without the
+//	          Episode 0.5, k 20). The question is embedded without the
 //	          names of the scope's speakers (whose turn it is is the speaker
 //	          signal's part, below), while the rest of the retrieval runs;
 //	          the answer waits for it 1.5 × the p95 of the embedder's last

@@ -65,7 +65,7 @@ func TestScoreFact_Explanation(t *testing.T) {
 		t.Errorf("signals %v\nwant    %v", got, want)
 	}
 	// The score is the documented formula.
-	rel := (1.234567 + 2*0.25 + 2*2*(0.8+0.35*0.123456) + 2*0.5*11.0/12) * 1.2
+	rel := (1.234567 + 2*0.25 + 2*2*(0.8+0.35*0.123456) + 2*0.5*21.0/22) * 1.2
 	q := (0.5 + 0.5*0.9) * (0.8 + 0.04*7) * (1 + 0.1*1.0986122886681098) * recency(&w, &f) // ln 3 = ln(1 + hits)
 	if d := score - rel*q; d > 1e-9 || d < -1e-9 {
 		t.Errorf("score %.6f, want %.6f", score, rel*q)
