@@ -239,6 +239,9 @@ func withDuringSync(ctx context.Context, store graph.Store, o RecallOptions, dir
 		return nil, err
 	}
 	maps.Copy(out, during)
+	if rest := out["index_changes_per_sec"]; rest > 0 {
+		out["index_sync_ratio_during_searches"] = round(during["index_changes_per_sec_during_searches"] / rest)
+	}
 	return out, nil
 }
 
@@ -276,8 +279,10 @@ func searchDuringSync(ctx context.Context, store graph.Store, o RecallOptions, d
 
 	synced := make(chan error, 1)
 	start := time.Now()
+	var applied int
 	go func() {
-		_, err := idx.Sync(ctx, store)
+		var err error
+		applied, err = idx.Sync(ctx, store)
 		synced <- err
 	}()
 	qs := Queries(work, 200, o.Seed+1)
@@ -316,10 +321,13 @@ func searchDuringSync(ctx context.Context, store graph.Store, o RecallOptions, d
 	if syncErr != nil {
 		return nil, syncErr
 	}
+	took := time.Since(start).Seconds()
 	return map[string]float64{
 		"search_p50_ms_during_sync": pct(lat, 50), "search_p95_ms_during_sync": pct(lat, 95),
-		"searches_during_sync": float64(len(lat)), "sync_s_during_searches": round(time.Since(start).Seconds()),
-		"index_lag_changes_max_during_sync": float64(lag.Changes), "index_lag_s_max_during_sync": round(lag.Seconds),
+		"searches_during_sync": float64(len(lat)), "sync_s_during_searches": round(took),
+		"index_changes_per_sec_during_searches": float64(int(float64(applied) / took)),
+		"index_sync_yielded_s_during_searches":  round(idx.Yielded().Seconds()),
+		"index_lag_changes_max_during_sync":     float64(lag.Changes), "index_lag_s_max_during_sync": round(lag.Seconds),
 	}, nil
 }
 
