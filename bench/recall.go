@@ -165,7 +165,11 @@ func Recall(ctx context.Context, store graph.Store, o RecallOptions) (map[string
 	defer vec.Close()
 	vec.SetQueryCache(0)
 	start := time.Now()
-	if _, err := vec.Sync(ctx, store); err != nil {
+	lag, err := watchLag(vec.Lag, func() error {
+		_, err := vec.Sync(ctx, store)
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	if err := vec.Save(); err != nil {
@@ -173,6 +177,7 @@ func Recall(ctx context.Context, store graph.Store, o RecallOptions) (map[string
 	}
 	took := time.Since(start).Seconds()
 	out["vector_sync_s"], out["vectors"] = round(took), float64(vec.Len())
+	out["vector_lag_changes_max_during_sync"], out["vector_lag_s_max_during_sync"] = float64(lag.Changes), round(lag.Seconds)
 	out["embeddings_per_sec"] = round(float64(vec.Embedded()) / took)
 	if fi, err := os.Stat(filepath.Join(vec.Dir(), vector.FileName)); err == nil {
 		out["vector_index_mb"] = round(float64(fi.Size()) / 1e6)
@@ -297,8 +302,7 @@ func searchDuringSync(ctx context.Context, store graph.Store, o RecallOptions, d
 			continue
 		default:
 		}
-		l := idx.Lag()
-		lag.Changes, lag.Seconds = max(lag.Changes, l.Changes), max(lag.Seconds, l.Seconds)
+		lag = mostLag(lag, idx.Lag())
 		q := qs[i%len(qs)]
 		if i%10 == 9 {
 			written++
@@ -330,6 +334,32 @@ func searchDuringSync(ctx context.Context, store graph.Store, o RecallOptions, d
 		"index_lag_changes_max_during_sync":     float64(lag.Changes), "index_lag_s_max_during_sync": round(lag.Seconds),
 	}, nil
 }
+
+// watchLag runs fn while it reads a follower's lag every lagEvery, as
+// /readyz and /metrics would, and returns the most it saw.
+func watchLag(lag func() graph.Lag, fn func() error) (graph.Lag, error) {
+	var most graph.Lag
+	done := make(chan error, 1)
+	go func() { done <- fn() }()
+	t := time.NewTicker(lagEvery)
+	defer t.Stop()
+	for {
+		select {
+		case err := <-done:
+			return most, err
+		case <-t.C:
+			most = mostLag(most, lag())
+		}
+	}
+}
+
+// mostLag is the larger of two lags in each measure.
+func mostLag(a, b graph.Lag) graph.Lag {
+	return graph.Lag{Changes: max(a.Changes, b.Changes), Seconds: max(a.Seconds, b.Seconds)}
+}
+
+// lagEvery is how often watchLag reads the lag.
+const lagEvery = 100 * time.Millisecond
 
 func foundValue(res recall.SearchResult, value string) bool {
 	for _, h := range res.Hits {
