@@ -80,8 +80,8 @@ func (g *gate) wait(ctx context.Context, limit time.Duration) time.Duration {
 
 // Querying notes a query in flight until done is called: a running sync
 // yields to it (see yielder). Recall calls it once the query's own
-// catch-up (CatchUp) is done, so a query never waits for a sync that waits
-// for it.
+// catch-up (CatchUp, which counts itself) is done, so a query never waits
+// for a sync that waits for it.
 func (x *Index) Querying() (done func()) {
 	x.queries.enter()
 	var once sync.Once
@@ -246,11 +246,14 @@ func (x *Index) read(ctx context.Context, store graph.Store, st *scopeState, sco
 	return p, done, nil
 }
 
-// catchUp applies every change of scope the index has not applied.
+// catchUp applies every change of scope the index has not applied. Once
+// it holds the scope it counts as a query in flight (a sync yields to it);
+// not while it waits for a sync that holds the scope.
 func (x *Index) catchUp(ctx context.Context, store graph.Store, scope entity.Scope) error {
 	st := x.state(scope)
 	st.lock()
 	defer st.unlock()
+	defer x.Querying()()
 	for {
 		if err := ctxErr(ctx, "search.CatchUp"); err != nil {
 			return err
