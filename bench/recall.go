@@ -259,9 +259,9 @@ const duringSyncFacts = 1000
 // backlog): the small scope is indexed first, through a query's own
 // catch-up, and every tenth search follows a write there (not timed), which
 // that search must find (read your writes) — so the figure shows what a
-// tenant waits for while another tenant's bulk import is being indexed (a
-// tenth of the searches follow a write, so the p95 is about them: their
-// median is search_after_write_p50_ms_during_sync). The baseline is
+// tenant waits for while another tenant's bulk import is being indexed (the
+// median of the searches that follow a write, which catch it up first, is
+// search_after_write_p50_ms_during_sync). The baseline is
 // search_p95_ms, the same kind of searches on an index at rest. It also
 // reports the sync's pace against its pace at rest (index_changes_per_sec)
 // and how long it yielded to the searches.
