@@ -136,6 +136,7 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 	if err := e.Index.CatchUp(ctx, e.Store, scope); err != nil {
 		return ContextResult{}, err
 	}
+	defer e.Index.Querying()() // a running sync yields to it
 	now := e.now()
 	// Relative times ("last March") are read against the time the question
 	// is asked: reference_time, else as_of, else now.

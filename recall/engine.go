@@ -260,6 +260,7 @@ func (e *Engine) Search(ctx context.Context, scope entity.Scope, req SearchReque
 	if err := e.Index.CatchUp(ctx, e.Store, scope); err != nil {
 		return SearchResult{}, err
 	}
+	defer e.Index.Querying()() // a running sync yields to it
 	now := e.now()
 	p := params{
 		scope: scope, now: now, asOf: orNow(req.AsOf, now), knownAt: req.KnownAt,

@@ -136,6 +136,11 @@ type Index struct {
 
 	notify chan struct{}
 
+	// queries are the queries in flight, which a sync yields to; yielded
+	// is how long syncs waited for them, in nanoseconds (Yielded).
+	queries gate
+	yielded atomic.Int64
+
 	// flagged is the latest clock reading used to flag facts as ended
 	// (flagEnded): every fact flagged ended had ended by then.
 	flagged atomic.Int64

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"hash/fnv"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -21,6 +22,95 @@ import (
 
 // syncPage is how many changes one batch applies.
 const syncPage = 1000
+
+// readChunk is how many records a sync reads from the store in one
+// statement: each read is a step after which it yields to queries (see
+// yielder), and one of a whole page (1,000 records, a statement of a
+// hundred milliseconds on a busy Neo4j) held a search up for as long.
+const readChunk = 200
+
+// maxYield bounds one wait of the sync for the queries in flight.
+const maxYield = 250 * time.Millisecond
+
+// gate counts the queries in flight (Querying); the zero value has none.
+type gate struct {
+	mu   sync.Mutex
+	n    int
+	idle chan struct{} // closed when n drops to 0; nil while it is 0
+}
+
+func (g *gate) enter() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.n == 0 {
+		g.idle = make(chan struct{})
+	}
+	g.n++
+}
+
+func (g *gate) leave() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.n--
+	if g.n == 0 {
+		close(g.idle)
+		g.idle = nil
+	}
+}
+
+// wait returns once no query is in flight, or after limit, or when ctx
+// ends, and says how long it waited.
+func (g *gate) wait(ctx context.Context, limit time.Duration) time.Duration {
+	g.mu.Lock()
+	idle := g.idle
+	g.mu.Unlock()
+	if idle == nil || limit <= 0 {
+		return 0
+	}
+	start := time.Now()
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case <-idle:
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	return time.Since(start)
+}
+
+// Querying notes a query in flight until done is called: a running sync
+// yields to it (see yielder). Recall calls it once the query's own
+// catch-up (CatchUp, which counts itself) is done, so a query never waits
+// for a sync that waits for it.
+func (x *Index) Querying() (done func()) {
+	x.queries.enter()
+	var once sync.Once
+	return func() { once.Do(x.queries.leave) }
+}
+
+// yielder paces a sync to the queries in flight, so that a long catch-up
+// (another scope's import, a new replica) does not starve recall on a
+// small machine, where the store, the index and the searches share the
+// cores: before each step — reading a page of changes, a chunk of records,
+// applying a batch — it waits while a query runs, at most as long as its
+// previous step took (and maxYield), so the sync keeps at least half of
+// its pace however many queries come, and all of it when none do.
+type yielder struct {
+	queries *gate
+	last    time.Time // when the previous step began
+	waited  time.Duration
+}
+
+// step is called before each step of the sync.
+func (y *yielder) step(ctx context.Context) {
+	if y == nil {
+		return
+	}
+	if !y.last.IsZero() {
+		y.waited += y.queries.wait(ctx, min(time.Since(y.last), maxYield))
+	}
+	y.last = time.Now()
+}
 
 // scopeState is what the index knows of one scope's changes in flight.
 type scopeState struct {
@@ -68,10 +158,13 @@ type page struct {
 // documents and the new positions go into one Bleve batch, so a crash
 // leaves the index at a consistent earlier point and the next Sync catches
 // up. Records that were deleted, or are gone by the time Sync reads them,
-// leave the index.
+// leave the index. While queries are in flight it yields to them (see
+// Querying), keeping at least half its pace.
 func (x *Index) Sync(ctx context.Context, store graph.Store) (int, error) {
 	x.syncMu.Lock()
 	defer x.syncMu.Unlock()
+	y := &yielder{queries: &x.queries}
+	defer func() { x.yielded.Add(int64(y.waited)) }()
 	read := time.Now()
 	heads, err := store.Heads(ctx)
 	if err != nil {
@@ -93,6 +186,7 @@ func (x *Index) Sync(ctx context.Context, store graph.Store) (int, error) {
 				next = append(next, behind[i:]...)
 				break
 			}
+			y.step(ctx)
 			st := x.state(scope)
 			st.lock()
 			held = append(held, st)
@@ -109,7 +203,7 @@ func (x *Index) Sync(ctx context.Context, store graph.Store) (int, error) {
 			pages = append(pages, p)
 			room -= len(p.changes)
 		}
-		err := x.apply(ctx, store, pages)
+		err := x.apply(ctx, store, pages, y)
 		unlockAll(held)
 		if err != nil {
 			return n, err
@@ -152,11 +246,14 @@ func (x *Index) read(ctx context.Context, store graph.Store, st *scopeState, sco
 	return p, done, nil
 }
 
-// catchUp applies every change of scope the index has not applied.
+// catchUp applies every change of scope the index has not applied. Once
+// it holds the scope it counts as a query in flight (a sync yields to it);
+// not while it waits for a sync that holds the scope.
 func (x *Index) catchUp(ctx context.Context, store graph.Store, scope entity.Scope) error {
 	st := x.state(scope)
 	st.lock()
 	defer st.unlock()
+	defer x.Querying()()
 	for {
 		if err := ctxErr(ctx, "search.CatchUp"); err != nil {
 			return err
@@ -166,7 +263,7 @@ func (x *Index) catchUp(ctx context.Context, store graph.Store, scope entity.Sco
 			return err
 		}
 		if len(p.changes) > 0 {
-			if err := x.apply(ctx, store, []page{p}); err != nil {
+			if err := x.apply(ctx, store, []page{p}, nil); err != nil {
 				return err
 			}
 		}
@@ -177,8 +274,9 @@ func (x *Index) catchUp(ctx context.Context, store graph.Store, scope entity.Sco
 }
 
 // apply indexes pages of changes in one batch with the positions they
-// reach.
-func (x *Index) apply(ctx context.Context, store graph.Store, pages []page) error {
+// reach, reading the records readChunk at a time; y (nil: none) yields to
+// queries before each read and before the batch.
+func (x *Index) apply(ctx context.Context, store graph.Store, pages []page, y *yielder) error {
 	to := map[entity.Scope]uint64{}
 	for _, p := range pages {
 		if p.to > x.Seq(p.scope) {
@@ -196,14 +294,14 @@ func (x *Index) apply(ctx context.Context, store graph.Store, pages []page) erro
 	}
 	b := x.bi.NewBatch()
 	for _, p := range pages {
-		if len(p.changes) == 0 {
-			continue
-		}
-		err := store.View(ctx, p.scope, func(tx graph.Tx) error {
-			return x.indexChanges(b, tx, p.changes, now)
-		})
-		if err != nil {
-			return err
+		for chunk := range slices.Chunk(p.changes, readChunk) {
+			y.step(ctx)
+			err := store.View(ctx, p.scope, func(tx graph.Tx) error {
+				return x.indexChanges(b, tx, chunk, now)
+			})
+			if err != nil {
+				return err
+			}
 		}
 	}
 	shards, err := x.pos.encode(to)
@@ -213,6 +311,7 @@ func (x *Index) apply(ctx context.Context, store graph.Store, pages []page) erro
 	for i, v := range shards {
 		b.SetInternal(posKey(i), v)
 	}
+	y.step(ctx)
 	if err := x.bi.Batch(b); err != nil {
 		return entity.Wrap(entity.EINTERNAL, "search.Sync", err)
 	}
@@ -460,3 +559,7 @@ func persisted(ctx context.Context, bi bleve.Index, files bool) error {
 		}
 	}
 }
+
+// Yielded is how long the syncs of this index waited for queries in
+// flight (see Querying), in all.
+func (x *Index) Yielded() time.Duration { return time.Duration(x.yielded.Load()) }
