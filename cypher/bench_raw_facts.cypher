@@ -1,6 +1,6 @@
 // Benchmarks only (`graphmem bench`, baseline_raw_neo4j_facts_per_sec): what
 // Neo4j itself allows for a batch of facts — the same properties as
-// facts_create.cypher stores, as nodes of a label of their own (no constraint,
+// facts_write.cypher stores, as nodes of a label of their own (no constraint,
 // index, MERGE or change numbers) with their SUBJECT_OF and OBJECT links to
 // the scope's entities, found through the entity constraint's index.
 UNWIND $rows AS r

@@ -11,7 +11,7 @@ import (
 //go:embed *.cypher
 var FS embed.FS
 
-// Read returns the text of the statement file name ("facts_create.cypher").
+// Read returns the text of the statement file name ("facts_write.cypher").
 func Read(name string) (string, error) {
 	b, err := fs.ReadFile(FS, name)
 	if err != nil {

@@ -98,6 +98,10 @@ func TestStatementsSeekIndexes(t *testing.T) {
 		"facts_by_object.cypher":          {"object": "e002"},
 		"bench_raw_facts.cypher":          {"rows": []map[string]any{{"id": "new", "subject_id": "e001", "predicate": "likes", "object_id": "e002"}}},
 		"facts_and_entities_by_id.cypher": {"facts": []string{"f001", "g002"}, "entities": []string{"e001"}},
+		"facts_write.cypher": {
+			"created":  []map[string]any{{"props": map[string]any{"id": "new", "scope": "s", "subject_id": "e001", "predicate": "likes", "object_id": "e002"}}},
+			"replaced": []map[string]any{{"id": "f001", "props": map[string]any{"text": "changed"}}},
+		},
 	}
 	for name, stmt := range stmts {
 		params := map[string]any{}

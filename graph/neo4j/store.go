@@ -249,6 +249,9 @@ func (s *Store) session(ctx context.Context, mode neo.AccessMode) neo.SessionWit
 		AccessMode:      mode,
 		DatabaseName:    s.database,
 		BookmarkManager: s.bookmarks,
+		// Every result is read whole (Collect), so it comes in one
+		// message stream rather than a round trip per 1,000 records.
+		FetchSize: neo.FetchAll,
 	})
 }
 

@@ -33,8 +33,7 @@ var (
 	stmtFactsByPredicate = cypher.MustRead("facts_by_predicate.cypher")
 	stmtFactsAll         = cypher.MustRead("facts_all.cypher")
 	stmtFactsStored      = cypher.MustRead("facts_stored.cypher")
-	stmtFactsCreate      = cypher.MustRead("facts_create.cypher")
-	stmtFactsUpdate      = cypher.MustRead("facts_update.cypher")
+	stmtFactsWrite       = cypher.MustRead("facts_write.cypher")
 	stmtFactsRelink      = cypher.MustRead("facts_relink.cypher")
 	stmtDeletedClear     = cypher.MustRead("deleted_facts_clear.cypher")
 	stmtFactDelete       = cypher.MustRead("fact_delete.cypher")
@@ -612,11 +611,11 @@ func sameValue(stored, v any) bool {
 	return false
 }
 
-// writeFacts writes rows (at most one per id) in up to five statements,
+// writeFacts writes rows (at most one per id) in up to four statements,
 // most of them skipped in the common cases: what the store holds of the ids
 // the transaction has not seen (facts_stored.cypher), the Deleted markers
-// of facts put again, new facts created, stored ones replaced, and the
-// links of those whose subject or object changed. Each row gets its change
+// of facts put again, new facts created and stored ones replaced (one
+// statement), and the links of those whose subject or object changed. Each row gets its change
 // number in the order the rows were put.
 func (t *tx) writeFacts(rows []map[string]any) error {
 	const op = "neo4j.PutFacts"
@@ -652,7 +651,9 @@ func (t *tx) writeFacts(rows []map[string]any) error {
 		return err
 	}
 	t.head = first + uint64(len(rows)) - 1
-	var created, replaced, moved []map[string]any
+	// (Empty lists, not nil slices, which would be sent as null.)
+	created, replaced := []map[string]any{}, []map[string]any{}
+	var moved []map[string]any
 	for i, r := range rows {
 		p := r["props"].(map[string]any)
 		id := asString(p["id"])
@@ -669,21 +670,15 @@ func (t *tx) writeFacts(rows []map[string]any) error {
 		}
 		t.knowStored(id, p)
 	}
-	for _, w := range []struct {
-		stmt string
-		rows []map[string]any
-	}{{stmtFactsCreate, created}, {stmtFactsUpdate, replaced}} {
-		if len(w.rows) == 0 {
-			continue
-		}
-		recs, err := t.exec(w.stmt, map[string]any{"rows": w.rows, "head": int64(t.head), "counter": counterName(t.scope)})
-		if err != nil {
-			return err
-		}
-		// A row not written would be a write acknowledged and lost.
-		if len(recs) != 1 || asInt(recs[0].Values[0]) != int64(len(w.rows)) {
-			return &entity.Error{Code: entity.EINTERNAL, Op: op, Message: fmt.Sprintf("%d facts sent, not all written", len(w.rows))}
-		}
+	recs, err := t.exec(stmtFactsWrite, map[string]any{"created": created, "replaced": replaced,
+		"head": int64(t.head), "counter": counterName(t.scope)})
+	if err != nil {
+		return err
+	}
+	// A row not written would be a write acknowledged and lost.
+	if len(recs) != 1 || asInt(recs[0].Values[0]) != int64(len(created)) || asInt(recs[0].Values[1]) != int64(len(replaced)) {
+		return &entity.Error{Code: entity.EINTERNAL, Op: op,
+			Message: fmt.Sprintf("%d facts sent, not all written", len(created)+len(replaced))}
 	}
 	if len(moved) > 0 {
 		if _, err := t.exec(stmtFactsRelink, map[string]any{"rows": moved}); err != nil {
