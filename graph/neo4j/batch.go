@@ -155,7 +155,10 @@ func (t *tx) FactsByID(ids []string) (map[string]entity.Fact, error) {
 		rows[i] = r.Values
 	}
 	out := make(map[string]entity.Fact, len(recs))
-	return out, t.factsByRef(op, rows, out)
+	if err := t.factsByRef(op, rows, out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // EntitiesByID returns the entities among ids, in one round trip.
