@@ -588,7 +588,7 @@ type config struct {
 func ablation(all recall.EpisodeWeights) []config {
 	bm25 := recall.EpisodeWeights{}
 	structure := bm25
-	structure.Prev, structure.Answer, structure.Next, structure.Session = all.Prev, all.Answer, all.Next, all.Session
+	structure.Prev, structure.Answer, structure.FollowUp, structure.Next, structure.Session = all.Prev, all.Answer, all.FollowUp, all.Next, all.Session
 	mentions := bm25
 	mentions.Mention = all.Mention
 	form := bm25

@@ -94,6 +94,7 @@ func episodeCoordinates() []coordinate {
 		c("time_words", func(w *recall.EpisodeWeights) *float64 { return &w.TimeWords }, 0, 0.15, 0.3, 0.5),
 		c("prev", func(w *recall.EpisodeWeights) *float64 { return &w.Prev }, 0, 0.1, 0.2, 0.35),
 		c("answer", func(w *recall.EpisodeWeights) *float64 { return &w.Answer }, 0, 0.3, 0.6, 0.9),
+		c("follow_up", func(w *recall.EpisodeWeights) *float64 { return &w.FollowUp }, 0, 0.15, 0.3, 0.6),
 		c("next", func(w *recall.EpisodeWeights) *float64 { return &w.Next }, 0, 0.05, 0.1, 0.2),
 		c("session", func(w *recall.EpisodeWeights) *float64 { return &w.Session }, 0, 0.1, 0.2, 0.4),
 		c("speaker", func(w *recall.EpisodeWeights) *float64 { return &w.Speaker }, 0, 1, 2, 3),

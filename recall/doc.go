@@ -184,6 +184,9 @@
 //	          question (holds "?") in chat (turns under 40 words on
 //	          average): the turn answers it; a coding assistant's long
 //	          answer after a user's question only repeats it
+//	          + FollowUp·the turn two before, in chat, when it is the
+//	          same speaker's and the turn between, another's, asks a
+//	          question: the speaker goes on with what they told
 //	          · (1 + Speaker) if the query names the speaker (never when
 //	          the speakers are roles: user, assistant)
 //	          · (1 + Date) if it happened in a period the query names (or ≤ 7

@@ -205,3 +205,42 @@ func TestScoreEpisodes_BaseTimeDateVector(t *testing.T) {
 		}
 	}
 }
+
+func TestScoreEpisodes_FollowUp(t *testing.T) {
+	// Ann tells (told), Bob asks about it (ask), Ann goes on (on) in
+	// words the query does not share; then Bob again (bob).
+	f := &episodeFeatures{
+		turns: map[string]*turnFeatures{
+			"told": {bm25: 2, hit: true, words: 40, by: "ann"},
+			"ask":  {words: 5, question: true, by: "bob"},
+			"on":   {words: 12, by: "ann"},
+			"bob":  {words: 12, by: "bob"},
+		},
+		sessions: [][]string{{"told", "ask", "on", "bob"}},
+		shape:    conversationShape{chat: true},
+	}
+	w := EpisodeWeights{FollowUp: 0.5}
+	got := scoreEpisodes(w, f)
+	if want := 0.5 * 2.0; !near(got["on"].score, want) || !near(got["on"].signals["neighbours"], want) {
+		t.Fatalf("follow-up: %+v, want %v", got["on"], want)
+	}
+	// Two before Bob's turn is Bob's question: no one goes on with it.
+	if got["bob"].score != 0 {
+		t.Fatalf("turn after another speaker's: %+v", got["bob"])
+	}
+	// The turn between does not ask: no follow-up.
+	f.turns["ask"].question = false
+	if got := scoreEpisodes(w, f); got["on"].score != 0 {
+		t.Fatalf("after a statement: %+v", got["on"])
+	}
+	f.turns["ask"].question = true
+	// Outside chat (a coding assistant's long turns) off, as Answer.
+	f.shape = conversationShape{roles: true}
+	if got := scoreEpisodes(w, f); got["on"].score != 0 {
+		t.Fatalf("outside chat: %+v", got["on"])
+	}
+	f.shape = conversationShape{chat: true}
+	if got := scoreEpisodes(EpisodeWeights{}, f); got["on"].score != 0 {
+		t.Fatalf("off: %+v", got["on"])
+	}
+}

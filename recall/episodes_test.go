@@ -102,7 +102,7 @@ func TestRankEpisodes_Neighbours(t *testing.T) {
 	}
 	// Without the structure weights, the reply has no score at all.
 	off := recall.DefaultEpisodeWeights
-	off.Prev, off.Answer, off.Next, off.Session = 0, 0, 0, 0
+	off.Prev, off.Answer, off.FollowUp, off.Next, off.Session = 0, 0, 0, 0, 0
 	if _, order := e.episodeSignals(t, "u", "where did you go on holiday", off); rank(order, "s01-001") >= 0 {
 		t.Fatalf("with structure off the reply was still found: %v", order)
 	}
@@ -150,7 +150,7 @@ func TestRankEpisodes_Mentions(t *testing.T) {
 	}
 	e.conversation(t, "u", turns)
 	w := recall.DefaultEpisodeWeights
-	w.Prev, w.Answer, w.Next, w.Session = 0, 0, 0, 0
+	w.Prev, w.Answer, w.FollowUp, w.Next, w.Session = 0, 0, 0, 0, 0
 	// The best turn for "holiday drive" mentions Lake Tahoe: the other
 	// turn mentioning Lake Tahoe, in another session and with no word of
 	// the question, is reached through it.
@@ -182,7 +182,7 @@ func TestRankEpisodes_MentionsOfLaterEntities(t *testing.T) {
 		{2, "Bob", "Work was busy."},
 	})
 	w := recall.DefaultEpisodeWeights
-	w.Prev, w.Answer, w.Next, w.Session = 0, 0, 0, 0
+	w.Prev, w.Answer, w.FollowUp, w.Next, w.Session = 0, 0, 0, 0, 0
 	if _, order := e.episodeSignals(t, "u", "Lake Tahoe", w); rank(order, "s01-000") >= 0 {
 		t.Fatalf("found before the entity exists: %v", order)
 	}

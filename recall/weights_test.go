@@ -175,6 +175,22 @@ func weightCases() []weightCase {
 		// that repeats its words.
 		{"episode.assistant", func(w *Weights) { w.Episode.Assistant = 0 }, priors(turnFeatures{bm25: 1, words: 40},
 			turnFeatures{bm25: 1.3, words: 120, assistant: true})},
+		// In chat, the speaker's turn after another's question about what
+		// they told above a weak match of the question's words elsewhere.
+		{"episode.follow_up", func(w *Weights) { w.Episode.FollowUp = 0 }, func(w *Weights) (float64, float64) {
+			f := &episodeFeatures{
+				turns: map[string]*turnFeatures{
+					"told": {bm25: 2, hit: true, words: 40, by: "ann"},
+					"ask":  {words: 30, question: true, by: "bob"},
+					"on":   {words: 30, by: "ann"},
+					"weak": {bm25: 0.6, hit: true, words: 40, by: "ann"},
+				},
+				sessions: [][]string{{"told", "ask", "on"}},
+				shape:    conversationShape{chat: true},
+			}
+			got := scoreEpisodes(w.Episode, f)
+			return got["on"].score, got["weak"].score
+		}},
 	}
 }
 
