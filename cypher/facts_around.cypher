@@ -8,10 +8,6 @@
 // graph walk's read of one hop (graph.Around), in one round trip. Found
 // through the subject and object indexes scanned backwards, so a fact about
 // an entity not stored is found too, as on the embedded store.
-// Each row: the entity id, whether it is a hub, and the fact's id, change
-// number, version and body. The body is sent only with $full or for a fact
-// stored without a version: the Store keeps bodies by version (see
-// graph/neo4j/cache.go), and sending them was most of this read's cost.
 UNWIND $ids AS id
 CALL {
   WITH id
@@ -43,6 +39,4 @@ CALL {
 WITH id, collect(f) AS fs
 WITH id, fs, $hub > 0 AND size(fs) > $hub AS hub
 UNWIND fs AS f
-RETURN id, hub, f.id AS fid, f.seq AS seq, f.ver AS ver,
-  CASE WHEN hub OR NOT ($full OR f.ver IS NULL) THEN null
-       WHEN $bare THEN f {.*, claims: null, revisions: null} ELSE f END AS body
+RETURN id, CASE WHEN hub THEN f {.id} WHEN $bare THEN f {.*, claims: null, revisions: null} ELSE f END AS f

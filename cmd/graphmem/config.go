@@ -23,7 +23,6 @@ type Config struct {
 	Neo4jUser     string        `yaml:"neo4j_user"`
 	Neo4jPassword string        `yaml:"neo4j_password"`
 	Neo4jDatabase string        `yaml:"neo4j_database"`
-	Neo4jCacheMB  string        `yaml:"neo4j_fact_cache_mb"`
 	APIKeys       string        `yaml:"api_keys"`
 	OpenMode      string        `yaml:"open_mode"`
 	Origins       string        `yaml:"allowed_origins"`
@@ -84,7 +83,6 @@ var settings = []setting{
 	{flag: "neo4j-user", env: "GRAPHMEM_NEO4J_USER", group: neo4jSettings, help: "Neo4j user", str: func(c *Config) *string { return &c.Neo4jUser }},
 	{flag: "neo4j-password", env: "GRAPHMEM_NEO4J_PASSWORD", group: neo4jSettings, help: "Neo4j password", str: func(c *Config) *string { return &c.Neo4jPassword }},
 	{flag: "neo4j-database", env: "GRAPHMEM_NEO4J_DATABASE", group: neo4jSettings, help: "Neo4j database", str: func(c *Config) *string { return &c.Neo4jDatabase }},
-	{flag: "neo4j-fact-cache-mb", env: "GRAPHMEM_NEO4J_FACT_CACHE_MB", def: "64", group: neo4jSettings, help: "memory in MiB for the fact bodies a Neo4j store keeps by version, so recall reads only ids and versions from Neo4j (0: none, every read returns whole facts)", str: func(c *Config) *string { return &c.Neo4jCacheMB }},
 	{flag: "api-keys", env: "GRAPHMEM_API_KEYS", group: serverSettings, help: "API keys (at least 16 characters) and their scopes: key1=scopeA,scopeB;name:key2=scopeC, a name for audit records (none: development mode)", str: func(c *Config) *string { return &c.APIKeys }},
 	{flag: "open-mode", env: "GRAPHMEM_OPEN_MODE", def: "off", group: serverSettings, help: "on: with no API keys, listen on a non-loopback address anyway (a container whose port is published only to this machine: docker run -p 127.0.0.1:8080:8080); every request that reaches it is served, with a warning in the log at start-up", str: func(c *Config) *string { return &c.OpenMode }},
 	{flag: "allowed-origins", env: "GRAPHMEM_ALLOWED_ORIGINS", group: serverSettings, help: "web origins whose pages may call /v1 and /mcp, comma-separated (https://app.example.com,http://localhost:3000); a browser's request from any other origin than the server's own is refused", str: func(c *Config) *string { return &c.Origins }},

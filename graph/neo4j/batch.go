@@ -11,7 +11,6 @@ import (
 
 var (
 	stmtFactsAround        = cypher.MustRead("facts_around.cypher")
-	stmtFactVersions       = cypher.MustRead("fact_versions.cypher")
 	stmtEpisodesByID       = cypher.MustRead("episodes_by_id.cypher")
 	stmtEntitiesByPrefixes = cypher.MustRead("entities_by_prefixes.cypher")
 	_                      = graph.BatchReader((*tx)(nil))
@@ -32,42 +31,20 @@ func (t *tx) FactsAround(entityIDs []string, a graph.Around) (map[string][]entit
 	if len(ids) == 0 {
 		return out, nil
 	}
-	params := map[string]any{"ids": ids, "limit": cypherLimit(a.Limit),
-		"asOf": nullTime(a.AsOf), "now": nullTime(a.Now), "bare": a.Bare, "hub": int64(a.Hub)}
-	// Bodies come from the cache; if a fact changed since the statement
-	// named its version, the read is made again with bodies, so every fact
-	// passed the statement's filters as it is returned.
-	for full := t.store.facts == nil; ; full = true {
-		params["full"] = full
-		recs, err := t.query(stmtFactsAround, params)
-		if err != nil {
-			return nil, err
-		}
-		refs := make([]factRef, len(recs))
-		for i, r := range recs {
-			if r.Values[1] == true { // a hub's fact: its id only
-				refs[i] = factRef{id: asString(r.Values[2]), body: map[string]any{"id": r.Values[2]}}
-				continue
-			}
-			refs[i] = refOf(r.Values[2:])
-		}
-		got, current, err := t.resolve(op, refs, true, a.Bare)
-		if err != nil {
-			return nil, err
-		}
-		if !current {
-			continue
-		}
-		for i, r := range recs {
-			f := got[i].f.Clone()
-			if a.Bare {
-				f.Claims, f.Revisions = nil, nil
-			}
-			id := asString(r.Values[0])
-			out[id] = append(out[id], f)
-		}
-		return out, nil
+	recs, err := t.query(stmtFactsAround, map[string]any{"ids": ids, "limit": cypherLimit(a.Limit),
+		"asOf": nullTime(a.AsOf), "now": nullTime(a.Now), "bare": a.Bare, "hub": int64(a.Hub)})
+	if err != nil {
+		return nil, err
 	}
+	for _, r := range recs {
+		f, err := t.decodeFact(props(r.Values[1]))
+		if err != nil {
+			return nil, internal(op, err)
+		}
+		id := asString(r.Values[0])
+		out[id] = append(out[id], f)
+	}
+	return out, nil
 }
 
 // nullTime is a time parameter, or null for the zero time.
@@ -86,14 +63,17 @@ func (t *tx) FactsAndEntitiesByID(factIDs, entityIDs []string) (map[string]entit
 	if len(factIDs) == 0 && len(entityIDs) == 0 {
 		return fs, es, nil
 	}
-	full := t.store.facts == nil
-	recs, err := t.query(stmtFactsAndEntitiesByID, map[string]any{"facts": nonNil(factIDs), "entities": nonNil(entityIDs), "full": full})
+	recs, err := t.query(stmtFactsAndEntitiesByID, map[string]any{"facts": nonNil(factIDs), "entities": nonNil(entityIDs)})
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, r := range recs {
-		if err := t.factsByRef(op, asList(r.Values[0]), fs); err != nil {
-			return nil, nil, err
+		for _, n := range asList(r.Values[0]) {
+			f, err := t.decodeFact(props(n))
+			if err != nil {
+				return nil, nil, internal(op, err)
+			}
+			fs[f.ID] = f
 		}
 		for _, n := range asList(r.Values[1]) {
 			e, err := t.decodeEntity(props(n))
@@ -104,25 +84,6 @@ func (t *tx) FactsAndEntitiesByID(factIDs, entityIDs []string) (map[string]entit
 		}
 	}
 	return fs, es, nil
-}
-
-// factsByRef adds to out the facts named by rows of values id, seq, ver and
-// body: by id, at whatever version the store holds now if it holds another.
-func (t *tx) factsByRef(op string, rows []any, out map[string]entity.Fact) error {
-	refs := make([]factRef, len(rows))
-	for i, r := range rows {
-		refs[i] = refOf(asList(r))
-	}
-	got, _, err := t.resolve(op, refs, false, false)
-	if err != nil {
-		return err
-	}
-	for _, g := range got {
-		if g.ok {
-			out[g.f.ID] = g.f.Clone()
-		}
-	}
-	return nil
 }
 
 // nonNil is ids, or an empty list for none (a nil slice is sent as null).
@@ -140,25 +101,8 @@ func asList(v any) []any {
 }
 
 // FactsByID returns the facts among ids, in one round trip.
-// Their versions are read first, and only the bodies the cache lacks.
 func (t *tx) FactsByID(ids []string) (map[string]entity.Fact, error) {
-	const op = "neo4j.FactsByID"
-	if t.store.facts == nil || len(ids) == 0 {
-		return byID(t, op, stmtFactsByID, ids, t.decodeFact, func(f entity.Fact) string { return f.ID })
-	}
-	recs, err := t.query(stmtFactVersions, map[string]any{"ids": ids})
-	if err != nil {
-		return nil, err
-	}
-	rows := make([]any, len(recs))
-	for i, r := range recs {
-		rows[i] = r.Values
-	}
-	out := make(map[string]entity.Fact, len(recs))
-	if err := t.factsByRef(op, rows, out); err != nil {
-		return nil, err
-	}
-	return out, nil
+	return byID(t, "neo4j.FactsByID", stmtFactsByID, ids, t.decodeFact, func(f entity.Fact) string { return f.ID })
 }
 
 // EntitiesByID returns the entities among ids, in one round trip.

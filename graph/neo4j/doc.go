@@ -32,15 +32,6 @@
 // more than about 8 KB, so name keys and literal keys longer than 512 bytes
 // are cut and end with a hash of the whole.
 //
-// The hot reads (FactsAround, Chains, FactsByID, FactsAndEntitiesByID)
-// return a fact as its id and version — its change number and a random
-// number drawn at every write — and the Store takes the body from a bounded
-// in-process cache keyed by that version (Config.FactCacheBytes), reading
-// the bodies it lacks in one more statement; writes put what they wrote
-// into it. A version names one content of a fact for good, so a cached body
-// is never stale and nothing is invalidated, whoever else writes the
-// database (see cache.go).
-//
 // Scalars are stored as native properties (times as DATETIME in UTC, a zero
 // time as no property), nested data — claims, revisions, attribute maps — as
 // JSON strings. Every statement is a file of package cypher; the schema is

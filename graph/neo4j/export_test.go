@@ -51,18 +51,3 @@ RETURN COLLECT { MATCH (e:Entity)-[:SUBJECT_OF]->(f) RETURN e.id ORDER BY e.id }
 	}
 	return asStrings(rec.Values[0]), asStrings(rec.Values[1]), nil
 }
-
-// Exec runs stmt with params in a write transaction of its own: what
-// another program writing to the database does.
-func (s *Store) Exec(ctx context.Context, stmt string, params map[string]any) error {
-	sess := s.session(ctx, neo.AccessModeWrite)
-	defer sess.Close(ctx)
-	_, err := sess.ExecuteWrite(ctx, func(tx neo.ManagedTransaction) (any, error) {
-		res, err := tx.Run(ctx, stmt, params)
-		if err != nil {
-			return nil, err
-		}
-		return res.Consume(ctx)
-	})
-	return err
-}

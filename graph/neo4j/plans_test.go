@@ -85,7 +85,7 @@ func TestStatementsSeekIndexes(t *testing.T) {
 	}
 	base := map[string]any{
 		"scope": "s", "id": "e001", "key": "k", "value": "", "byValue": false, "subject": "e001", "predicate": "likes", "object": "",
-		"after": "", "limit": 10, "bare": false, "hub": 0, "full": false, "status": entity.EpisodeQueued, "now": t0, "asOf": t0,
+		"after": "", "limit": 10, "bare": false, "hub": 0, "status": entity.EpisodeQueued, "now": t0, "asOf": t0,
 		"ids": []string{"e001", "e002"}, "prefix": "entity 1", "prefixes": []string{"entity 1", "en"}, "fingerprints": []string{"x"}, "keys": []string{"entity 1"},
 		"rows": []map[string]any{{"props": map[string]any{"id": "new", "subject_id": "e001", "predicate": "likes", "name": "new"},
 			"keys": []string{"new"}}},

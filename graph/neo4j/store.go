@@ -30,11 +30,6 @@ type Config struct {
 	// failures before Update or View gives up with EUNAVAILABLE (default
 	// 5 s, so callers can answer 503 quickly during an outage).
 	RetryTime time.Duration
-	// FactCacheBytes bounds the memory of the Store's cache of fact bodies
-	// (see cache.go), estimated from their stored size: 0 means
-	// DefaultFactCacheBytes, a negative value no cache (every read returns
-	// whole facts).
-	FactCacheBytes int64
 }
 
 // DefaultRetryTime is Config.RetryTime when unset.
@@ -49,9 +44,6 @@ type Store struct {
 	// retryTime bounds the retries of a read (Config.RetryTime), which the
 	// driver does not retry for us (see readRetrying).
 	retryTime time.Duration
-
-	// facts caches fact bodies by version (nil: no cache).
-	facts *factCache
 
 	mu     sync.RWMutex // held shared by every operation, exclusively by Close
 	closed bool
@@ -163,7 +155,6 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		database:  cfg.Database,
 		bookmarks: neo.NewBookmarkManager(neo.BookmarkManagerConfig{}),
 		retryTime: retry,
-		facts:     newFactCache(cfg.FactCacheBytes),
 	}
 	if err := drv.VerifyConnectivity(ctx); err != nil {
 		_ = drv.Close(ctx)

@@ -97,32 +97,15 @@ type tx struct {
 	// commit, whichever is first, so a caller writing chain by chain pays a
 	// few round trips per batch rather than one per chain, and reads still
 	// see every write.
-	unsent []pendingFact
+	unsent []map[string]any
 	factAt map[string]int
 	// stored maps each fact id this transaction knows the store to hold —
-	// read by Chains, found by facts_stored.cypher, or written — to what it
-	// holds (storedFact), so flush tells new facts (created) from rewrites,
+	// read by Chains, found by facts_stored.cypher, or written — to its
+	// stored properties, so flush tells new facts (created) from rewrites,
 	// which send only the properties that changed and move links only when
 	// the subject or object did. The scope's lock keeps it true until the
 	// commit.
-	stored map[string]storedFact
-}
-
-// pendingFact is a fact PutFacts took and has not sent: its properties
-// and, for the cache once written, the fact itself (a copy of its own).
-type pendingFact struct {
-	props map[string]any
-	fact  entity.Fact
-}
-
-// storedFact is what a write transaction knows the store holds of a fact:
-// its stored properties, or — read from the cache — the fact at version v,
-// whose properties are made only if the transaction writes it again
-// (storedProps).
-type storedFact struct {
-	props map[string]any
-	fact  entity.Fact
-	v     version
+	stored map[string]map[string]any
 }
 
 // factLinks is where a stored fact's graph links point: its subject and
@@ -403,7 +386,7 @@ func (t *tx) PutEntities(es []entity.Entity) error {
 
 // inBatches calls write on rows, maxBatch at a time, and stops at the
 // first error.
-func inBatches[T any](rows []T, write func([]T) error) error {
+func inBatches(rows []map[string]any, write func([]map[string]any) error) error {
 	for len(rows) > 0 {
 		n := min(len(rows), maxBatch)
 		if err := write(rows[:n]); err != nil {
@@ -451,12 +434,12 @@ func (t *tx) Chains(keys []graph.ChainKey) (map[graph.ChainKey][]entity.Fact, er
 	if len(keys) == 0 {
 		return out, nil
 	}
-	chains := make([]map[string]any, 0, len(keys))
+	params := make([]map[string]any, 0, len(keys))
 	seen := make(map[graph.ChainKey]bool, len(keys))
 	for _, k := range keys {
 		if !seen[k] {
 			seen[k] = true
-			chains = append(chains, map[string]any{"subject": k.SubjectID, "predicate": k.Predicate})
+			params = append(params, map[string]any{"subject": k.SubjectID, "predicate": k.Predicate})
 		}
 	}
 	// The facts waiting to be written go first only when one of them is
@@ -464,43 +447,29 @@ func (t *tx) Chains(keys []graph.ChainKey) (map[graph.ChainKey][]entity.Fact, er
 	// to another chain, so its stored version is left out.
 	run := t.exec
 	for _, r := range t.unsent {
-		p := r.props
+		p := r["props"].(map[string]any)
 		if seen[graph.ChainKey{SubjectID: p["subject_id"].(string), Predicate: p["predicate"].(string)}] {
 			run = t.query
 			break
 		}
 	}
-	// Bodies come from the cache, as in FactsAround; within an Update the
-	// scope's lock keeps the versions named current.
-	params := map[string]any{"keys": chains}
-	for full := t.store.facts == nil; ; full = true {
-		params["full"] = full
-		recs, err := run(stmtFactChains, params)
+	recs, err := run(stmtFactChains, map[string]any{"keys": params})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		f, err := t.decodeFact(props(r.Values[2]))
 		if err != nil {
-			return nil, err
+			return nil, internal(op, err)
 		}
-		refs := make([]factRef, len(recs))
-		for i, r := range recs {
-			refs[i] = refOf(r.Values[2:])
-		}
-		got, current, err := t.resolve(op, refs, true, false)
-		if err != nil {
-			return nil, err
-		}
-		if !current {
+		if _, moved := t.factAt[f.ID]; moved {
 			continue
 		}
-		for i, r := range recs {
-			g := got[i]
-			if _, moved := t.factAt[g.f.ID]; moved {
-				continue
-			}
-			t.knowStored(g.f.ID, storedFact{props: g.p, fact: g.f, v: refs[i].v})
-			k := graph.ChainKey{SubjectID: asString(r.Values[0]), Predicate: asString(r.Values[1])}
-			out[k] = append(out[k], g.f.Clone())
-		}
-		return out, nil
+		t.knowStored(f.ID, props(r.Values[2]))
+		k := graph.ChainKey{SubjectID: asString(r.Values[0]), Predicate: asString(r.Values[1])}
+		out[k] = append(out[k], f)
 	}
+	return out, nil
 }
 
 // FactsOf returns up to limit facts whose subject or object is entityID.
@@ -565,7 +534,7 @@ func (t *tx) PutFacts(fs []entity.Fact) error {
 	if err := t.mustWrite(op); err != nil {
 		return err
 	}
-	rows := make([]pendingFact, len(fs))
+	rows := make([]map[string]any, len(fs))
 	for i := range fs {
 		f := &fs[i]
 		if err := t.checkFact(op, i, f); err != nil {
@@ -575,7 +544,7 @@ func (t *tx) PutFacts(fs []entity.Fact) error {
 		if err != nil {
 			return invalid(op, "facts[%d].attributes: %v", i, err)
 		}
-		rows[i] = pendingFact{props: p, fact: f.Clone()}
+		rows[i] = map[string]any{"props": p}
 	}
 	if t.factAt == nil {
 		t.factAt = make(map[string]int, len(rows))
@@ -599,30 +568,11 @@ func (t *tx) flush() error {
 	return inBatches(rows, t.writeFacts)
 }
 
-func (t *tx) knowStored(id string, sf storedFact) {
+func (t *tx) knowStored(id string, p map[string]any) {
 	if t.stored == nil {
-		t.stored = make(map[string]storedFact)
+		t.stored = make(map[string]map[string]any)
 	}
-	t.stored[id] = sf
-}
-
-// storedProps returns the stored properties of the fact id, if the
-// transaction knows the store holds it: made from the fact read from the
-// cache if that is what it knows, as PutFacts would have written it.
-func (t *tx) storedProps(id string) (map[string]any, bool) {
-	sf, ok := t.stored[id]
-	if !ok || sf.props != nil {
-		return sf.props, ok
-	}
-	p, err := factProps(&sf.fact)
-	if err != nil {
-		// It was written, so it encodes: never here. Left without the
-		// properties, the rewrite would send all of them.
-		return map[string]any{}, true
-	}
-	p["scope"], p["seq"], p["ver"] = t.scope, sf.v.seq, sf.v.ver
-	t.stored[id] = storedFact{props: p}
-	return p, true
+	t.stored[id] = p
 }
 
 // changes is what a fact's stored properties old need to become new: the
@@ -645,8 +595,8 @@ func changes(old, new map[string]any) map[string]any {
 	return out
 }
 
-// sameValue reports whether a stored property (as the driver returns it,
-// or as storedProps made it) equals a value factProps made.
+// sameValue reports whether a stored property (as the driver returns it)
+// equals a value factProps made.
 func sameValue(stored, v any) bool {
 	switch v := v.(type) {
 	case string, int64, float64, bool:
@@ -655,9 +605,6 @@ func sameValue(stored, v any) bool {
 		st, ok := stored.(time.Time)
 		return ok && st.Equal(v)
 	case []string:
-		if l, ok := stored.([]string); ok { // made by storedProps
-			return slices.Equal(l, v)
-		}
 		l, ok := stored.([]any)
 		return ok && slices.EqualFunc(l, v, func(a any, b string) bool { return a == b })
 	}
@@ -670,11 +617,11 @@ func sameValue(stored, v any) bool {
 // of facts put again, new facts created and stored ones replaced (one
 // statement), and the links of those whose subject or object changed. Each row gets its change
 // number in the order the rows were put.
-func (t *tx) writeFacts(rows []pendingFact) error {
+func (t *tx) writeFacts(rows []map[string]any) error {
 	const op = "neo4j.PutFacts"
 	var unseen []string
 	for _, r := range rows {
-		if id := asString(r.props["id"]); !t.known(id) {
+		if id := asString(r["props"].(map[string]any)["id"]); !t.known(id) {
 			unseen = append(unseen, id)
 		}
 	}
@@ -687,7 +634,7 @@ func (t *tx) writeFacts(rows []pendingFact) error {
 		for _, r := range recs {
 			id := asString(r.Values[0])
 			if p := props(r.Values[1]); p != nil {
-				t.knowStored(id, storedFact{props: p})
+				t.knowStored(id, p)
 			}
 			if r.Values[2] == true {
 				marked = append(marked, id)
@@ -708,13 +655,10 @@ func (t *tx) writeFacts(rows []pendingFact) error {
 	created, replaced := []map[string]any{}, []map[string]any{}
 	var moved []map[string]any
 	for i, r := range rows {
-		p := r.props
+		p := r["props"].(map[string]any)
 		id := asString(p["id"])
-		// A new version each time, even for the same rows sent again by a
-		// retried transaction: see cache.go.
-		v := version{seq: int64(first) + int64(i), ver: newVer()}
-		p["scope"], p["seq"], p["ver"] = t.scope, v.seq, v.ver
-		old, stored := t.storedProps(id)
+		p["scope"], p["seq"] = t.scope, int64(first)+int64(i)
+		old, stored := t.stored[id]
 		if !stored {
 			created = append(created, map[string]any{"props": p})
 		} else {
@@ -724,10 +668,7 @@ func (t *tx) writeFacts(rows []pendingFact) error {
 					"subjectMoved": was.subject != now.subject, "objectMoved": was.object != now.object})
 			}
 		}
-		t.knowStored(id, storedFact{props: p})
-		f := r.fact
-		f.Scope, f.Seq = t.scope, uint64(v.seq)
-		t.store.facts.put(t.scope, v, f, p)
+		t.knowStored(id, p)
 	}
 	recs, err := t.exec(stmtFactsWrite, map[string]any{"created": created, "replaced": replaced,
 		"head": int64(t.head), "counter": counterName(t.scope)})
