@@ -307,8 +307,8 @@ func searchDuringSync(ctx context.Context, store graph.Store, o RecallOptions, d
 		default:
 		}
 		lag = mostLag(lag, idx.Lag())
-		q := qs[i%len(qs)]
-		if i%10 == 9 {
+		q, probe := qs[i%len(qs)], i%10 == 9
+		if probe {
 			written++
 			value := fmt.Sprintf("written-during-sync-%d", written)
 			if _, err := svc.AddFacts(ctx, small, []memory.FactInput{{Subject: "bench probe", Predicate: "status", Value: value}}); err != nil {
@@ -322,11 +322,11 @@ func searchDuringSync(ctx context.Context, store graph.Store, o RecallOptions, d
 			return nil, err
 		}
 		lat = append(lat, float64(time.Since(t).Nanoseconds())/1e6)
-		if i%10 == 9 {
+		if probe {
 			afterWrite = append(afterWrite, lat[len(lat)-1])
-		}
-		if i%10 == 9 && !foundValue(res, fmt.Sprintf("written-during-sync-%d", written)) {
-			return nil, fmt.Errorf("search during sync: the write just made is not found")
+			if !foundValue(res, q) {
+				return nil, fmt.Errorf("search during sync: the write just made is not found")
+			}
 		}
 	}
 	if syncErr != nil {

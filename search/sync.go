@@ -292,12 +292,18 @@ func (x *Index) apply(ctx context.Context, store graph.Store, pages []page, y *y
 	if n := now.UnixNano(); n > x.flagged.Load() {
 		x.flagged.Store(n)
 	}
+	// Chunks only where there is someone to yield to: a query's own
+	// catch-up (y nil) reads its page in one statement.
+	chunk := readChunk
+	if y == nil {
+		chunk = syncPage
+	}
 	b := x.bi.NewBatch()
 	for _, p := range pages {
-		for chunk := range slices.Chunk(p.changes, readChunk) {
+		for part := range slices.Chunk(p.changes, chunk) {
 			y.step(ctx)
 			err := store.View(ctx, p.scope, func(tx graph.Tx) error {
-				return x.indexChanges(b, tx, chunk, now)
+				return x.indexChanges(b, tx, part, now)
 			})
 			if err != nil {
 				return err

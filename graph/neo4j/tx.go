@@ -615,8 +615,8 @@ func sameValue(stored, v any) bool {
 // most of them skipped in the common cases: what the store holds of the ids
 // the transaction has not seen (facts_stored.cypher), the Deleted markers
 // of facts put again, new facts created and stored ones replaced (one
-// statement), and the links of those whose subject or object changed. Each row gets its change
-// number in the order the rows were put.
+// statement), and the links of those whose subject or object changed.
+// Each row gets its change number in the order the rows were put.
 func (t *tx) writeFacts(rows []map[string]any) error {
 	const op = "neo4j.PutFacts"
 	var unseen []string
