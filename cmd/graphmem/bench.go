@@ -29,6 +29,9 @@ type storeRun struct {
 	// What the store itself allows for the same facts (Neo4j only).
 	RawNeo4jFactsPerSec float64 `json:"baseline_raw_neo4j_facts_per_sec,omitempty"`
 	IngestRatioRawNeo4j float64 `json:"ingest_ratio_to_raw_neo4j,omitempty"`
+	// Facts ingested, and raw-written, into a scope of their own before
+	// anything is timed (Neo4j only; see rawBaseline).
+	WarmUpFacts int `json:"warm_up_facts,omitempty"`
 	// The same facts ingested into several scopes, one after the other and
 	// all at once.
 	Scopes                  int                `json:"scopes,omitempty"`
@@ -89,6 +92,8 @@ from the episode records.`, storeSettings, modelSettings)
 	seed := fs.Uint64("seed", 1, "workload seed")
 	queries := fs.Int("queries", 500, "search and context requests timed")
 	scopes := fs.Int("scopes", 8, "scopes ingesting at once, beside the same facts one scope after the other (0: none)")
+	warmUp := fs.Int("warm-up", 30000, "with --store neo4j: facts ingested and raw-written into a scope of their own before anything is timed, "+
+		"so the server's JIT compiler has compiled both paths (0: none)")
 	episodes := fs.Int("episodes", 200, "episodes sent through extraction (0: none)")
 	episodeWorkers := fs.Int("episode-workers", 4, "extraction workers (and scopes) for the episodes")
 	asJSON := fs.Bool("json", false, "print only the JSON object")
@@ -101,8 +106,8 @@ from the episode records.`, storeSettings, modelSettings)
 	if err != nil {
 		return err
 	}
-	if *n < 1 || *batch < 1 || *batch > entity.MaxBatch {
-		return fmt.Errorf("--facts must be positive and --batch between 1 and %d", entity.MaxBatch)
+	if *n < 1 || *batch < 1 || *batch > entity.MaxBatch || *warmUp < 0 {
+		return fmt.Errorf("--facts must be positive, --batch between 1 and %d and --warm-up not negative", entity.MaxBatch)
 	}
 	rep := benchReport{Facts: *n, Batch: *batch, Cores: runtime.NumCPU()}
 	work := bench.Workload(*n, *seed)
@@ -125,7 +130,7 @@ from the episode records.`, storeSettings, modelSettings)
 		if kind == "embedded" {
 			c.Data = fmt.Sprintf("%s/data-%d", tmp, i)
 		}
-		run, err := benchStore(ctx, c, work, *batch, *queries, *scopes, *seed, fmt.Sprintf("%s/index-%d", tmp, i), i == 0, *hashed)
+		run, err := benchStore(ctx, c, work, *batch, *queries, *scopes, *warmUp, *seed, fmt.Sprintf("%s/index-%d", tmp, i), i == 0, *hashed)
 		if err != nil {
 			return fmt.Errorf("%s: %w", kind, err)
 		}
@@ -156,7 +161,7 @@ from the episode records.`, storeSettings, modelSettings)
 // benchStore ingests the workload into a fresh scope of one store, then
 // times search and context over it (bench.Recall, with the index's own BM25
 // query as the in-run baseline).
-func benchStore(ctx context.Context, cfg Config, work []memory.FactInput, batch, queries, scopes int, seed uint64, indexDir string, vectors, hashed bool) (storeRun, error) {
+func benchStore(ctx context.Context, cfg Config, work []memory.FactInput, batch, queries, scopes, warmUp int, seed uint64, indexDir string, vectors, hashed bool) (storeRun, error) {
 	run := storeRun{Store: cfg.Store}
 	o := bench.RecallOptions{Work: work, IndexDir: indexDir, Queries: queries}
 	if vectors {
@@ -192,12 +197,26 @@ func benchStore(ctx context.Context, cfg Config, work []memory.FactInput, batch,
 	// A scope of its own, so a shared Neo4j's other data does not count.
 	scope := fmt.Sprintf("bench-%d", time.Now().UnixNano())
 	svc := memory.New(store, onto)
+	raw, isNeo4j := store.(rawBaseline)
+	if isNeo4j && warmUp > 0 {
+		// A JVM runs its hot paths interpreted until its JIT compiler has
+		// compiled them, which on two cores takes tens of thousands of
+		// facts: timed cold, the ingest would measure the compiler, and the
+		// raw baseline after it a server the ingest had warmed. Both paths
+		// are warmed first, as they are on a server that has been running.
+		scope := scope + "-warm-up"
+		if _, err := bench.Ingest(ctx, svc, scope, bench.Workload(warmUp, seed+1000), batch); err != nil {
+			return run, fmt.Errorf("warm-up: %w", err)
+		}
+		if _, err := raw.RawFactsPerSec(ctx, scope, warmUp, batch); err != nil {
+			return run, fmt.Errorf("warm-up: %w", err)
+		}
+		run.WarmUpFacts = warmUp
+	}
 	if run.IngestFactsPerSec, err = bench.Ingest(ctx, svc, scope, work, batch); err != nil {
 		return run, err
 	}
-	if raw, ok := store.(interface {
-		RawFactsPerSec(ctx context.Context, scope string, n, batch int) (float64, error)
-	}); ok {
+	if isNeo4j {
 		if run.RawNeo4jFactsPerSec, err = raw.RawFactsPerSec(ctx, scope, len(work), batch); err != nil {
 			return run, fmt.Errorf("raw baseline: %w", err)
 		}
@@ -211,6 +230,12 @@ func benchStore(ctx context.Context, cfg Config, work []memory.FactInput, batch,
 		err = benchScopes(ctx, svc, &run, scope, scopes, min(len(work)/scopes, maxScopeFacts), batch, seed)
 	}
 	return run, err
+}
+
+// rawBaseline is a store that measures what its server allows for the
+// same writes (graph/neo4j: RawFactsPerSec).
+type rawBaseline interface {
+	RawFactsPerSec(ctx context.Context, scope string, n, batch int) (float64, error)
 }
 
 // maxScopeFacts bounds the facts of each scope in the scopes part of the
@@ -270,6 +295,7 @@ func printBench(w io.Writer, r *benchReport) {
 	if r.RawNeo4jFactsPerSec > 0 {
 		row("  baseline: raw neo4j facts/s", func(s storeRun) float64 { return s.RawNeo4jFactsPerSec }, "%.0f")
 		row("  ratio to raw neo4j", func(s storeRun) float64 { return s.IngestRatioRawNeo4j }, "%.2f")
+		row("  after a warm-up of (facts, untimed)", func(s storeRun) float64 { return float64(s.WarmUpFacts) }, "%.0f")
 	}
 	if r.Scopes > 0 {
 		row(fmt.Sprintf("ingest %d scopes at once facts/s", r.Scopes), func(s storeRun) float64 { return s.ScopesAtOnceFactsPerSec }, "%.0f")
