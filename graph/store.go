@@ -98,6 +98,12 @@ type Tx interface {
 	Facts(f FactFilter) ([]entity.Fact, string, error)
 	// PutFacts creates or replaces facts by id, with their indexes.
 	PutFacts(fs []entity.Fact) error
+	// TouchFacts counts one hit on each fact among the keys of hits and
+	// raises its last access (LastAccessedAt) to the time given, never
+	// lowering it; ids not stored are skipped. A hit is a ranking hint no
+	// follower mirrors, so it is written in place: the fact keeps its
+	// change number and no change is listed.
+	TouchFacts(hits map[string]time.Time) error
 	DeleteFact(id string) error
 
 	// Episode returns ENOTFOUND if the scope has no episode id.

@@ -3,8 +3,6 @@ package recall
 import (
 	"context"
 	"log/slog"
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/graphmem/graphmem/entity"
@@ -13,7 +11,7 @@ import (
 
 // Hit counting runs off the request path: recall hands the ids it returned
 // to a bounded channel and returns; one goroutine batches them and writes
-// hits and last_accessed_at in one store transaction per scope. When the
+// hits and last_accessed_at in one store transaction per scope, in place. When the
 // channel is full the ids are dropped (counted by Dropped): a hit count is
 // a ranking hint, and losing a few never justifies slowing an answer.
 const (
@@ -110,29 +108,12 @@ func (e *Engine) writeTouches() {
 
 // writeHits adds one hit per fact, however often it was returned within
 // the batch, so a burst of identical queries does not inflate the count.
+// The store writes hits in place (graph.Tx.TouchFacts): they are no change
+// the search index or the vectors would read again.
 func (e *Engine) writeHits(scope entity.Scope, ids map[string]time.Time) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	return e.Store.Update(ctx, scope, func(tx graph.Tx) error {
-		found, err := graph.FactsByID(tx, slices.Collect(maps.Keys(ids)))
-		if err != nil {
-			return err
-		}
-		fs := make([]entity.Fact, 0, len(found))
-		for id, f := range found {
-			at := ids[id]
-			f.Hits++
-			if f.LastAccessedAt == nil || at.After(*f.LastAccessedAt) {
-				at := at
-				f.LastAccessedAt = &at
-			}
-			fs = append(fs, f)
-		}
-		if len(fs) == 0 {
-			return nil
-		}
-		return tx.PutFacts(fs)
-	})
+	return e.Store.Update(ctx, scope, func(tx graph.Tx) error { return tx.TouchFacts(ids) })
 }
 
 func (e *Engine) logger() *slog.Logger {

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"go.etcd.io/bbolt"
 
@@ -1031,6 +1033,43 @@ func (t *tx) PutFacts(fs []entity.Fact) error {
 			}
 		}
 		if err := b.Put(k, v); err != nil {
+			return t.wrap(op, err)
+		}
+	}
+	return nil
+}
+
+// TouchFacts counts a hit on each fact of hits, in place: the value is
+// rewritten under its own change number, and no change is listed.
+func (t *tx) TouchFacts(hits map[string]time.Time) error {
+	const op = "bolt.TouchFacts"
+	if err := t.check(op); err != nil {
+		return err
+	}
+	b := t.bucket(bFact)
+	for _, id := range slices.Sorted(maps.Keys(hits)) {
+		k, v, err := t.factAt(op, id)
+		if err != nil {
+			return err
+		}
+		if v == nil {
+			continue
+		}
+		f, err := decodeFact(t.scope, id, v)
+		if err != nil {
+			return t.wrap(op, err)
+		}
+		f.Hits++
+		if at := hits[id]; f.LastAccessedAt == nil || at.After(*f.LastAccessedAt) {
+			if !at.IsZero() {
+				f.LastAccessedAt = &at
+			}
+		}
+		nv, err := encodeFact(f.Seq, &f)
+		if err != nil {
+			return t.wrap(op, err)
+		}
+		if err := b.Put(k, nv); err != nil {
 			return t.wrap(op, err)
 		}
 	}

@@ -258,6 +258,65 @@ func testFacts(t *testing.T, open Opener) {
 		wantIDs(t, "Chains[e3 dislikes]", factIDs(ch[graph.ChainKey{SubjectID: "e3", Predicate: "dislikes"}]), "f04")
 	})
 
+	t.Run("Touch", func(t *testing.T) {
+		s := fresh(t, open)
+		a, _ := loadFacts(t, s)
+		full := fullFact() // 42 hits, last access on day 10
+		update(t, s, ScopeA, putFacts(full))
+		before := map[string]entity.Fact{}
+		for _, id := range []string{"f01", "f03", "f99"} {
+			before[id] = must(t, s, ScopeA, func(tx graph.Tx) (entity.Fact, error) { return tx.Fact(id) })
+		}
+		head := func() uint64 {
+			t.Helper()
+			heads, err := s.Heads(ctx)
+			if err != nil {
+				t.Fatalf("Heads: %v", err)
+			}
+			return heads[ScopeA]
+		}
+		h0 := head()
+		// f99 is touched at a time before its last access, which stays;
+		// "nope" is not stored; f01 of scope B is not touched.
+		update(t, s, ScopeA, func(tx graph.Tx) error {
+			return tx.TouchFacts(map[string]time.Time{"f01": Day(50), "f03": Day(51), "f99": Day(5), "nope": Day(52)})
+		})
+		update(t, s, ScopeA, func(tx graph.Tx) error { return tx.TouchFacts(map[string]time.Time{"f01": Day(49)}) })
+		want := map[string]struct {
+			hits int64
+			at   time.Time
+		}{"f01": {2, Day(50)}, "f03": {1, Day(51)}, "f99": {43, Day(10)}}
+		for id, w := range want {
+			got := must(t, s, ScopeA, func(tx graph.Tx) (entity.Fact, error) { return tx.Fact(id) })
+			if got.Hits != w.hits || got.LastAccessedAt == nil || !got.LastAccessedAt.Equal(w.at) {
+				t.Errorf("Fact(%s) after TouchFacts: hits %d, last access %s; want %d, %s", id, got.Hits, fmtTime(got.LastAccessedAt), w.hits, w.at)
+			}
+			if got.Seq != before[id].Seq {
+				t.Errorf("Fact(%s) after TouchFacts: Seq %d, want %d (unchanged)", id, got.Seq, before[id].Seq)
+			}
+			// Every other field is as it was.
+			got.Hits, got.LastAccessedAt = before[id].Hits, before[id].LastAccessedAt
+			sameRecord(t, "Fact("+id+") after TouchFacts", got, before[id], ScopeA)
+		}
+		if h := head(); h != h0 {
+			t.Errorf("head after TouchFacts %d, want %d: a hit is not a change", h, h0)
+		}
+		cs, err := s.ScopeChanges(ctx, ScopeA, h0, 0)
+		if err != nil || len(cs) != 0 {
+			t.Errorf("ScopeChanges after TouchFacts: %+v, %v; want none", cs, err)
+		}
+		if got := must(t, s, ScopeB, func(tx graph.Tx) (entity.Fact, error) { return tx.Fact("f01") }); got.Hits != 0 {
+			t.Errorf("Fact(f01) of scope B has %d hits, want 0", got.Hits)
+		}
+		// A fact written again keeps what it is written with.
+		f01 := a[0]
+		f01.Hits = 7
+		update(t, s, ScopeA, putFacts(f01))
+		if got := must(t, s, ScopeA, func(tx graph.Tx) (entity.Fact, error) { return tx.Fact("f01") }); got.Hits != 7 {
+			t.Errorf("Fact(f01) written with 7 hits after TouchFacts has %d", got.Hits)
+		}
+	})
+
 	t.Run("Delete", func(t *testing.T) {
 		s := fresh(t, open)
 		loadFacts(t, s)

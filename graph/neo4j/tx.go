@@ -35,6 +35,7 @@ var (
 	stmtFactsStored      = cypher.MustRead("facts_stored.cypher")
 	stmtFactsWrite       = cypher.MustRead("facts_write.cypher")
 	stmtFactsRelink      = cypher.MustRead("facts_relink.cypher")
+	stmtFactsTouch       = cypher.MustRead("facts_touch.cypher")
 	stmtDeletedClear     = cypher.MustRead("deleted_facts_clear.cypher")
 	stmtFactDelete       = cypher.MustRead("fact_delete.cypher")
 
@@ -716,6 +717,28 @@ func (t *tx) checkFact(op string, i int, f *entity.Fact) error {
 		return err
 	}
 	return t.checkScope(op, f.Scope)
+}
+
+// TouchFacts counts a hit on each fact of hits, in place (see
+// facts_touch.cypher).
+func (t *tx) TouchFacts(hits map[string]time.Time) error {
+	const op = "neo4j.TouchFacts"
+	if err := t.mustWrite(op); err != nil {
+		return err
+	}
+	if len(hits) == 0 {
+		return nil
+	}
+	rows := make([]map[string]any, 0, len(hits))
+	for id, at := range hits {
+		rows = append(rows, map[string]any{"id": id, "at": nullTime(at)})
+		// What this transaction knew of the fact is out of date.
+		delete(t.stored, id)
+	}
+	return inBatches(rows, func(b []map[string]any) error {
+		_, err := t.query(stmtFactsTouch, map[string]any{"rows": b})
+		return err
+	})
 }
 
 // DeleteFact deletes the fact id; ENOTFOUND if the scope has none.
