@@ -1,7 +1,9 @@
 package entity
 
 import (
+	"maps"
 	"regexp"
+	"slices"
 	"time"
 )
 
@@ -37,6 +39,14 @@ type Entity struct {
 	// with all its facts.
 	ForgottenAt *time.Time `json:"forgotten_at,omitempty"`
 	Seq         uint64     `json:"seq,omitempty"`
+}
+
+// Clone returns a copy of e that shares no slice or map with it (an
+// attribute's own value excepted).
+func (e Entity) Clone() Entity {
+	e.Aliases = slices.Clone(e.Aliases)
+	e.Attributes = maps.Clone(e.Attributes)
+	return e
 }
 
 // Keys returns the normalised lookup keys of e: its name and every alias.

@@ -1,6 +1,7 @@
 package entity
 
 import (
+	"maps"
 	"slices"
 	"time"
 )
@@ -237,13 +238,7 @@ func (f Fact) Clone() Fact {
 	f.Revisions = slices.Clone(f.Revisions)
 	f.Conflicts = slices.Clone(f.Conflicts)
 	f.EpisodeIDs = slices.Clone(f.EpisodeIDs)
-	if f.Attributes != nil {
-		m := make(map[string]any, len(f.Attributes))
-		for k, v := range f.Attributes {
-			m[k] = v
-		}
-		f.Attributes = m
-	}
+	f.Attributes = maps.Clone(f.Attributes)
 	return f
 }
 

@@ -10,5 +10,6 @@ import (
 // openNeo4j connects to the Neo4j the configuration names and applies the
 // schema.
 func openNeo4j(ctx context.Context, cfg Config) (graph.Store, error) {
-	return neo4j.Open(ctx, neo4j.Config{URI: cfg.Neo4jURI, User: cfg.Neo4jUser, Password: cfg.Neo4jPassword, Database: cfg.Neo4jDatabase})
+	return neo4j.Open(ctx, neo4j.Config{URI: cfg.Neo4jURI, User: cfg.Neo4jUser, Password: cfg.Neo4jPassword,
+		Database: cfg.Neo4jDatabase, WriteCacheMB: int(cfg.Neo4jCacheMB)})
 }

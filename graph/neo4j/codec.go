@@ -103,6 +103,9 @@ func asFloat(v any) float64 {
 }
 
 func asStrings(v any) []string {
+	if l, ok := v.([]string); ok { // as factProps made it
+		return slices.Clone(l)
+	}
 	l, _ := v.([]any)
 	if len(l) == 0 {
 		return nil

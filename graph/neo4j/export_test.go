@@ -7,6 +7,7 @@ import (
 
 	"github.com/graphmem/graphmem/cypher"
 	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
 )
 
 // BareCreate writes fs with bench_bare_create.cypher, encoded exactly as
@@ -50,4 +51,20 @@ RETURN COLLECT { MATCH (e:Entity)-[:SUBJECT_OF]->(f) RETURN e.id ORDER BY e.id }
 		return nil, nil, err
 	}
 	return asStrings(rec.Values[0]), asStrings(rec.Values[1]), nil
+}
+
+// CachedChain reports whether the write cache holds the chain k of scope.
+func (s *Store) CachedChain(scope string, k graph.ChainKey) bool {
+	s.cache.mu.Lock()
+	defer s.cache.mu.Unlock()
+	_, ok := s.cache.scope(scope).chains[k]
+	return ok
+}
+
+// CachedName reports whether the write cache holds the name key of scope.
+func (s *Store) CachedName(scope, key string) bool {
+	s.cache.mu.Lock()
+	defer s.cache.mu.Unlock()
+	_, ok := s.cache.scope(scope).names[key]
+	return ok
 }

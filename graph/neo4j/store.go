@@ -30,7 +30,14 @@ type Config struct {
 	// failures before Update or View gives up with EUNAVAILABLE (default
 	// 5 s, so callers can answer 503 quickly during an outage).
 	RetryTime time.Duration
+	// WriteCacheMB bounds the write transactions' cache of fact chains and
+	// name keys (see writeCache): 0 means DefaultWriteCacheMB, a negative
+	// value turns it off.
+	WriteCacheMB int
 }
+
+// DefaultWriteCacheMB is Config.WriteCacheMB when unset.
+const DefaultWriteCacheMB = 256
 
 // DefaultRetryTime is Config.RetryTime when unset.
 const DefaultRetryTime = 5 * time.Second
@@ -44,6 +51,9 @@ type Store struct {
 	// retryTime bounds the retries of a read (Config.RetryTime), which the
 	// driver does not retry for us (see readRetrying).
 	retryTime time.Duration
+
+	// cache holds chains and name keys for write transactions.
+	cache *writeCache
 
 	mu     sync.RWMutex // held shared by every operation, exclusively by Close
 	closed bool
@@ -155,6 +165,12 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		database:  cfg.Database,
 		bookmarks: neo.NewBookmarkManager(neo.BookmarkManagerConfig{}),
 		retryTime: retry,
+	}
+	switch {
+	case cfg.WriteCacheMB == 0:
+		s.cache = newWriteCache(DefaultWriteCacheMB)
+	case cfg.WriteCacheMB > 0:
+		s.cache = newWriteCache(cfg.WriteCacheMB)
 	}
 	if err := drv.VerifyConnectivity(ctx); err != nil {
 		_ = drv.Close(ctx)
@@ -301,9 +317,12 @@ func (s *Store) run(ctx context.Context, op string, scope entity.Scope, write bo
 	var (
 		panicked *txPanic
 		fnErr    error // what fn returned on the last attempt
+		last     *tx   // the last attempt
 	)
+	cached := write && s.cache.on()
 	work := func(r runner) (result any, err error) {
 		t := &tx{ctx: ctx, run: r, scope: scope, writable: write, store: s}
+		last = t
 		defer func() {
 			if r := recover(); r != nil {
 				panicked = &txPanic{value: r}
@@ -319,6 +338,11 @@ func (s *Store) run(ctx context.Context, op string, scope entity.Scope, write bo
 			if len(recs) == 1 {
 				t.head = uint64(asInt(recs[0].Values[0]))
 			}
+			t.start = t.head
+			if cached {
+				s.cache.begin(scope, t.head)
+				t.cached = newTxCache()
+			}
 		}
 		fnErr = fn(t)
 		if fnErr == nil {
@@ -333,9 +357,20 @@ func (s *Store) run(ctx context.Context, op string, scope entity.Scope, write bo
 	}
 	var err error
 	if write {
+		if cached {
+			// This Store's writers of the scope take turns here rather
+			// than at the scope's lock, so each finds the cache as the
+			// last one left it (see writeCache).
+			w := s.cache.writer(scope)
+			w.Lock()
+			defer w.Unlock()
+		}
 		sess := s.session(ctx, neo.AccessModeWrite)
 		defer sess.Close(ctx)
 		_, err = sess.ExecuteWrite(ctx, func(mtx neo.ManagedTransaction) (any, error) { return work(mtx) })
+		if err == nil && cached && last.cached != nil {
+			s.cache.commit(scope, last.start, last.head, last.cached)
+		}
 	} else {
 		err = s.readRetrying(ctx, func(r runner) error { _, err := work(r); return err })
 	}
@@ -577,6 +612,7 @@ func (s *Store) Wipe(ctx context.Context) error {
 		return err
 	}
 	defer s.leave()
+	s.cache.clear()
 	if err := s.autoCommit(ctx, neo.AccessModeWrite, stmtWipe); err != nil {
 		return translate(op, err)
 	}

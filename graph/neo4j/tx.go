@@ -88,6 +88,8 @@ type tx struct {
 	// head is the scope's latest change number: read under the scope's
 	// lock when a write transaction starts, raised by every number drawn.
 	head uint64
+	// start is the head the transaction found.
+	start uint64
 	// driverErr is the last error a statement failed with. When the
 	// caller's function returns it (wrapped), it goes back to the driver
 	// unwrapped, so the driver can see whether a retry may help.
@@ -107,6 +109,9 @@ type tx struct {
 	// the subject or object did. The scope's lock keeps it true until the
 	// commit.
 	stored map[string]map[string]any
+	// cached is what the transaction read and wrote, for the Store's
+	// write cache; nil in a read or when the cache is off.
+	cached *txCache
 }
 
 // factLinks is where a stored fact's graph links point: its subject and
@@ -300,6 +305,22 @@ func (t *tx) EntitiesByKey(keys []string) (map[string][]entity.Entity, error) {
 		}
 		asked[n] = append(asked[n], k)
 	}
+	// Keys held by the Store's write cache are answered from it, unless
+	// the transaction has written entities.
+	if w := t.cached; w != nil && !w.wroteEntities {
+		missing := norms[:0:0]
+		for _, n := range norms {
+			es, ok := t.store.cache.name(t.scope, n)
+			if !ok {
+				missing = append(missing, n)
+				continue
+			}
+			for _, k := range asked[n] {
+				out[k] = append(out[k], es...)
+			}
+		}
+		norms = missing
+	}
 	if len(norms) == 0 {
 		return out, nil
 	}
@@ -307,14 +328,28 @@ func (t *tx) EntitiesByKey(keys []string) (map[string][]entity.Entity, error) {
 	if err != nil {
 		return nil, err
 	}
+	var found map[string][]entity.Entity
+	if w := t.cached; w != nil && !w.wroteEntities {
+		found = make(map[string][]entity.Entity, len(norms))
+		for _, n := range norms {
+			found[n] = nil
+		}
+	}
 	for _, r := range recs {
 		e, err := t.decodeEntity(props(r.Values[1]))
 		if err != nil {
 			return nil, internal(op, err)
 		}
-		for _, k := range asked[asString(r.Values[0])] {
+		n := asString(r.Values[0])
+		for _, k := range asked[n] {
 			out[k] = append(out[k], e)
 		}
+		if found != nil {
+			found[n] = append(found[n], e.Clone())
+		}
+	}
+	for n, es := range found {
+		t.cached.names[n] = es
 	}
 	return out, nil
 }
@@ -379,6 +414,13 @@ func (t *tx) PutEntities(es []entity.Entity) error {
 		}
 		rows[i] = map[string]any{"props": p, "keys": entityKeys(e)}
 	}
+	if w := t.cached; w != nil {
+		w.wroteEntities = true
+		for i := range es {
+			w.entities = append(w.entities, es[i].ID)
+			w.entityKeys = append(w.entityKeys, rows[i]["keys"].([]string)...)
+		}
+	}
 	return inBatches(rows, func(b []map[string]any) error {
 		_, err := t.numbered(stmtEntitiesPut, len(b), map[string]any{"rows": b})
 		return err
@@ -404,6 +446,10 @@ func (t *tx) DeleteEntity(id string) error {
 	if err := t.mustWrite(op); err != nil {
 		return err
 	}
+	if w := t.cached; w != nil {
+		w.wroteEntities = true
+		w.entities = append(w.entities, id)
+	}
 	recs, err := t.numbered(stmtEntityDelete, 1, map[string]any{"id": id})
 	if err != nil {
 		return err
@@ -428,7 +474,9 @@ func (t *tx) Fact(id string) (entity.Fact, error) {
 	return f, internal(op, err)
 }
 
-// Chains returns every fact of each chain, by id.
+// Chains returns every fact of each chain, by id: from the Store's write
+// cache those it holds and the transaction has not written to, the rest
+// from Neo4j in one statement.
 func (t *tx) Chains(keys []graph.ChainKey) (map[graph.ChainKey][]entity.Fact, error) {
 	const op = "neo4j.Chains"
 	out := make(map[graph.ChainKey][]entity.Fact, len(keys))
@@ -438,10 +486,22 @@ func (t *tx) Chains(keys []graph.ChainKey) (map[graph.ChainKey][]entity.Fact, er
 	params := make([]map[string]any, 0, len(keys))
 	seen := make(map[graph.ChainKey]bool, len(keys))
 	for _, k := range keys {
-		if !seen[k] {
-			seen[k] = true
-			params = append(params, map[string]any{"subject": k.SubjectID, "predicate": k.Predicate})
+		if seen[k] {
+			continue
 		}
+		seen[k] = true
+		if w := t.cached; w != nil && !w.wroteChain[k] {
+			if fs, ok := t.store.cache.chain(t.scope, k, w); ok {
+				if len(fs) > 0 {
+					out[k] = fs
+				}
+				continue
+			}
+		}
+		params = append(params, map[string]any{"subject": k.SubjectID, "predicate": k.Predicate})
+	}
+	if len(params) == 0 {
+		return out, nil
 	}
 	// The facts waiting to be written go first only when one of them is
 	// in a chain asked for; otherwise a stored fact among them has moved
@@ -469,6 +529,20 @@ func (t *tx) Chains(keys []graph.ChainKey) (map[graph.ChainKey][]entity.Fact, er
 		t.knowStored(f.ID, props(r.Values[2]))
 		k := graph.ChainKey{SubjectID: asString(r.Values[0]), Predicate: asString(r.Values[1])}
 		out[k] = append(out[k], f)
+	}
+	// The chains read before the transaction wrote to them are the
+	// scope's at its head: the cache takes them at the commit.
+	if w := t.cached; w != nil {
+		for _, p := range params {
+			k := graph.ChainKey{SubjectID: p["subject"].(string), Predicate: p["predicate"].(string)}
+			if !w.wroteChain[k] {
+				held := make([]entity.Fact, len(out[k]))
+				for i, f := range out[k] {
+					held[i] = f.Clone()
+				}
+				w.chains[k] = held
+			}
+		}
 	}
 	return out, nil
 }
@@ -546,6 +620,12 @@ func (t *tx) PutFacts(fs []entity.Fact) error {
 			return invalid(op, "facts[%d].attributes: %v", i, err)
 		}
 		rows[i] = map[string]any{"props": p}
+	}
+	if w := t.cached; w != nil {
+		for i := range fs {
+			w.wroteChain[graph.ChainKey{SubjectID: fs[i].SubjectID, Predicate: fs[i].Predicate}] = true
+			w.wroteFact[fs[i].ID] = true
+		}
 	}
 	if t.factAt == nil {
 		t.factAt = make(map[string]int, len(rows))
@@ -659,7 +739,7 @@ func (t *tx) writeFacts(rows []map[string]any) error {
 		p := r["props"].(map[string]any)
 		id := asString(p["id"])
 		p["scope"], p["seq"] = t.scope, int64(first)+int64(i)
-		old, stored := t.stored[id]
+		old, stored := t.storedProps(id)
 		if !stored {
 			created = append(created, map[string]any{"props": p})
 		} else {
@@ -686,12 +766,50 @@ func (t *tx) writeFacts(rows []map[string]any) error {
 			return err
 		}
 	}
+	if w := t.cached; w != nil {
+		// The facts as the store now holds them, decoded as a read would.
+		for _, r := range rows {
+			f, err := t.decodeFact(r["props"].(map[string]any))
+			if err != nil {
+				return internal(op, err)
+			}
+			w.facts = append(w.facts, f)
+		}
+	}
 	return nil
 }
 
+// storedProps returns what the store holds of a fact the transaction
+// knows about: read, written, or served by the write cache (whose version
+// is made again from the fact: the properties factProps makes of it).
+func (t *tx) storedProps(id string) (map[string]any, bool) {
+	if p, ok := t.stored[id]; ok {
+		return p, true
+	}
+	if t.cached == nil {
+		return nil, false
+	}
+	f, ok := t.cached.served[id]
+	if !ok {
+		return nil, false
+	}
+	p, err := factProps(&f)
+	if err != nil {
+		return nil, false // read it from the store instead
+	}
+	p["scope"], p["seq"] = t.scope, int64(f.Seq)
+	return p, true
+}
+
 func (t *tx) known(id string) bool {
-	_, ok := t.stored[id]
-	return ok
+	if _, ok := t.stored[id]; ok {
+		return true
+	}
+	if t.cached != nil {
+		_, ok := t.cached.served[id]
+		return ok
+	}
+	return false
 }
 
 // checkFact applies the domain rules (entity.Fact.Validate) with field
@@ -734,6 +852,10 @@ func (t *tx) TouchFacts(hits map[string]time.Time) error {
 		rows = append(rows, map[string]any{"id": id, "at": nullTime(at)})
 		// What this transaction knew of the fact is out of date.
 		delete(t.stored, id)
+		if w := t.cached; w != nil {
+			delete(w.served, id)
+			w.gone = append(w.gone, id)
+		}
 	}
 	return inBatches(rows, func(b []map[string]any) error {
 		_, err := t.query(stmtFactsTouch, map[string]any{"rows": b})
@@ -752,6 +874,11 @@ func (t *tx) DeleteFact(id string) error {
 		return err
 	}
 	delete(t.stored, id)
+	if w := t.cached; w != nil {
+		w.gone = append(w.gone, id)
+		w.wroteFact[id] = true
+		delete(w.served, id)
+	}
 	if len(recs) == 0 {
 		return notFound(op, "fact", id)
 	}

@@ -1,0 +1,333 @@
+package neo4j
+
+import (
+	"container/list"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
+)
+
+// writeCache holds, for the write transactions of this Store, the fact
+// chains (Tx.Chains) and the entities of name keys (Tx.EntitiesByKey) they
+// read and wrote, so an ingest batch reads from Neo4j only the chains and
+// names it has not met lately. What it holds of a scope is true at one
+// change number, the scope's head after this Store's last write there: a
+// write transaction, holding the scope's lock, reads the head first
+// (write_lock.cypher), and when the head has moved — another Store wrote
+// to the scope, or a commit whose outcome is unknown — the scope's entries
+// are dropped. This Store's own committed writes are applied to the entries
+// before its next write transaction of the scope starts (writer), so the
+// head it leaves is the head it knows.
+//
+// Recall's hit counts (TouchFacts) take no change number: another Store's
+// hits are not seen here, which costs nothing, as facts are rewritten by
+// the properties that changed (see tx.writeFacts) and no write path decides
+// on a chain's hit counts. This Store's own touches drop the chains touched.
+//
+// Read transactions (View) never use it. A budget of 0 turns it off.
+type writeCache struct {
+	mu     sync.Mutex
+	budget int64 // bytes, estimated
+	size   int64
+	lru    list.List // *cacheEntry, most recently used first
+	scopes map[entity.Scope]*scopeCache
+}
+
+// scopeCache is what the cache holds of one scope.
+type scopeCache struct {
+	// writer is held by this Store's write transaction of the scope from
+	// before its lock statement until its writes are applied here.
+	writer sync.Mutex
+	head   uint64
+	chains map[graph.ChainKey]*list.Element
+	names  map[string]*list.Element
+	// factChain and entityNames are the reverse maps: the chain held that
+	// lists a fact, the name keys held that list an entity.
+	factChain   map[string]graph.ChainKey
+	entityNames map[string][]string
+}
+
+// cacheEntry is one chain (facts by id) or one name key (entities by id,
+// none when no entity has the key).
+type cacheEntry struct {
+	scope    entity.Scope
+	chain    graph.ChainKey
+	name     string
+	isName   bool
+	facts    []entity.Fact
+	entities []entity.Entity
+	size     int64
+}
+
+func newWriteCache(budgetMB int) *writeCache {
+	return &writeCache{budget: int64(budgetMB) << 20, scopes: map[entity.Scope]*scopeCache{}}
+}
+
+func (c *writeCache) on() bool { return c != nil && c.budget > 0 }
+
+// writer returns the scope's writer lock, to be held around a write
+// transaction.
+func (c *writeCache) writer(scope entity.Scope) *sync.Mutex {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return &c.scope(scope).writer
+}
+
+func (c *writeCache) scope(scope entity.Scope) *scopeCache {
+	sc := c.scopes[scope]
+	if sc == nil {
+		sc = &scopeCache{chains: map[graph.ChainKey]*list.Element{}, names: map[string]*list.Element{},
+			factChain: map[string]graph.ChainKey{}, entityNames: map[string][]string{}}
+		c.scopes[scope] = sc
+	}
+	return sc
+}
+
+// begin checks the scope's entries against head, read under the scope's
+// lock, and drops them when the scope has moved on without this Store.
+func (c *writeCache) begin(scope entity.Scope, head uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sc := c.scope(scope)
+	if sc.head != head {
+		c.dropScope(sc)
+		sc.head = head
+	}
+}
+
+func (c *writeCache) dropScope(sc *scopeCache) {
+	for _, el := range sc.chains {
+		c.remove(sc, el)
+	}
+	for _, el := range sc.names {
+		c.remove(sc, el)
+	}
+}
+
+// remove takes an entry out of the cache and its reverse maps.
+func (c *writeCache) remove(sc *scopeCache, el *list.Element) {
+	e := c.lru.Remove(el).(*cacheEntry)
+	c.size -= e.size
+	if e.isName {
+		delete(sc.names, e.name)
+		for _, en := range e.entities {
+			ks := slices.DeleteFunc(sc.entityNames[en.ID], func(k string) bool { return k == e.name })
+			if len(ks) == 0 {
+				delete(sc.entityNames, en.ID)
+			} else {
+				sc.entityNames[en.ID] = ks
+			}
+		}
+		return
+	}
+	delete(sc.chains, e.chain)
+	for _, f := range e.facts {
+		if sc.factChain[f.ID] == e.chain {
+			delete(sc.factChain, f.ID)
+		}
+	}
+}
+
+// add puts an entry in (replacing one of the same key), then evicts.
+func (c *writeCache) add(sc *scopeCache, e *cacheEntry) {
+	if e.isName {
+		if el, ok := sc.names[e.name]; ok {
+			c.remove(sc, el)
+		}
+		e.size = 64 + int64(len(e.name))
+		for _, en := range e.entities {
+			e.size += entitySize(&en)
+			sc.entityNames[en.ID] = append(sc.entityNames[en.ID], e.name)
+		}
+		sc.names[e.name] = c.lru.PushFront(e)
+	} else {
+		if el, ok := sc.chains[e.chain]; ok {
+			c.remove(sc, el)
+		}
+		e.size = 64 + int64(len(e.chain.SubjectID)+len(e.chain.Predicate))
+		for i := range e.facts {
+			e.size += factSize(&e.facts[i])
+			sc.factChain[e.facts[i].ID] = e.chain
+		}
+		sc.chains[e.chain] = c.lru.PushFront(e)
+	}
+	c.size += e.size
+	c.evict()
+}
+
+// evict removes the least recently used entries while over the budget.
+func (c *writeCache) evict() {
+	for c.size > c.budget && c.lru.Len() > 0 {
+		old := c.lru.Back()
+		c.remove(c.scopes[old.Value.(*cacheEntry).scope], old)
+	}
+}
+
+// chain returns copies of a chain held (the facts a transaction wrote
+// left out) and whether it is held, noting the facts in w.served.
+func (c *writeCache) chain(scope entity.Scope, k graph.ChainKey, w *txCache) ([]entity.Fact, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.scope(scope).chains[k]
+	if !ok {
+		return nil, false
+	}
+	c.lru.MoveToFront(el)
+	held := el.Value.(*cacheEntry).facts
+	out := make([]entity.Fact, 0, len(held))
+	for i := range held {
+		if w.wroteFact[held[i].ID] {
+			continue // moved to another chain by this transaction
+		}
+		// A fact held is replaced whole, its slices never changed in
+		// place, so the shallow copy stays as stored.
+		w.served[held[i].ID] = held[i]
+		out = append(out, held[i].Clone())
+	}
+	return out, true
+}
+
+// name returns copies of the entities of a name key held, and whether it
+// is held.
+func (c *writeCache) name(scope entity.Scope, key string) ([]entity.Entity, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.scope(scope).names[key]
+	if !ok {
+		return nil, false
+	}
+	c.lru.MoveToFront(el)
+	held := el.Value.(*cacheEntry).entities
+	out := make([]entity.Entity, len(held))
+	for i := range held {
+		out[i] = held[i].Clone()
+	}
+	return out, true
+}
+
+// txCache is what one write transaction read from the store and wrote,
+// applied to the cache when it has committed (commit).
+type txCache struct {
+	// chains and names read from the store before the transaction wrote
+	// to them: the scope's state at its head.
+	chains map[graph.ChainKey][]entity.Fact
+	names  map[string][]entity.Entity
+	// served are the facts Chains answered from the cache, as stored.
+	served map[string]entity.Fact
+	// wroteChain and wroteFact: the chains and facts PutFacts was given.
+	wroteChain map[graph.ChainKey]bool
+	wroteFact  map[string]bool
+	// facts are the facts written, as the store holds them now, in order.
+	facts []entity.Fact
+	// gone are the facts deleted or touched: their chains are dropped.
+	gone []string
+	// entities are the ids and new name keys of the entities written or
+	// deleted: the name keys listing them, and their new keys, are dropped.
+	entities      []string
+	entityKeys    []string
+	wroteEntities bool
+}
+
+func newTxCache() *txCache {
+	return &txCache{chains: map[graph.ChainKey][]entity.Fact{}, names: map[string][]entity.Entity{},
+		served: map[string]entity.Fact{}, wroteChain: map[graph.ChainKey]bool{}, wroteFact: map[string]bool{}}
+}
+
+// commit applies a committed write transaction that started at head start
+// and left the scope at head end.
+func (c *writeCache) commit(scope entity.Scope, start, end uint64, w *txCache) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sc := c.scope(scope)
+	if sc.head != start {
+		c.dropScope(sc)
+		sc.head = end
+		return
+	}
+	sc.head = end
+	for k, fs := range w.chains {
+		c.add(sc, &cacheEntry{scope: scope, chain: k, facts: fs})
+	}
+	for n, es := range w.names {
+		c.add(sc, &cacheEntry{scope: scope, name: n, isName: true, entities: es})
+	}
+	for _, id := range w.gone {
+		if k, ok := sc.factChain[id]; ok {
+			c.remove(sc, sc.chains[k])
+		}
+	}
+	for i := range w.facts {
+		f := &w.facts[i]
+		k := graph.ChainKey{SubjectID: f.SubjectID, Predicate: f.Predicate}
+		if was, ok := sc.factChain[f.ID]; ok && was != k {
+			// Moved to another chain: the one it left is dropped.
+			c.remove(sc, sc.chains[was])
+		}
+		el, ok := sc.chains[k]
+		if !ok {
+			continue
+		}
+		e := el.Value.(*cacheEntry)
+		i, found := slices.BinarySearchFunc(e.facts, f.ID, func(g entity.Fact, id string) int { return strings.Compare(g.ID, id) })
+		if found {
+			c.size -= factSize(&e.facts[i])
+			e.facts[i] = *f
+		} else {
+			e.facts = slices.Insert(e.facts, i, *f)
+		}
+		grow := factSize(f)
+		e.size += grow
+		c.size += grow
+		sc.factChain[f.ID] = k
+	}
+	for _, id := range w.entities {
+		for _, n := range slices.Clone(sc.entityNames[id]) {
+			c.remove(sc, sc.names[n])
+		}
+	}
+	for _, n := range w.entityKeys {
+		if el, ok := sc.names[n]; ok {
+			c.remove(sc, el)
+		}
+	}
+	c.evict()
+}
+
+// clear drops everything (Wipe).
+func (c *writeCache) clear() {
+	if !c.on() {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, sc := range c.scopes {
+		c.dropScope(sc)
+		sc.head = 0
+	}
+}
+
+// factSize estimates the bytes a fact held takes.
+func factSize(f *entity.Fact) int64 {
+	n := 580 + len(f.ID) + len(f.SubjectID) + len(f.Subject) + len(f.Predicate) + len(f.ObjectID) + len(f.Object) +
+		len(f.Value) + len(f.Text) + len(f.Supersedes) + len(f.SupersededBy) + 160*len(f.Claims) + 200*len(f.Revisions) +
+		64*len(f.Attributes)
+	for _, s := range f.EpisodeIDs {
+		n += 16 + len(s)
+	}
+	for _, s := range f.Conflicts {
+		n += 16 + len(s)
+	}
+	return int64(n)
+}
+
+// entitySize estimates the bytes an entity held takes.
+func entitySize(e *entity.Entity) int64 {
+	n := 200 + len(e.ID) + len(e.Name) + len(e.Type) + len(e.Summary) + 64*len(e.Attributes)
+	for _, a := range e.Aliases {
+		n += 16 + len(a)
+	}
+	return int64(n)
+}

@@ -1,0 +1,55 @@
+package neo4j
+
+import (
+	"fmt"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
+)
+
+// TestWriteCacheSize checks the write cache's estimate of the memory it
+// holds against the Go heap it takes, for facts shaped as ingestion
+// writes them (decoded as a read decodes them), so its budget in MiB is
+// about what it costs.
+func TestWriteCacheSize(t *testing.T) {
+	at := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	fact := func(i int) entity.Fact {
+		to := at.Add(time.Hour)
+		f := entity.Fact{ID: fmt.Sprintf("01J%023d", i), SubjectID: fmt.Sprintf("01K%023d", i/4),
+			Subject: fmt.Sprintf("Person %05d", i/4), Predicate: "works_at", ObjectID: fmt.Sprintf("01L%023d", i%500),
+			Object: fmt.Sprintf("Org %04d", i%500), Text: fmt.Sprintf("Person %05d works at Org %04d", i/4, i%500),
+			ValidFrom: at, ValidTo: &to, RecordedAt: at, UpdatedAt: at, SourceKind: entity.UserExplicit, Confidence: 1,
+			Importance: 5, SupersededBy: fmt.Sprintf("01J%023d", i+1),
+			Claims:    []entity.Claim{{From: at, SourceKind: entity.UserExplicit, Confidence: 1, RecordedAt: at, Said: at}},
+			Revisions: []entity.Revision{{Until: at, ValidFrom: at}},
+		}
+		p, err := factProps(&f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p["seq"] = int64(i)
+		if f, err = decodeFact("s", p); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	c := newWriteCache(1 << 10)
+	sc := c.scope("s")
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := 0; i < 40000; i += 4 {
+		fs := []entity.Fact{fact(i), fact(i + 1), fact(i + 2), fact(i + 3)}
+		c.add(sc, &cacheEntry{scope: "s", chain: graph.ChainKey{SubjectID: fs[0].SubjectID, Predicate: "works_at"}, facts: fs})
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	heap := float64(after.HeapAlloc) - float64(before.HeapAlloc)
+	if r := float64(c.size) / heap; r < 0.75 || r > 1.33 {
+		t.Errorf("estimated %d bytes, the heap grew by %.0f (%.2f)", c.size, heap, r)
+	}
+	runtime.KeepAlive(c)
+}
