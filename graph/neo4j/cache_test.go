@@ -1,8 +1,10 @@
 package neo4j_test
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -177,5 +179,63 @@ func TestWriteCache(t *testing.T) {
 	}
 	if len(names["alice"]) != 2 {
 		t.Errorf("alice after another Store wrote: %v", names["alice"])
+	}
+}
+
+// TestWriteCacheReplicas has two Stores (replicas, each with its own write
+// cache) add to one chain at once, each write reading the chain first and
+// numbering its fact by the chain's length: a write that read a chain
+// without the other replica's last fact would reuse a number, and the
+// chain would end shorter.
+func TestWriteCacheReplicas(t *testing.T) {
+	a := mustOpenClosing(t)
+	b, err := neo4j.Open(ctx, config(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	const scope, writers, each = "s", 3, 10
+	k := graph.ChainKey{SubjectID: "e1", Predicate: "count"}
+	add := func(s *neo4j.Store) error {
+		return s.Update(ctx, scope, func(tx graph.Tx) error {
+			chains, err := tx.Chains([]graph.ChainKey{k})
+			if err != nil {
+				return err
+			}
+			n := len(chains[k])
+			return tx.PutFacts([]entity.Fact{{ID: fmt.Sprintf("f%03d", n), Scope: scope, SubjectID: k.SubjectID,
+				Predicate: k.Predicate, Value: fmt.Sprint(n), Text: fmt.Sprintf("count %d", n), ValidFrom: t0, RecordedAt: t0,
+				UpdatedAt: t0, Confidence: 1}})
+		})
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 2*writers*each)
+	for _, s := range []*neo4j.Store{a, b} {
+		for range writers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range each {
+					if err := add(s); err != nil {
+						errs <- err
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	err = a.View(ctx, scope, func(tx graph.Tx) error {
+		chains, err := tx.Chains([]graph.ChainKey{k})
+		if got := len(chains[k]); err == nil && got != 2*writers*each {
+			t.Errorf("chain of %d facts after %d writes", got, 2*writers*each)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
