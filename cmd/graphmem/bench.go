@@ -32,6 +32,11 @@ type storeRun struct {
 	// Facts ingested, and raw-written, into a scope of their own before
 	// anything is timed (Neo4j only; see rawBaseline).
 	WarmUpFacts int `json:"warm_up_facts,omitempty"`
+	// The share of the chains and name keys the timed ingest asked for
+	// that its store's write cache held, and the cache's size after it
+	// (Neo4j only; see writeCacheStats).
+	WriteCacheHitRatio float64 `json:"write_cache_hit_ratio,omitempty"`
+	WriteCacheMB       float64 `json:"write_cache_mb,omitempty"`
 	// The same facts ingested into several scopes, one after the other and
 	// all at once.
 	Scopes                  int                `json:"scopes,omitempty"`
@@ -213,8 +218,20 @@ func benchStore(ctx context.Context, cfg Config, work []memory.FactInput, batch,
 		}
 		run.WarmUpFacts = warmUp
 	}
+	cache, cached := store.(writeCacheStats)
+	var hits, misses uint64
+	if cached {
+		hits, misses, _ = cache.WriteCacheStats()
+	}
 	if run.IngestFactsPerSec, err = bench.Ingest(ctx, svc, scope, work, batch); err != nil {
 		return run, err
+	}
+	if cached {
+		h, m, bytes := cache.WriteCacheStats()
+		if asked := (h - hits) + (m - misses); asked > 0 {
+			run.WriteCacheHitRatio = float64(h-hits) / float64(asked)
+		}
+		run.WriteCacheMB = float64(bytes) / (1 << 20)
 	}
 	if isNeo4j {
 		if run.RawNeo4jFactsPerSec, err = raw.RawFactsPerSec(ctx, scope, len(work), batch); err != nil {
@@ -236,6 +253,12 @@ func benchStore(ctx context.Context, cfg Config, work []memory.FactInput, batch,
 // same writes (graph/neo4j: RawFactsPerSec).
 type rawBaseline interface {
 	RawFactsPerSec(ctx context.Context, scope string, n, batch int) (float64, error)
+}
+
+// writeCacheStats is a store with a write cache (graph/neo4j:
+// WriteCacheStats).
+type writeCacheStats interface {
+	WriteCacheStats() (hits, misses uint64, bytes int64)
 }
 
 // maxScopeFacts bounds the facts of each scope in the scopes part of the
@@ -296,6 +319,8 @@ func printBench(w io.Writer, r *benchReport) {
 		row("  baseline: raw neo4j facts/s", func(s storeRun) float64 { return s.RawNeo4jFactsPerSec }, "%.0f")
 		row("  ratio to raw neo4j", func(s storeRun) float64 { return s.IngestRatioRawNeo4j }, "%.2f")
 		row("  after a warm-up of (facts, untimed)", func(s storeRun) float64 { return float64(s.WarmUpFacts) }, "%.0f")
+		row("  write cache hit ratio", func(s storeRun) float64 { return s.WriteCacheHitRatio }, "%.2f")
+		row("  write cache MB (estimated)", func(s storeRun) float64 { return s.WriteCacheMB }, "%.0f")
 	}
 	if r.Scopes > 0 {
 		row(fmt.Sprintf("ingest %d scopes at once facts/s", r.Scopes), func(s storeRun) float64 { return s.ScopesAtOnceFactsPerSec }, "%.0f")

@@ -34,6 +34,8 @@ type writeCache struct {
 	size   int64
 	lru    list.List // *cacheEntry, most recently used first
 	scopes map[entity.Scope]*scopeCache
+	// hits and misses count the chains and name keys asked for.
+	hits, misses uint64
 }
 
 // scopeCache is what the cache holds of one scope.
@@ -172,7 +174,7 @@ func (c *writeCache) chain(scope entity.Scope, k graph.ChainKey, w *txCache) ([]
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.scope(scope).chains[k]
-	if !ok {
+	if !c.count(ok) {
 		return nil, false
 	}
 	c.lru.MoveToFront(el)
@@ -190,13 +192,33 @@ func (c *writeCache) chain(scope entity.Scope, k graph.ChainKey, w *txCache) ([]
 	return out, true
 }
 
+// count counts a hit or a miss and returns hit.
+func (c *writeCache) count(hit bool) bool {
+	if hit {
+		c.hits++
+	} else {
+		c.misses++
+	}
+	return hit
+}
+
+// stats returns the hits and misses so far and the bytes held (estimated).
+func (c *writeCache) stats() (hits, misses uint64, bytes int64) {
+	if !c.on() {
+		return 0, 0, 0
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.hits, c.misses, c.size
+}
+
 // name returns copies of the entities of a name key held, and whether it
 // is held.
 func (c *writeCache) name(scope entity.Scope, key string) ([]entity.Entity, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.scope(scope).names[key]
-	if !ok {
+	if !c.count(ok) {
 		return nil, false
 	}
 	c.lru.MoveToFront(el)

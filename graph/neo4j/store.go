@@ -603,6 +603,11 @@ func (s *Store) Close() error {
 	return translate("neo4j.Close", s.driver.Close(context.Background()))
 }
 
+// WriteCacheStats returns how many chains and name keys write transactions
+// asked for were in the write cache and how many were read from Neo4j,
+// and the bytes the cache holds (estimated); zeros when it is off.
+func (s *Store) WriteCacheStats() (hits, misses uint64, bytes int64) { return s.cache.stats() }
+
 // Wipe deletes every node — every record of every scope, and the change
 // counter, which starts again from zero; the schema stays. For tests: Community edition has a
 // single user database, so a test gets a fresh store by wiping it.
