@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/graphmem/graphmem/api"
 	"github.com/graphmem/graphmem/graph"
 )
@@ -27,6 +29,23 @@ func TestFollowersLag(t *testing.T) {
 	lag = graph.Lag{Changes: 7, Seconds: 0.25}
 	body := serve(s, "GET", "/metrics", nil).Body.String()
 	for _, want := range []string{"graphmem_search_index_lag_changes 7\n", "graphmem_search_index_lag_seconds 0.25\n"} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+}
+
+// TestWriteCacheMetrics: /metrics has the write cache's hits, misses and
+// size, read when asked.
+func TestWriteCacheMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	s := MustServer(t, api.Options{Registry: reg})
+	hits := uint64(3)
+	api.RegisterWriteCache(reg, func() (uint64, uint64, int64) { return hits, 5, 1 << 20 })
+	hits = 40
+	body := serve(s, "GET", "/metrics", nil).Body.String()
+	for _, want := range []string{"graphmem_neo4j_write_cache_hits_total 40\n", "graphmem_neo4j_write_cache_misses_total 5\n",
+		"graphmem_neo4j_write_cache_bytes 1.048576e+06\n"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q", want)
 		}

@@ -60,6 +60,24 @@ func registerLags(reg prometheus.Registerer, followers map[string]func() graph.L
 	}
 }
 
+// RegisterWriteCache registers what a store's write cache (graph/neo4j)
+// reports, read at every scrape: the chains and name keys write
+// transactions found in it and read from the store, and its size.
+func RegisterWriteCache(reg prometheus.Registerer, stats func() (hits, misses uint64, bytes int64)) {
+	register(reg, prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "graphmem_neo4j_write_cache_hits_total",
+		Help: "Fact chains and name keys that write transactions found in the Neo4j write cache.",
+	}, func() float64 { h, _, _ := stats(); return float64(h) }))
+	register(reg, prometheus.NewCounterFunc(prometheus.CounterOpts{
+		Name: "graphmem_neo4j_write_cache_misses_total",
+		Help: "Fact chains and name keys that write transactions read from Neo4j, not held by the write cache.",
+	}, func() float64 { _, m, _ := stats(); return float64(m) }))
+	register(reg, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+		Name: "graphmem_neo4j_write_cache_bytes",
+		Help: "Bytes the Neo4j write cache holds, as it estimates them (GRAPHMEM_NEO4J_WRITE_CACHE_MB bounds it).",
+	}, func() float64 { _, _, b := stats(); return float64(b) }))
+}
+
 // register registers c, or returns the equal collector already registered
 // (two servers may share a registry, e.g. in tests).
 func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
