@@ -305,9 +305,11 @@ func (t *tx) EntitiesByKey(keys []string) (map[string][]entity.Entity, error) {
 		}
 		asked[n] = append(asked[n], k)
 	}
-	// Keys held by the Store's write cache are answered from it, unless
-	// the transaction has written entities.
-	if w := t.cached; w != nil && !w.wroteEntities {
+	// Keys held by the Store's write cache are answered from it, and
+	// those read are noted for it, unless the transaction has written
+	// entities.
+	cacheNames := t.cached != nil && !t.cached.wroteEntities
+	if cacheNames {
 		missing := norms[:0:0]
 		for _, n := range norms {
 			es, ok := t.store.cache.name(t.scope, n)
@@ -329,7 +331,7 @@ func (t *tx) EntitiesByKey(keys []string) (map[string][]entity.Entity, error) {
 		return nil, err
 	}
 	var found map[string][]entity.Entity
-	if w := t.cached; w != nil && !w.wroteEntities {
+	if cacheNames {
 		found = make(map[string][]entity.Entity, len(norms))
 		for _, n := range norms {
 			found[n] = nil
@@ -802,14 +804,11 @@ func (t *tx) storedProps(id string) (map[string]any, bool) {
 }
 
 func (t *tx) known(id string) bool {
-	if _, ok := t.stored[id]; ok {
-		return true
+	_, ok := t.stored[id]
+	if !ok && t.cached != nil {
+		_, ok = t.cached.served[id]
 	}
-	if t.cached != nil {
-		_, ok := t.cached.served[id]
-		return ok
-	}
-	return false
+	return ok
 }
 
 // checkFact applies the domain rules (entity.Fact.Validate) with field
