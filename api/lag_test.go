@@ -41,10 +41,13 @@ func TestWriteCacheMetrics(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	s := MustServer(t, api.Options{Registry: reg})
 	hits := uint64(3)
-	api.RegisterWriteCache(reg, func() (uint64, uint64, int64) { return hits, 5, 1 << 20 })
+	api.RegisterWriteCache(reg, func() graph.CacheStats {
+		return graph.CacheStats{WriteHits: hits, WriteMisses: 5, ReadHits: 7, ReadMisses: 2, Bytes: 1 << 20}
+	})
 	hits = 40
 	body := serve(s, "GET", "/metrics", nil).Body.String()
 	for _, want := range []string{"graphmem_neo4j_write_cache_hits_total 40\n", "graphmem_neo4j_write_cache_misses_total 5\n",
+		"graphmem_neo4j_write_cache_read_hits_total 7\n", "graphmem_neo4j_write_cache_read_misses_total 2\n",
 		"graphmem_neo4j_write_cache_bytes 1.048576e+06\n"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("/metrics lacks %q", want)

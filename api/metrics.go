@@ -62,20 +62,26 @@ func registerLags(reg prometheus.Registerer, followers map[string]func() graph.L
 
 // RegisterWriteCache registers what a store's write cache (graph/neo4j)
 // reports, read at every scrape: the chains and name keys write
-// transactions found in it and read from the store, and its size.
-func RegisterWriteCache(reg prometheus.Registerer, stats func() (hits, misses uint64, bytes int64)) {
-	register(reg, prometheus.NewCounterFunc(prometheus.CounterOpts{
-		Name: "graphmem_neo4j_write_cache_hits_total",
-		Help: "Fact chains and name keys that write transactions found in the Neo4j write cache.",
-	}, func() float64 { h, _, _ := stats(); return float64(h) }))
-	register(reg, prometheus.NewCounterFunc(prometheus.CounterOpts{
-		Name: "graphmem_neo4j_write_cache_misses_total",
-		Help: "Fact chains and name keys that write transactions read from Neo4j, not held by the write cache.",
-	}, func() float64 { _, m, _ := stats(); return float64(m) }))
+// transactions found in it and read from the store, the facts around
+// entities and name keys reads found in it and read from the store, and
+// its size.
+func RegisterWriteCache(reg prometheus.Registerer, stats func() graph.CacheStats) {
+	counter := func(name, help string, v func(graph.CacheStats) uint64) {
+		register(reg, prometheus.NewCounterFunc(prometheus.CounterOpts{Name: "graphmem_neo4j_write_cache_" + name, Help: help},
+			func() float64 { return float64(v(stats())) }))
+	}
+	counter("hits_total", "Fact chains and name keys that write transactions found in the Neo4j write cache.",
+		func(s graph.CacheStats) uint64 { return s.WriteHits })
+	counter("misses_total", "Fact chains and name keys that write transactions read from Neo4j, not held by the write cache.",
+		func(s graph.CacheStats) uint64 { return s.WriteMisses })
+	counter("read_hits_total", "Entities' facts around and name keys that reads (recall) found in the Neo4j write cache.",
+		func(s graph.CacheStats) uint64 { return s.ReadHits })
+	counter("read_misses_total", "Entities' facts around and name keys that reads (recall) read from Neo4j, not held by the write cache.",
+		func(s graph.CacheStats) uint64 { return s.ReadMisses })
 	register(reg, prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 		Name: "graphmem_neo4j_write_cache_bytes",
 		Help: "Bytes the Neo4j write cache holds, as it estimates them (GRAPHMEM_NEO4J_WRITE_CACHE_MB bounds it).",
-	}, func() float64 { _, _, b := stats(); return float64(b) }))
+	}, func() float64 { return float64(stats().Bytes) }))
 }
 
 // register registers c, or returns the equal collector already registered

@@ -127,3 +127,13 @@ func (m *LagMeter) Lag(position func(entity.Scope) uint64, now time.Time) Lag {
 	}
 	return l
 }
+
+// CacheStats is what a store's cache of records (graph/neo4j) reports:
+// what write transactions (fact chains, name keys) and reads (the facts
+// around entities, name keys) found in it or read from the store, and the
+// bytes it holds, as it estimates them.
+type CacheStats struct {
+	WriteHits, WriteMisses uint64
+	ReadHits, ReadMisses   uint64
+	Bytes                  int64
+}

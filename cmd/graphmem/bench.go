@@ -18,6 +18,7 @@ import (
 	"github.com/graphmem/graphmem/bench"
 	"github.com/graphmem/graphmem/embed"
 	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/ontology"
 )
@@ -37,6 +38,10 @@ type storeRun struct {
 	// (Neo4j only; see writeCacheStats).
 	WriteCacheHitRatio float64 `json:"write_cache_hit_ratio,omitempty"`
 	WriteCacheMB       float64 `json:"write_cache_mb,omitempty"`
+	// ReadCacheHitRatio: the share of the facts around entities and name
+	// keys recall's reads asked for that the write cache answered, over
+	// the timed search and context requests.
+	ReadCacheHitRatio float64 `json:"read_cache_hit_ratio,omitempty"`
 	// The same facts ingested into several scopes, one after the other and
 	// all at once.
 	Scopes                  int                `json:"scopes,omitempty"`
@@ -218,20 +223,19 @@ func benchStore(ctx context.Context, cfg Config, work []memory.FactInput, batch,
 		}
 		run.WarmUpFacts = warmUp
 	}
-	cache, cached := store.(writeCacheStats)
-	var hits, misses uint64
+	cache, cached := store.(cacheStats)
+	var before graph.CacheStats
 	if cached {
-		hits, misses, _ = cache.WriteCacheStats()
+		before = cache.CacheStats()
 	}
 	if run.IngestFactsPerSec, err = bench.Ingest(ctx, svc, scope, work, batch); err != nil {
 		return run, err
 	}
 	if cached {
-		h, m, bytes := cache.WriteCacheStats()
-		if asked := (h - hits) + (m - misses); asked > 0 {
-			run.WriteCacheHitRatio = float64(h-hits) / float64(asked)
-		}
-		run.WriteCacheMB = float64(bytes) / (1 << 20)
+		after := cache.CacheStats()
+		run.WriteCacheHitRatio = hitRatio(after.WriteHits-before.WriteHits, after.WriteMisses-before.WriteMisses)
+		run.WriteCacheMB = float64(after.Bytes) / (1 << 20)
+		before = after
 	}
 	if isNeo4j {
 		if run.RawNeo4jFactsPerSec, err = raw.RawFactsPerSec(ctx, scope, len(work), batch); err != nil {
@@ -242,6 +246,10 @@ func benchStore(ctx context.Context, cfg Config, work []memory.FactInput, batch,
 	o.Scope = scope
 	if run.Recall, err = bench.Recall(ctx, store, o); err != nil {
 		return run, err
+	}
+	if cached {
+		after := cache.CacheStats()
+		run.ReadCacheHitRatio = hitRatio(after.ReadHits-before.ReadHits, after.ReadMisses-before.ReadMisses)
 	}
 	if scopes > 0 {
 		err = benchScopes(ctx, svc, &run, scope, scopes, min(len(work)/scopes, maxScopeFacts), batch, seed)
@@ -255,10 +263,17 @@ type rawBaseline interface {
 	RawFactsPerSec(ctx context.Context, scope string, n, batch int) (float64, error)
 }
 
-// writeCacheStats is a store with a write cache (graph/neo4j:
-// WriteCacheStats).
-type writeCacheStats interface {
-	WriteCacheStats() (hits, misses uint64, bytes int64)
+// cacheStats is a store with a cache of records (graph/neo4j: CacheStats).
+type cacheStats interface {
+	CacheStats() graph.CacheStats
+}
+
+// hitRatio is hits over all asked, 0 when nothing was.
+func hitRatio(hits, misses uint64) float64 {
+	if hits+misses == 0 {
+		return 0
+	}
+	return float64(hits) / float64(hits+misses)
 }
 
 // maxScopeFacts bounds the facts of each scope in the scopes part of the
@@ -321,6 +336,7 @@ func printBench(w io.Writer, r *benchReport) {
 		row("  after a warm-up of (facts, untimed)", func(s storeRun) float64 { return float64(s.WarmUpFacts) }, "%.0f")
 		row("  write cache hit ratio", func(s storeRun) float64 { return s.WriteCacheHitRatio }, "%.2f")
 		row("  write cache MB (estimated)", func(s storeRun) float64 { return s.WriteCacheMB }, "%.0f")
+		row("  write cache hit ratio of recall's reads", func(s storeRun) float64 { return s.ReadCacheHitRatio }, "%.2f")
 	}
 	if r.Scopes > 0 {
 		row(fmt.Sprintf("ingest %d scopes at once facts/s", r.Scopes), func(s storeRun) float64 { return s.ScopesAtOnceFactsPerSec }, "%.0f")

@@ -118,8 +118,8 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	m.Registry = prometheus.NewRegistry()
 	m.Registry.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.Store = api.InstrumentStore(m.Registry, store)
-	if c, ok := store.(writeCacheStats); ok {
-		api.RegisterWriteCache(m.Registry, c.WriteCacheStats)
+	if c, ok := store.(cacheStats); ok {
+		api.RegisterWriteCache(m.Registry, c.CacheStats)
 	}
 	m.Service = memory.New(m.Store, onto)
 	if m.Index, m.Recall, err = openRecall(ctx, cfg, m.Service, m.Logger); err != nil {

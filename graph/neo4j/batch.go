@@ -1,6 +1,7 @@
 package neo4j
 
 import (
+	neo "github.com/neo4j/neo4j-go-driver/v5/neo4j"
 	"slices"
 	"time"
 
@@ -31,6 +32,10 @@ func (t *tx) FactsAround(entityIDs []string, a graph.Around) (map[string][]entit
 	if len(ids) == 0 {
 		return out, nil
 	}
+	ids, err := t.aroundCached(ids, a, out)
+	if err != nil || len(ids) == 0 {
+		return out, err
+	}
 	recs, err := t.query(stmtFactsAround, map[string]any{"ids": ids, "limit": cypherLimit(a.Limit),
 		"asOf": nullTime(a.AsOf), "now": nullTime(a.Now), "bare": a.Bare, "hub": int64(a.Hub)})
 	if err != nil {
@@ -45,6 +50,89 @@ func (t *tx) FactsAround(entityIDs []string, a graph.Around) (map[string][]entit
 		out[id] = append(out[id], f)
 	}
 	return out, nil
+}
+
+// aroundCached answers FactsAround for the ids whose facts around the
+// Store's cache holds (a read without claims, see writeCache), reading
+// those of the ids it does not know first (facts_around_all.cypher), and
+// returns the ids left for the store: hubs whose newest facts held do not
+// fill the limit.
+func (t *tx) aroundCached(ids []string, a graph.Around, out map[string][]entity.Fact) ([]string, error) {
+	const op = "neo4j.FactsAround"
+	if !a.Bare {
+		return ids, nil
+	}
+	if use, err := t.cacheView(); !use || err != nil {
+		return ids, err
+	}
+	c, head := t.store.cache, t.view.head
+	var rest, unknown []string
+	answer := func(id string, fs []entity.Fact, partial bool) {
+		got, ok := admitted(fs, a, partial)
+		switch {
+		case !ok:
+			rest = append(rest, id)
+		case len(got) > 0:
+			out[id] = got
+		}
+	}
+	for _, id := range ids {
+		if fs, partial, ok := c.around(t.scope, head, id); ok {
+			answer(id, fs, partial)
+		} else {
+			unknown = append(unknown, id)
+		}
+	}
+	if len(unknown) == 0 {
+		return rest, nil
+	}
+	recs, err := t.query(stmtFactsAroundAll, map[string]any{"ids": unknown, "cap": int64(aroundCap), "over": int64(aroundCap + 1)})
+	if err != nil {
+		return nil, err
+	}
+	found := make(map[string]*neo.Record, len(recs))
+	for _, r := range recs {
+		found[asString(r.Values[0])] = r
+	}
+	for _, id := range unknown {
+		var fs []entity.Fact
+		partial := false
+		if r, ok := found[id]; ok {
+			partial = r.Values[1] != true
+			for _, n := range asList(r.Values[2]) {
+				f, err := t.decodeFact(props(n))
+				if err != nil {
+					return nil, internal(op, err)
+				}
+				fs = append(fs, f)
+			}
+		}
+		slices.SortFunc(fs, func(f, g entity.Fact) int { return newestFirst(f, g.ID) })
+		held := make([]entity.Fact, len(fs))
+		for i := range fs {
+			held[i] = fs[i].Clone()
+		}
+		c.putAround(t.scope, head, id, held, partial)
+		answer(id, fs, partial)
+	}
+	return rest, nil
+}
+
+// admitted is the facts of fs (newest first) that a admits, at most
+// a.Limit of them: FactsAround's answer made from the facts around an
+// entity, and whether it is the answer — always when fs are all of them;
+// when they are only the newest (partial), if the limit is reached.
+func admitted(fs []entity.Fact, a graph.Around, partial bool) ([]entity.Fact, bool) {
+	out := fs[:0]
+	for i := range fs {
+		if a.Limit > 0 && len(out) == a.Limit {
+			return out, true
+		}
+		if a.Admits(&fs[i]) {
+			out = append(out, fs[i])
+		}
+	}
+	return out, !partial || (a.Limit > 0 && len(out) == a.Limit)
 }
 
 // nullTime is a time parameter, or null for the zero time.

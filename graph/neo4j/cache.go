@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph"
@@ -27,15 +28,28 @@ import (
 // the properties that changed (see tx.writeFacts) and no write path decides
 // on a chain's hit counts. This Store's own touches drop the chains touched.
 //
-// Read transactions (View) never use it. A budget of 0 turns it off.
+// Reads (View) use it too, for the facts around entities (Tx.FactsAround
+// without claims: all of an entity's facts, or of a hub its aroundCap
+// newest, filtered and limited in Go) and for name keys. A read checks
+// the entries against the scope's head, read once per read
+// (scope_head.cypher), holds what it read only if the head has not moved
+// since, and passes the cache by while a write transaction of this Store
+// is open in the scope. This Store's writes drop the facts around the
+// subjects and objects (old and new) of the facts they write, and all of
+// them on a deletion; its touches are counted on the facts held, as the
+// store counts them. Another Store's hits are seen once the scope's head
+// moves. A budget of 0 turns it off.
 type writeCache struct {
 	mu     sync.Mutex
 	budget int64 // bytes, estimated
 	size   int64
 	lru    list.List // *cacheEntry, most recently used first
 	scopes map[entity.Scope]*scopeCache
-	// hits and misses count the chains and name keys asked for.
-	hits, misses uint64
+	// hits and misses count the chains and name keys write transactions
+	// asked for; readHits and readMisses the facts around entities and the
+	// name keys reads asked for.
+	hits, misses         uint64
+	readHits, readMisses uint64
 }
 
 // scopeCache is what the cache holds of one scope.
@@ -44,25 +58,51 @@ type scopeCache struct {
 	// before its lock statement until its writes are applied here.
 	writer sync.Mutex
 	head   uint64
-	chains map[graph.ChainKey]*list.Element
-	names  map[string]*list.Element
-	// factChain and entityNames are the reverse maps: the chain held that
-	// lists a fact, the name keys held that list an entity.
+	// writing: a write transaction of this Store is between begin and
+	// commit (or abort); reads neither use nor fill the scope's entries
+	// meanwhile, as the head they read may be one the cache has not
+	// caught up with yet.
+	writing bool
+	chains  map[graph.ChainKey]*list.Element
+	names   map[string]*list.Element
+	around  map[string]*list.Element
+	// factChain, entityNames and factAround are the reverse maps: the
+	// chain held that lists a fact, the name keys held that list an
+	// entity, the entities whose facts around held list a fact.
 	factChain   map[string]graph.ChainKey
 	entityNames map[string][]string
+	factAround  map[string][]string
 }
 
-// cacheEntry is one chain (facts by id) or one name key (entities by id,
-// none when no entity has the key).
+// cacheEntry is one chain (facts by id), one name key (entities by id,
+// none when no entity has the key) or the facts around one entity.
 type cacheEntry struct {
 	scope    entity.Scope
+	kind     entryKind
 	chain    graph.ChainKey
-	name     string
-	isName   bool
+	name     string // a name key, or the entity of facts around
 	facts    []entity.Fact
 	entities []entity.Entity
-	size     int64
+	// partial: the entity has more than aroundCap facts around it, and
+	// facts holds the aroundCap newest.
+	partial bool
+	size    int64
 }
+
+type entryKind uint8
+
+const (
+	chainEntry entryKind = iota
+	nameEntry
+	// aroundEntry: every fact whose subject or object the entity is,
+	// without claims and revisions, newest (highest id) first.
+	aroundEntry
+)
+
+// aroundCap bounds the facts around an entity the cache holds: of an
+// entity with more (a hub), the newest, which answer a read whose limit
+// they fill; another read goes to the store.
+const aroundCap = 256
 
 func newWriteCache(budgetMB int) *writeCache {
 	return &writeCache{budget: int64(budgetMB) << 20, scopes: map[entity.Scope]*scopeCache{}}
@@ -82,7 +122,8 @@ func (c *writeCache) scope(scope entity.Scope) *scopeCache {
 	sc := c.scopes[scope]
 	if sc == nil {
 		sc = &scopeCache{chains: map[graph.ChainKey]*list.Element{}, names: map[string]*list.Element{},
-			factChain: map[string]graph.ChainKey{}, entityNames: map[string][]string{}}
+			around: map[string]*list.Element{}, factChain: map[string]graph.ChainKey{},
+			entityNames: map[string][]string{}, factAround: map[string][]string{}}
 		c.scopes[scope] = sc
 	}
 	return sc
@@ -94,10 +135,19 @@ func (c *writeCache) begin(scope entity.Scope, head uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	sc := c.scope(scope)
+	sc.writing = true
 	if sc.head != head {
 		c.dropScope(sc)
 		sc.head = head
 	}
+}
+
+// abort ends a write transaction that did not commit, or whose outcome is
+// unknown: the next transaction's head tells (begin, view).
+func (c *writeCache) abort(scope entity.Scope) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.scope(scope).writing = false
 }
 
 func (c *writeCache) dropScope(sc *scopeCache) {
@@ -107,21 +157,30 @@ func (c *writeCache) dropScope(sc *scopeCache) {
 	for _, el := range sc.names {
 		c.remove(sc, el)
 	}
+	c.dropAround(sc)
+}
+
+func (c *writeCache) dropAround(sc *scopeCache) {
+	for _, el := range sc.around {
+		c.remove(sc, el)
+	}
 }
 
 // remove takes an entry out of the cache and its reverse maps.
 func (c *writeCache) remove(sc *scopeCache, el *list.Element) {
 	e := c.lru.Remove(el).(*cacheEntry)
 	c.size -= e.size
-	if e.isName {
+	switch e.kind {
+	case aroundEntry:
+		delete(sc.around, e.name)
+		for _, f := range e.facts {
+			unlist(sc.factAround, f.ID, e.name)
+		}
+		return
+	case nameEntry:
 		delete(sc.names, e.name)
 		for _, en := range e.entities {
-			ks := slices.DeleteFunc(sc.entityNames[en.ID], func(k string) bool { return k == e.name })
-			if len(ks) == 0 {
-				delete(sc.entityNames, en.ID)
-			} else {
-				sc.entityNames[en.ID] = ks
-			}
+			unlist(sc.entityNames, en.ID, e.name)
 		}
 		return
 	}
@@ -133,9 +192,29 @@ func (c *writeCache) remove(sc *scopeCache, el *list.Element) {
 	}
 }
 
+// unlist takes name out of the reverse map's list for key.
+func unlist(m map[string][]string, key, name string) {
+	if l := slices.DeleteFunc(m[key], func(n string) bool { return n == name }); len(l) > 0 {
+		m[key] = l
+	} else {
+		delete(m, key)
+	}
+}
+
 // add puts an entry in (replacing one of the same key), then evicts.
 func (c *writeCache) add(sc *scopeCache, e *cacheEntry) {
-	if e.isName {
+	switch e.kind {
+	case aroundEntry:
+		if el, ok := sc.around[e.name]; ok {
+			c.remove(sc, el)
+		}
+		e.size = 64 + int64(len(e.name))
+		for i := range e.facts {
+			e.size += factSize(&e.facts[i])
+			sc.factAround[e.facts[i].ID] = append(sc.factAround[e.facts[i].ID], e.name)
+		}
+		sc.around[e.name] = c.lru.PushFront(e)
+	case nameEntry:
 		if el, ok := sc.names[e.name]; ok {
 			c.remove(sc, el)
 		}
@@ -145,7 +224,7 @@ func (c *writeCache) add(sc *scopeCache, e *cacheEntry) {
 			sc.entityNames[en.ID] = append(sc.entityNames[en.ID], e.name)
 		}
 		sc.names[e.name] = c.lru.PushFront(e)
-	} else {
+	default:
 		if el, ok := sc.chains[e.chain]; ok {
 			c.remove(sc, el)
 		}
@@ -203,13 +282,13 @@ func (c *writeCache) count(hit bool) bool {
 }
 
 // stats returns the hits and misses so far and the bytes held (estimated).
-func (c *writeCache) stats() (hits, misses uint64, bytes int64) {
+func (c *writeCache) stats() graph.CacheStats {
 	if !c.on() {
-		return 0, 0, 0
+		return graph.CacheStats{}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.hits, c.misses, c.size
+	return graph.CacheStats{WriteHits: c.hits, WriteMisses: c.misses, ReadHits: c.readHits, ReadMisses: c.readMisses, Bytes: c.size}
 }
 
 // name returns copies of the entities of a name key held, and whether it
@@ -222,12 +301,7 @@ func (c *writeCache) name(scope entity.Scope, key string) ([]entity.Entity, bool
 		return nil, false
 	}
 	c.lru.MoveToFront(el)
-	held := el.Value.(*cacheEntry).entities
-	out := make([]entity.Entity, len(held))
-	for i := range held {
-		out[i] = held[i].Clone()
-	}
-	return out, true
+	return cloneEntities(el.Value.(*cacheEntry).entities), true
 }
 
 // txCache is what one write transaction read from the store and wrote,
@@ -246,6 +320,14 @@ type txCache struct {
 	facts []entity.Fact
 	// gone are the facts deleted or touched: their chains are dropped.
 	gone []string
+	// touched are the hits counted (TouchFacts), applied to the facts
+	// around entities held as the store applied them.
+	touched map[string]time.Time
+	// linked are the entities whose facts around changed: the subjects
+	// and objects, old and new, of the facts written. dropAround: the
+	// transaction deleted a fact or an entity, all facts around go.
+	linked     []string
+	dropAround bool
 	// entities are the ids and new name keys of the entities written or
 	// deleted: the name keys listing them, and their new keys, are dropped.
 	entities      []string
@@ -264,17 +346,34 @@ func (c *writeCache) commit(scope entity.Scope, start, end uint64, w *txCache) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	sc := c.scope(scope)
+	sc.writing = false
 	if sc.head != start {
 		c.dropScope(sc)
 		sc.head = end
 		return
 	}
 	sc.head = end
+	if w.dropAround {
+		c.dropAround(sc)
+	}
+	for _, id := range w.linked {
+		if el, ok := sc.around[id]; ok {
+			c.remove(sc, el)
+		}
+	}
+	for id, at := range w.touched {
+		for _, eid := range sc.factAround[id] {
+			e := sc.around[eid].Value.(*cacheEntry)
+			if i, ok := slices.BinarySearchFunc(e.facts, id, newestFirst); ok {
+				touch(&e.facts[i], at)
+			}
+		}
+	}
 	for k, fs := range w.chains {
 		c.add(sc, &cacheEntry{scope: scope, chain: k, facts: fs})
 	}
 	for n, es := range w.names {
-		c.add(sc, &cacheEntry{scope: scope, name: n, isName: true, entities: es})
+		c.add(sc, &cacheEntry{scope: scope, kind: nameEntry, name: n, entities: es})
 	}
 	for _, id := range w.gone {
 		if k, ok := sc.factChain[id]; ok {
@@ -318,6 +417,20 @@ func (c *writeCache) commit(scope entity.Scope, start, end uint64, w *txCache) {
 	c.evict()
 }
 
+// newestFirst orders the facts around an entity: by id, highest first.
+func newestFirst(f entity.Fact, id string) int { return strings.Compare(id, f.ID) }
+
+// touch counts a hit on a fact held as facts_touch.cypher does in the
+// store: one more hit, the last access raised to at, never lowered. The
+// fact is changed in place; readers were given copies.
+func touch(f *entity.Fact, at time.Time) {
+	f.Hits++
+	if !at.IsZero() && (f.LastAccessedAt == nil || f.LastAccessedAt.Before(at)) {
+		at := at.UTC()
+		f.LastAccessedAt = &at
+	}
+}
+
 // clear drops everything (Wipe).
 func (c *writeCache) clear() {
 	if !c.on() {
@@ -352,4 +465,112 @@ func entitySize(e *entity.Entity) int64 {
 		n += 16 + len(a)
 	}
 	return int64(n)
+}
+
+// view readies the scope's entries for a read that found the scope at
+// head, and reports whether the read may use them. The entries are true
+// at the head the cache knows; when the read found another head, a write
+// the cache has not seen happened (another Store's, or one whose outcome
+// was unknown): the entries go and the cache starts again at head. While
+// a write transaction of this Store is open, reads pass the cache by.
+func (c *writeCache) view(scope entity.Scope, head uint64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sc := c.scope(scope)
+	if sc.writing {
+		return false
+	}
+	if sc.head != head {
+		c.dropScope(sc)
+		sc.head = head
+	}
+	return true
+}
+
+// viewing returns the scope's cache if a read that found head may use it.
+func (c *writeCache) viewing(scope entity.Scope, head uint64) (*scopeCache, bool) {
+	sc := c.scope(scope)
+	return sc, !sc.writing && sc.head == head
+}
+
+// around returns copies of the facts around entity id held for a read
+// that found the scope at head (newest first), partial when they are only
+// the newest, and whether the cache holds them.
+func (c *writeCache) around(scope entity.Scope, head uint64, id string) (facts []entity.Fact, partial, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sc, ok := c.viewing(scope, head)
+	var el *list.Element
+	if ok {
+		el, ok = sc.around[id]
+	}
+	if !c.countRead(ok) {
+		return nil, false, false
+	}
+	c.lru.MoveToFront(el)
+	e := el.Value.(*cacheEntry)
+	facts = make([]entity.Fact, len(e.facts))
+	for i := range e.facts {
+		facts[i] = e.facts[i].Clone()
+	}
+	return facts, e.partial, true
+}
+
+// putAround holds the facts around entity id (newest first; partial: only
+// the newest), read by a read that found the scope at head, unless the
+// scope has moved on since.
+func (c *writeCache) putAround(scope entity.Scope, head uint64, id string, facts []entity.Fact, partial bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if sc, ok := c.viewing(scope, head); ok {
+		c.add(sc, &cacheEntry{scope: scope, kind: aroundEntry, name: id, facts: facts, partial: partial})
+		c.evict()
+	}
+}
+
+// viewName is name for a read that found the scope at head.
+func (c *writeCache) viewName(scope entity.Scope, head uint64, key string) ([]entity.Entity, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sc, ok := c.viewing(scope, head)
+	var el *list.Element
+	if ok {
+		el, ok = sc.names[key]
+	}
+	if !c.countRead(ok) {
+		return nil, false
+	}
+	c.lru.MoveToFront(el)
+	return cloneEntities(el.Value.(*cacheEntry).entities), true
+}
+
+// putNames holds the entities of name keys read by a read that found the
+// scope at head, unless the scope has moved on since.
+func (c *writeCache) putNames(scope entity.Scope, head uint64, names map[string][]entity.Entity) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if sc, ok := c.viewing(scope, head); ok {
+		for n, es := range names {
+			c.add(sc, &cacheEntry{scope: scope, kind: nameEntry, name: n, entities: es})
+		}
+		c.evict()
+	}
+}
+
+// countRead counts a read's hit or miss and returns hit.
+func (c *writeCache) countRead(hit bool) bool {
+	if hit {
+		c.readHits++
+	} else {
+		c.readMisses++
+	}
+	return hit
+}
+
+func cloneEntities(es []entity.Entity) []entity.Entity {
+	out := make([]entity.Entity, len(es))
+	for i := range es {
+		out[i] = es[i].Clone()
+	}
+	return out
 }

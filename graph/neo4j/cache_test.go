@@ -19,12 +19,7 @@ import (
 // deletion, a touch, entities renamed), then by another Store, whose
 // writes the cache must not hide.
 func TestWriteCache(t *testing.T) {
-	s := mustOpenClosing(t)
-	other, err := neo4j.Open(ctx, config(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	s, other, plain := threeStores(t)
 	const scope = "s"
 	local := time.FixedZone("UTC+8", 8*3600)
 	works := graph.ChainKey{SubjectID: "e1", Predicate: "works_at"}
@@ -46,12 +41,13 @@ func TestWriteCache(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// same reads keys in a write transaction of s (from the cache where it
-	// holds them) and in a read (from Neo4j), and compares.
+	// same reads keys in a write transaction of s and in a read of s (from
+	// the cache where it holds them), and in a read of a Store without a
+	// cache (from Neo4j), and compares.
 	same := func(step string, keys []graph.ChainKey, names []string) (map[graph.ChainKey][]entity.Fact, map[string][]entity.Entity) {
 		t.Helper()
 		var chains, stored map[graph.ChainKey][]entity.Fact
-		var byKey, storedByKey map[string][]entity.Entity
+		var byKey, viewByKey, storedByKey map[string][]entity.Entity
 		update(s, func(tx graph.Tx) (err error) {
 			if chains, err = tx.Chains(keys); err != nil {
 				return err
@@ -60,6 +56,13 @@ func TestWriteCache(t *testing.T) {
 			return err
 		})
 		err := s.View(ctx, scope, func(tx graph.Tx) (err error) {
+			viewByKey, err = tx.EntitiesByKey(names)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = plain.View(ctx, scope, func(tx graph.Tx) (err error) {
 			if stored, err = tx.Chains(keys); err != nil {
 				return err
 			}
@@ -74,6 +77,9 @@ func TestWriteCache(t *testing.T) {
 		}
 		if !reflect.DeepEqual(byKey, storedByKey) {
 			t.Errorf("%s: names\n got %s\nwant %s", step, jsonOf(byKey), jsonOf(storedByKey))
+		}
+		if !reflect.DeepEqual(viewByKey, storedByKey) {
+			t.Errorf("%s: names read\n got %s\nwant %s", step, jsonOf(viewByKey), jsonOf(storedByKey))
 		}
 		return chains, byKey
 	}
@@ -238,4 +244,129 @@ func TestWriteCacheReplicas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// threeStores opens a Store on a wiped database, another one (a replica)
+// and one without a cache (plain: what Neo4j holds, read as it is).
+func threeStores(t *testing.T) (s, other, plain *neo4j.Store) {
+	t.Helper()
+	open := func(cacheMB int) *neo4j.Store {
+		cfg := config(t)
+		cfg.WriteCacheMB = cacheMB
+		st, err := neo4j.Open(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+	s = mustOpenClosing(t)
+	return s, open(0), open(-1)
+}
+
+// TestReadCache checks FactsAround answered by the cache (reads without
+// claims) against the same read of a Store without one, for validity and
+// status filters and limits, around plain entities and a hub (more facts
+// than the cache holds of one), after this Store's writes and touches and
+// after another Store's write, which the cache must not hide.
+func TestReadCache(t *testing.T) {
+	s, other, plain := threeStores(t)
+	const scope = "s"
+	day := func(d int) time.Time { return t0.Add(time.Duration(d) * 24 * time.Hour) }
+	var fs []entity.Fact
+	// 400 facts about people living in the hub "city", each person's
+	// older home ended; a few expired, forgotten or valid later.
+	for i := range 400 {
+		p := fmt.Sprintf("p%03d", i%120)
+		f := entity.Fact{ID: fmt.Sprintf("f%04d", i), Scope: scope, SubjectID: p, Predicate: "lives_in", ObjectID: "city",
+			Text: p + " lives in the city", ValidFrom: day(i), RecordedAt: t0, UpdatedAt: t0, Confidence: 1}
+		if i+120 < 400 {
+			f.ValidTo = ptr(day(i + 120))
+		}
+		switch i % 37 {
+		case 3:
+			f.ExpiresAt = ptr(day(200))
+		case 5:
+			f.ForgottenAt = ptr(day(1))
+		case 7:
+			f.ValidFrom, f.ValidTo = day(1000), nil
+		}
+		fs = append(fs, f)
+	}
+	for i := range 30 {
+		fs = append(fs, entity.Fact{ID: fmt.Sprintf("g%03d", i), Scope: scope, SubjectID: "p001", Predicate: "port",
+			Value: fmt.Sprint(i), Text: "port", ValidFrom: day(i), RecordedAt: t0, UpdatedAt: t0, Confidence: 1})
+	}
+	update := func(st *neo4j.Store, fn func(graph.Tx) error) {
+		t.Helper()
+		if err := st.Update(ctx, scope, fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	update(s, func(tx graph.Tx) error { return tx.PutFacts(fs) })
+
+	ids := []string{"city", "p001", "p002", "p119", "nobody"}
+	arounds := []graph.Around{{Bare: true}}
+	for _, at := range []time.Time{{}, day(150), day(300), day(2000)} {
+		for _, now := range []time.Time{{}, day(300)} {
+			for _, limit := range []int{0, 1, 5, 150} {
+				arounds = append(arounds, graph.Around{AsOf: at, Now: now, Limit: limit, Bare: true})
+			}
+		}
+	}
+	same := func(step string) {
+		t.Helper()
+		for round := range 2 { // the first read may fill the cache
+			for _, a := range arounds {
+				var got, want map[string][]entity.Fact
+				if err := s.View(ctx, scope, func(tx graph.Tx) (err error) { got, err = tx.FactsAround(ids, a); return err }); err != nil {
+					t.Fatal(err)
+				}
+				if err := plain.View(ctx, scope, func(tx graph.Tx) (err error) { want, err = tx.FactsAround(ids, a); return err }); err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(got, want) {
+					t.Fatalf("%s, read %d, %+v:\n got %s\nwant %s", step, round, a, jsonOf(got), jsonOf(want))
+				}
+			}
+		}
+		for _, id := range ids {
+			if !s.CachedAround(scope, id) {
+				t.Errorf("%s: facts around %s read, not cached", step, id)
+			}
+		}
+	}
+	same("first reads")
+
+	// This Store's writes: a fact moves from p002 to p119, a new one about
+	// the city, hits counted.
+	update(s, func(tx graph.Tx) error {
+		g := fs[2]
+		g.SubjectID = "p119"
+		n := entity.Fact{ID: "f9999", Scope: scope, SubjectID: "p001", Predicate: "lives_in", ObjectID: "city",
+			Text: "p001 lives in the city again", ValidFrom: day(500), RecordedAt: t0, UpdatedAt: t0, Confidence: 1}
+		return tx.PutFacts([]entity.Fact{g, n})
+	})
+	if !s.CachedAround(scope, "nobody") {
+		t.Error("facts around an entity no write touched were dropped")
+	}
+	same("after this Store's writes")
+	for range 2 {
+		update(s, func(tx graph.Tx) error {
+			return tx.TouchFacts(map[string]time.Time{"f0399": day(7), "g029": day(8), "f0001": {}})
+		})
+	}
+	if !s.CachedAround(scope, "city") {
+		t.Error("facts around an entity dropped by a touch")
+	}
+	same("after touches")
+
+	// Another Store's write, then a deletion.
+	update(other, func(tx graph.Tx) error {
+		return tx.PutFacts([]entity.Fact{{ID: "h1", Scope: scope, SubjectID: "nobody", Predicate: "likes", ObjectID: "p002",
+			Text: "nobody likes p002", ValidFrom: t0, RecordedAt: t0, UpdatedAt: t0, Confidence: 1}})
+	})
+	same("after another Store's write")
+	update(s, func(tx graph.Tx) error { return tx.DeleteFact("f0398") })
+	same("after a deletion")
 }

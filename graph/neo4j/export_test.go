@@ -68,3 +68,12 @@ func (s *Store) CachedName(scope, key string) bool {
 	_, ok := s.cache.scope(scope).names[key]
 	return ok
 }
+
+// CachedAround reports whether the cache holds the facts around entity id
+// of scope.
+func (s *Store) CachedAround(scope, id string) bool {
+	s.cache.mu.Lock()
+	defer s.cache.mu.Unlock()
+	_, ok := s.cache.scope(scope).around[id]
+	return ok
+}

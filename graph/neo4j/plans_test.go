@@ -90,7 +90,7 @@ func TestStatementsSeekIndexes(t *testing.T) {
 		"rows": []map[string]any{{"props": map[string]any{"id": "new", "subject_id": "e001", "predicate": "likes", "name": "new"},
 			"keys": []string{"new"}}},
 		"props":   map[string]any{"id": "new", "fingerprint": "new", "status": entity.EpisodeQueued, "idempotency_key": "k"},
-		"counter": counterName("s"), "seq": int64(1 << 40), "head": int64(1 << 40), "above": int64(0), "n": int64(10),
+		"counter": counterName("s"), "cap": int64(5), "over": int64(6), "seq": int64(1 << 40), "head": int64(1 << 40), "above": int64(0), "n": int64(10),
 	}
 	override := map[string]map[string]any{
 		"fact_chains.cypher":              {"keys": []map[string]any{{"subject": "e001", "predicate": "likes"}}},

@@ -368,8 +368,11 @@ func (s *Store) run(ctx context.Context, op string, scope entity.Scope, write bo
 		sess := s.session(ctx, neo.AccessModeWrite)
 		defer sess.Close(ctx)
 		_, err = sess.ExecuteWrite(ctx, func(mtx neo.ManagedTransaction) (any, error) { return work(mtx) })
-		if err == nil && cached && last.cached != nil {
+		switch {
+		case err == nil && cached && last.cached != nil:
 			s.cache.commit(scope, last.start, last.head, last.cached)
+		case cached:
+			s.cache.abort(scope)
 		}
 	} else {
 		err = s.readRetrying(ctx, func(r runner) error { _, err := work(r); return err })
@@ -603,10 +606,10 @@ func (s *Store) Close() error {
 	return translate("neo4j.Close", s.driver.Close(context.Background()))
 }
 
-// WriteCacheStats returns how many chains and name keys write transactions
-// asked for were in the write cache and how many were read from Neo4j,
-// and the bytes the cache holds (estimated); zeros when it is off.
-func (s *Store) WriteCacheStats() (hits, misses uint64, bytes int64) { return s.cache.stats() }
+// CacheStats returns what the write cache answered and what was read from
+// Neo4j instead, for write transactions and for reads, and the bytes it
+// holds (estimated); zeros when it is off.
+func (s *Store) CacheStats() graph.CacheStats { return s.cache.stats() }
 
 // Wipe deletes every node — every record of every scope, and the change
 // counter, which starts again from zero; the schema stays. For tests: Community edition has a

@@ -67,6 +67,8 @@ var (
 	stmtEntitiesByID = cypher.MustRead("entities_by_id.cypher")
 
 	stmtFactsAndEntitiesByID = cypher.MustRead("facts_and_entities_by_id.cypher")
+	stmtFactsAroundAll       = cypher.MustRead("facts_around_all.cypher")
+	stmtScopeHead            = cypher.MustRead("scope_head.cypher")
 
 	stmtCounterInit = cypher.MustRead("counter_init.cypher")
 )
@@ -112,6 +114,12 @@ type tx struct {
 	// cached is what the transaction read and wrote, for the Store's
 	// write cache; nil in a read or when the cache is off.
 	cached *txCache
+	// view is, for a read, the scope's head it found and whether the
+	// Store's cache answers it (cacheView); read once, when first needed.
+	view struct {
+		read, use bool
+		head      uint64
+	}
 }
 
 // factLinks is where a stored fact's graph links point: its subject and
@@ -305,17 +313,28 @@ func (t *tx) EntitiesByKey(keys []string) (map[string][]entity.Entity, error) {
 		}
 		asked[n] = append(asked[n], k)
 	}
-	// Keys held by the Store's write cache are answered from it, and
-	// those read are noted for it, unless the transaction has written
-	// entities.
+	// Keys held by the Store's cache are answered from it, and those read
+	// are noted for it, unless the transaction has written entities.
 	cacheNames := t.cached != nil && !t.cached.wroteEntities
+	held := func(n string) ([]entity.Entity, bool) { return t.store.cache.name(t.scope, n) }
+	if !t.writable {
+		use, err := t.cacheView()
+		if err != nil {
+			return nil, err
+		}
+		cacheNames = use
+		held = func(n string) ([]entity.Entity, bool) { return t.store.cache.viewName(t.scope, t.view.head, n) }
+	}
 	if cacheNames {
 		missing := norms[:0:0]
 		for _, n := range norms {
-			es, ok := t.store.cache.name(t.scope, n)
+			es, ok := held(n)
 			if !ok {
 				missing = append(missing, n)
 				continue
+			}
+			if len(es) == 0 {
+				continue // as read: a key of no entity is not in out
 			}
 			for _, k := range asked[n] {
 				out[k] = append(out[k], es...)
@@ -350,10 +369,35 @@ func (t *tx) EntitiesByKey(keys []string) (map[string][]entity.Entity, error) {
 			found[n] = append(found[n], e.Clone())
 		}
 	}
-	for n, es := range found {
-		t.cached.names[n] = es
+	switch {
+	case t.cached != nil:
+		for n, es := range found {
+			t.cached.names[n] = es
+		}
+	case found != nil:
+		t.store.cache.putNames(t.scope, t.view.head, found)
 	}
 	return out, nil
+}
+
+// cacheView reports whether the Store's cache may answer this read: it
+// reads the scope's head once (scope_head.cypher) and asks the cache
+// (writeCache.view).
+func (t *tx) cacheView() (bool, error) {
+	if t.writable || !t.store.cache.on() {
+		return false, nil
+	}
+	if !t.view.read {
+		recs, err := t.query(stmtScopeHead, map[string]any{"counter": counterName(t.scope)})
+		if err != nil {
+			return false, err
+		}
+		if len(recs) == 1 {
+			t.view.head = uint64(asInt(recs[0].Values[0]))
+		}
+		t.view.read, t.view.use = true, t.store.cache.view(t.scope, t.view.head)
+	}
+	return t.view.use, nil
 }
 
 // EntitiesByPrefix returns up to limit entities with a key starting with
@@ -450,6 +494,7 @@ func (t *tx) DeleteEntity(id string) error {
 	}
 	if w := t.cached; w != nil {
 		w.wroteEntities = true
+		w.dropAround = true
 		w.entities = append(w.entities, id)
 	}
 	recs, err := t.numbered(stmtEntityDelete, 1, map[string]any{"id": id})
@@ -742,6 +787,14 @@ func (t *tx) writeFacts(rows []map[string]any) error {
 		id := asString(p["id"])
 		p["scope"], p["seq"] = t.scope, int64(first)+int64(i)
 		old, stored := t.storedProps(id)
+		if w := t.cached; w != nil {
+			now := linksOf(p)
+			w.linked = append(w.linked, now.subject, now.object)
+			if stored {
+				was := linksOf(old)
+				w.linked = append(w.linked, was.subject, was.object)
+			}
+		}
 		if !stored {
 			created = append(created, map[string]any{"props": p})
 		} else {
@@ -854,6 +907,10 @@ func (t *tx) TouchFacts(hits map[string]time.Time) error {
 		if w := t.cached; w != nil {
 			delete(w.served, id)
 			w.gone = append(w.gone, id)
+			if w.touched == nil {
+				w.touched = make(map[string]time.Time, len(hits))
+			}
+			w.touched[id] = at
 		}
 	}
 	return inBatches(rows, func(b []map[string]any) error {
@@ -876,6 +933,7 @@ func (t *tx) DeleteFact(id string) error {
 	if w := t.cached; w != nil {
 		w.gone = append(w.gone, id)
 		w.wroteFact[id] = true
+		w.dropAround = true
 		delete(w.served, id)
 	}
 	if len(recs) == 0 {
