@@ -224,6 +224,23 @@ func (t *tx) EntitiesByPrefixes(prefixes []string, limit int) (map[string][]enti
 		}
 		out[p] = es
 	}
+	// Prefixes the Store's cache holds are answered from it, and those
+	// read are given to it.
+	view, err := t.cacheView()
+	if err != nil {
+		return nil, err
+	}
+	if view {
+		missing := short[:0:0]
+		for _, p := range short {
+			if es, ok := t.store.cache.viewPrefix(t.scope, t.view.head, p, limit); ok {
+				out[p] = es
+			} else {
+				missing = append(missing, p)
+			}
+		}
+		short = missing
+	}
 	if len(short) == 0 {
 		return out, nil
 	}
@@ -238,6 +255,13 @@ func (t *tx) EntitiesByPrefixes(prefixes []string, limit int) (map[string][]enti
 		}
 		p := asString(r.Values[0])
 		out[p] = append(out[p], e)
+	}
+	if view {
+		read := make(map[string][]entity.Entity, len(short))
+		for _, p := range short {
+			read[p] = cloneEntities(out[p])
+		}
+		t.store.cache.putPrefixes(t.scope, t.view.head, read, limit)
 	}
 	return out, nil
 }

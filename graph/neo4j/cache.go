@@ -2,6 +2,7 @@ package neo4j
 
 import (
 	"container/list"
+	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -30,15 +31,16 @@ import (
 //
 // Reads (View) use it too, for the facts around entities (Tx.FactsAround
 // without claims: all of an entity's facts, or of a hub its aroundCap
-// newest, filtered and limited in Go) and for name keys. A read checks
-// the entries against the scope's head, read once per read
-// (scope_head.cypher), holds what it read only if the head has not moved
-// since, and passes the cache by while a write transaction of this Store
-// is open in the scope. This Store's writes drop the facts around the
-// subjects and objects (old and new) of the facts they write, and all of
-// them on a deletion; its touches are counted on the facts held, as the
-// store counts them. Another Store's hits are seen once the scope's head
-// moves. A budget of 0 turns it off.
+// newest, filtered and limited in Go), chains, name keys and name
+// prefixes (Tx.EntitiesByPrefixes). A read checks the entries against the
+// scope's head, read once per read (scope_head.cypher), holds what it read
+// only if the head has not moved since, and passes the cache by while a
+// write transaction of this Store that has drawn change numbers is open
+// in the scope. This Store's writes drop the facts around the subjects and
+// objects (old and new) of the facts they write, all of them on a
+// deletion, and every prefix when they write an entity; its touches are
+// counted on the facts held, as the store counts them. Another Store's
+// hits are seen once the scope's head moves. A budget of 0 turns it off.
 type writeCache struct {
 	mu     sync.Mutex
 	budget int64 // bytes, estimated
@@ -58,14 +60,18 @@ type scopeCache struct {
 	// before its lock statement until its writes are applied here.
 	writer sync.Mutex
 	head   uint64
-	// writing: a write transaction of this Store is between begin and
-	// commit (or abort); reads neither use nor fill the scope's entries
-	// meanwhile, as the head they read may be one the cache has not
-	// caught up with yet.
+	// writing: a write transaction of this Store has drawn change numbers
+	// and not yet committed (or aborted); reads neither use nor fill the
+	// scope's entries meanwhile, as the head they read may be one the
+	// cache has not caught up with yet. A transaction that only counts
+	// hits (TouchFacts) moves no head and leaves reads be.
 	writing bool
 	chains  map[graph.ChainKey]*list.Element
 	names   map[string]*list.Element
 	around  map[string]*list.Element
+	// prefixes: the entities of name keys starting with a prefix, keyed
+	// by prefixKey; dropped whenever this Store writes an entity.
+	prefixes map[string]*list.Element
 	// factChain, entityNames and factAround are the reverse maps: the
 	// chain held that lists a fact, the name keys held that list an
 	// entity, the entities whose facts around held list a fact.
@@ -97,6 +103,9 @@ const (
 	// aroundEntry: every fact whose subject or object the entity is,
 	// without claims and revisions, newest (highest id) first.
 	aroundEntry
+	// prefixEntry: the entities of the name keys starting with a prefix,
+	// as Tx.EntitiesByPrefixes answers them for one limit.
+	prefixEntry
 )
 
 // aroundCap bounds the facts around an entity the cache holds: of an
@@ -122,7 +131,7 @@ func (c *writeCache) scope(scope entity.Scope) *scopeCache {
 	sc := c.scopes[scope]
 	if sc == nil {
 		sc = &scopeCache{chains: map[graph.ChainKey]*list.Element{}, names: map[string]*list.Element{},
-			around: map[string]*list.Element{}, factChain: map[string]graph.ChainKey{},
+			around: map[string]*list.Element{}, prefixes: map[string]*list.Element{}, factChain: map[string]graph.ChainKey{},
 			entityNames: map[string][]string{}, factAround: map[string][]string{}}
 		c.scopes[scope] = sc
 	}
@@ -135,11 +144,17 @@ func (c *writeCache) begin(scope entity.Scope, head uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	sc := c.scope(scope)
-	sc.writing = true
 	if sc.head != head {
 		c.dropScope(sc)
 		sc.head = head
 	}
+}
+
+// numbering notes that a write transaction of scope draws change numbers.
+func (c *writeCache) numbering(scope entity.Scope) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.scope(scope).writing = true
 }
 
 // abort ends a write transaction that did not commit, or whose outcome is
@@ -158,10 +173,17 @@ func (c *writeCache) dropScope(sc *scopeCache) {
 		c.remove(sc, el)
 	}
 	c.dropAround(sc)
+	c.dropPrefixes(sc)
 }
 
 func (c *writeCache) dropAround(sc *scopeCache) {
 	for _, el := range sc.around {
+		c.remove(sc, el)
+	}
+}
+
+func (c *writeCache) dropPrefixes(sc *scopeCache) {
+	for _, el := range sc.prefixes {
 		c.remove(sc, el)
 	}
 }
@@ -171,6 +193,9 @@ func (c *writeCache) remove(sc *scopeCache, el *list.Element) {
 	e := c.lru.Remove(el).(*cacheEntry)
 	c.size -= e.size
 	switch e.kind {
+	case prefixEntry:
+		delete(sc.prefixes, e.name)
+		return
 	case aroundEntry:
 		delete(sc.around, e.name)
 		for _, f := range e.facts {
@@ -204,6 +229,15 @@ func unlist(m map[string][]string, key, name string) {
 // add puts an entry in (replacing one of the same key), then evicts.
 func (c *writeCache) add(sc *scopeCache, e *cacheEntry) {
 	switch e.kind {
+	case prefixEntry:
+		if el, ok := sc.prefixes[e.name]; ok {
+			c.remove(sc, el)
+		}
+		e.size = 64 + int64(len(e.name))
+		for _, en := range e.entities {
+			e.size += entitySize(&en)
+		}
+		sc.prefixes[e.name] = c.lru.PushFront(e)
 	case aroundEntry:
 		if el, ok := sc.around[e.name]; ok {
 			c.remove(sc, el)
@@ -328,6 +362,8 @@ type txCache struct {
 	// transaction deleted a fact or an entity, all facts around go.
 	linked     []string
 	dropAround bool
+	// numbered: the transaction has drawn change numbers (tx.draw).
+	numbered bool
 	// entities are the ids and new name keys of the entities written or
 	// deleted: the name keys listing them, and their new keys, are dropped.
 	entities      []string
@@ -413,6 +449,9 @@ func (c *writeCache) commit(scope entity.Scope, start, end uint64, w *txCache) {
 		if el, ok := sc.names[n]; ok {
 			c.remove(sc, el)
 		}
+	}
+	if w.wroteEntities {
+		c.dropPrefixes(sc)
 	}
 	c.evict()
 }
@@ -544,6 +583,73 @@ func (c *writeCache) viewName(scope entity.Scope, head uint64, key string) ([]en
 	return cloneEntities(el.Value.(*cacheEntry).entities), true
 }
 
+// viewChain is chain for a read that found the scope at head.
+func (c *writeCache) viewChain(scope entity.Scope, head uint64, k graph.ChainKey) ([]entity.Fact, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sc, ok := c.viewing(scope, head)
+	var el *list.Element
+	if ok {
+		el, ok = sc.chains[k]
+	}
+	if !c.countRead(ok) {
+		return nil, false
+	}
+	c.lru.MoveToFront(el)
+	held := el.Value.(*cacheEntry).facts
+	out := make([]entity.Fact, len(held))
+	for i := range held {
+		out[i] = held[i].Clone()
+	}
+	return out, true
+}
+
+// putChains holds the chains read by a read that found the scope at head,
+// unless the scope has moved on since.
+func (c *writeCache) putChains(scope entity.Scope, head uint64, chains map[graph.ChainKey][]entity.Fact) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if sc, ok := c.viewing(scope, head); ok {
+		for k, fs := range chains {
+			c.add(sc, &cacheEntry{scope: scope, chain: k, facts: fs})
+		}
+		c.evict()
+	}
+}
+
+// prefixKey keys the entities of a prefix read with a limit.
+func prefixKey(prefix string, limit int) string { return fmt.Sprintf("%d\x00%s", limit, prefix) }
+
+// viewPrefix returns copies of the entities of prefix read with limit, for
+// a read that found the scope at head, and whether they are held.
+func (c *writeCache) viewPrefix(scope entity.Scope, head uint64, prefix string, limit int) ([]entity.Entity, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sc, ok := c.viewing(scope, head)
+	var el *list.Element
+	if ok {
+		el, ok = sc.prefixes[prefixKey(prefix, limit)]
+	}
+	if !c.countRead(ok) {
+		return nil, false
+	}
+	c.lru.MoveToFront(el)
+	return cloneEntities(el.Value.(*cacheEntry).entities), true
+}
+
+// putPrefixes holds the entities of prefixes read with limit by a read
+// that found the scope at head, unless the scope has moved on since.
+func (c *writeCache) putPrefixes(scope entity.Scope, head uint64, prefixes map[string][]entity.Entity, limit int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if sc, ok := c.viewing(scope, head); ok {
+		for p, es := range prefixes {
+			c.add(sc, &cacheEntry{scope: scope, kind: prefixEntry, name: prefixKey(p, limit), entities: es})
+		}
+		c.evict()
+	}
+}
+
 // putNames holds the entities of name keys read by a read that found the
 // scope at head, unless the scope has moved on since.
 func (c *writeCache) putNames(scope entity.Scope, head uint64, names map[string][]entity.Entity) {
@@ -568,6 +674,9 @@ func (c *writeCache) countRead(hit bool) bool {
 }
 
 func cloneEntities(es []entity.Entity) []entity.Entity {
+	if len(es) == 0 {
+		return nil
+	}
 	out := make([]entity.Entity, len(es))
 	for i := range es {
 		out[i] = es[i].Clone()

@@ -46,8 +46,9 @@ func TestWriteCache(t *testing.T) {
 	// cache (from Neo4j), and compares.
 	same := func(step string, keys []graph.ChainKey, names []string) (map[graph.ChainKey][]entity.Fact, map[string][]entity.Entity) {
 		t.Helper()
-		var chains, stored map[graph.ChainKey][]entity.Fact
-		var byKey, viewByKey, storedByKey map[string][]entity.Entity
+		var chains, viewChains, stored map[graph.ChainKey][]entity.Fact
+		var byKey, viewByKey, storedByKey, viewPrefixes, storedPrefixes map[string][]entity.Entity
+		prefixes := []string{"a", "al", "no", "ac", "zz"}
 		update(s, func(tx graph.Tx) (err error) {
 			if chains, err = tx.Chains(keys); err != nil {
 				return err
@@ -55,15 +56,26 @@ func TestWriteCache(t *testing.T) {
 			byKey, err = tx.EntitiesByKey(names)
 			return err
 		})
-		err := s.View(ctx, scope, func(tx graph.Tx) (err error) {
-			viewByKey, err = tx.EntitiesByKey(names)
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
+		for range 2 { // the first read may fill the cache
+			err := s.View(ctx, scope, func(tx graph.Tx) (err error) {
+				if viewChains, err = tx.Chains(keys); err != nil {
+					return err
+				}
+				if viewPrefixes, err = graph.EntitiesByPrefixes(tx, prefixes, 10); err != nil {
+					return err
+				}
+				viewByKey, err = tx.EntitiesByKey(names)
+				return err
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
 		}
-		err = plain.View(ctx, scope, func(tx graph.Tx) (err error) {
+		err := plain.View(ctx, scope, func(tx graph.Tx) (err error) {
 			if stored, err = tx.Chains(keys); err != nil {
+				return err
+			}
+			if storedPrefixes, err = graph.EntitiesByPrefixes(tx, prefixes, 10); err != nil {
 				return err
 			}
 			storedByKey, err = tx.EntitiesByKey(names)
@@ -77,6 +89,12 @@ func TestWriteCache(t *testing.T) {
 		}
 		if !reflect.DeepEqual(byKey, storedByKey) {
 			t.Errorf("%s: names\n got %s\nwant %s", step, jsonOf(byKey), jsonOf(storedByKey))
+		}
+		if !reflect.DeepEqual(viewChains, stored) {
+			t.Errorf("%s: chains read\n got %s\nwant %s", step, jsonOf(viewChains), jsonOf(stored))
+		}
+		if !reflect.DeepEqual(viewPrefixes, storedPrefixes) {
+			t.Errorf("%s: prefixes read\n got %s\nwant %s", step, jsonOf(viewPrefixes), jsonOf(storedPrefixes))
 		}
 		if !reflect.DeepEqual(viewByKey, storedByKey) {
 			t.Errorf("%s: names read\n got %s\nwant %s", step, jsonOf(viewByKey), jsonOf(storedByKey))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -169,7 +170,7 @@ func (t *tx) numbered(stmt string, n int, params map[string]any) ([]*neo.Record,
 	if err := t.flush(); err != nil {
 		return nil, err
 	}
-	first, err := t.store.draw(t.ctx, uint64(n), t.head)
+	first, err := t.draw(uint64(n))
 	if err != nil {
 		return nil, err
 	}
@@ -177,6 +178,16 @@ func (t *tx) numbered(stmt string, n int, params map[string]any) ([]*neo.Record,
 	params["seq"] = int64(first)
 	params["counter"] = counterName(t.scope)
 	return t.query(stmt, params)
+}
+
+// draw draws n change numbers above the transaction's head (Store.draw),
+// first telling the Store's cache that the scope's head is moving.
+func (t *tx) draw(n uint64) (uint64, error) {
+	if t.cached != nil && !t.cached.numbered {
+		t.cached.numbered = true
+		t.store.cache.numbering(t.scope)
+	}
+	return t.store.draw(t.ctx, n, t.head)
 }
 
 // forDriver picks what the driver's transaction function returns for the
@@ -532,18 +543,28 @@ func (t *tx) Chains(keys []graph.ChainKey) (map[graph.ChainKey][]entity.Fact, er
 	}
 	params := make([]map[string]any, 0, len(keys))
 	seen := make(map[graph.ChainKey]bool, len(keys))
+	view, err := t.cacheView()
+	if err != nil {
+		return nil, err
+	}
 	for _, k := range keys {
 		if seen[k] {
 			continue
 		}
 		seen[k] = true
-		if w := t.cached; w != nil && !w.wroteChain[k] {
-			if fs, ok := t.store.cache.chain(t.scope, k, w); ok {
-				if len(fs) > 0 {
-					out[k] = fs
-				}
-				continue
+		var fs []entity.Fact
+		ok := false
+		switch w := t.cached; {
+		case w != nil && !w.wroteChain[k]:
+			fs, ok = t.store.cache.chain(t.scope, k, w)
+		case view:
+			fs, ok = t.store.cache.viewChain(t.scope, t.view.head, k)
+		}
+		if ok {
+			if len(fs) > 0 {
+				out[k] = fs
 			}
+			continue
 		}
 		params = append(params, map[string]any{"subject": k.SubjectID, "predicate": k.Predicate})
 	}
@@ -578,18 +599,27 @@ func (t *tx) Chains(keys []graph.ChainKey) (map[graph.ChainKey][]entity.Fact, er
 		out[k] = append(out[k], f)
 	}
 	// The chains read before the transaction wrote to them are the
-	// scope's at its head: the cache takes them at the commit.
-	if w := t.cached; w != nil {
-		for _, p := range params {
-			k := graph.ChainKey{SubjectID: p["subject"].(string), Predicate: p["predicate"].(string)}
-			if !w.wroteChain[k] {
-				held := make([]entity.Fact, len(out[k]))
-				for i, f := range out[k] {
-					held[i] = f.Clone()
-				}
-				w.chains[k] = held
-			}
+	// scope's at its head: the cache takes them at the commit, or, read
+	// by a read, now.
+	if t.cached == nil && !view {
+		return out, nil
+	}
+	read := make(map[graph.ChainKey][]entity.Fact, len(params))
+	for _, p := range params {
+		k := graph.ChainKey{SubjectID: p["subject"].(string), Predicate: p["predicate"].(string)}
+		if t.cached != nil && t.cached.wroteChain[k] {
+			continue
 		}
+		held := make([]entity.Fact, len(out[k]))
+		for i, f := range out[k] {
+			held[i] = f.Clone()
+		}
+		read[k] = held
+	}
+	if t.cached != nil {
+		maps.Copy(t.cached.chains, read)
+	} else {
+		t.store.cache.putChains(t.scope, t.view.head, read)
 	}
 	return out, nil
 }
@@ -774,7 +804,7 @@ func (t *tx) writeFacts(rows []map[string]any) error {
 			}
 		}
 	}
-	first, err := t.store.draw(t.ctx, uint64(len(rows)), t.head)
+	first, err := t.draw(uint64(len(rows)))
 	if err != nil {
 		return err
 	}
