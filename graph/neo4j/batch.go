@@ -108,11 +108,7 @@ func (t *tx) aroundCached(ids []string, a graph.Around, out map[string][]entity.
 			}
 		}
 		slices.SortFunc(fs, func(f, g entity.Fact) int { return newestFirst(f, g.ID) })
-		held := make([]entity.Fact, len(fs))
-		for i := range fs {
-			held[i] = fs[i].Clone()
-		}
-		c.putAround(t.scope, head, id, held, partial)
+		c.putAround(t.scope, head, id, cloneFacts(fs), partial)
 		answer(id, fs, partial)
 	}
 	return rest, nil

@@ -52,6 +52,8 @@ type writeCache struct {
 	// name keys reads asked for.
 	hits, misses         uint64
 	readHits, readMisses uint64
+	// added counts the entries ever added.
+	added uint64
 }
 
 // scopeCache is what the cache holds of one scope.
@@ -92,6 +94,8 @@ type cacheEntry struct {
 	// partial: the entity has more than aroundCap facts around it, and
 	// facts holds the aroundCap newest.
 	partial bool
+	// added numbers the entry among all those added (writeCache.added).
+	added uint64
 	size    int64
 }
 
@@ -140,7 +144,9 @@ func (c *writeCache) scope(scope entity.Scope) *scopeCache {
 
 // begin checks the scope's entries against head, read under the scope's
 // lock, and drops them when the scope has moved on without this Store.
-func (c *writeCache) begin(scope entity.Scope, head uint64) {
+// It returns the cache's count of entries added so far (see
+// txCache.added).
+func (c *writeCache) begin(scope entity.Scope, head uint64) (added uint64) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	sc := c.scope(scope)
@@ -148,6 +154,7 @@ func (c *writeCache) begin(scope entity.Scope, head uint64) {
 		c.dropScope(sc)
 		sc.head = head
 	}
+	return c.added
 }
 
 // numbering notes that a write transaction of scope draws change numbers.
@@ -192,27 +199,22 @@ func (c *writeCache) dropPrefixes(sc *scopeCache) {
 func (c *writeCache) remove(sc *scopeCache, el *list.Element) {
 	e := c.lru.Remove(el).(*cacheEntry)
 	c.size -= e.size
-	switch e.kind {
-	case prefixEntry:
-		delete(sc.prefixes, e.name)
-		return
-	case aroundEntry:
-		delete(sc.around, e.name)
-		for _, f := range e.facts {
+	if m := sc.named(e.kind); m != nil {
+		delete(m, e.name)
+	} else {
+		delete(sc.chains, e.chain)
+	}
+	for _, f := range e.facts {
+		switch {
+		case e.kind == aroundEntry:
 			unlist(sc.factAround, f.ID, e.name)
+		case sc.factChain[f.ID] == e.chain:
+			delete(sc.factChain, f.ID)
 		}
-		return
-	case nameEntry:
-		delete(sc.names, e.name)
+	}
+	if e.kind == nameEntry {
 		for _, en := range e.entities {
 			unlist(sc.entityNames, en.ID, e.name)
-		}
-		return
-	}
-	delete(sc.chains, e.chain)
-	for _, f := range e.facts {
-		if sc.factChain[f.ID] == e.chain {
-			delete(sc.factChain, f.ID)
 		}
 	}
 }
@@ -226,48 +228,51 @@ func unlist(m map[string][]string, key, name string) {
 	}
 }
 
+// named is the scope's entries of a kind keyed by cacheEntry.name; nil
+// for chains.
+func (sc *scopeCache) named(k entryKind) map[string]*list.Element {
+	switch k {
+	case nameEntry:
+		return sc.names
+	case aroundEntry:
+		return sc.around
+	case prefixEntry:
+		return sc.prefixes
+	}
+	return nil
+}
+
 // add puts an entry in (replacing one of the same key), then evicts.
 func (c *writeCache) add(sc *scopeCache, e *cacheEntry) {
-	switch e.kind {
-	case prefixEntry:
-		if el, ok := sc.prefixes[e.name]; ok {
-			c.remove(sc, el)
-		}
-		e.size = 64 + int64(len(e.name))
-		for _, en := range e.entities {
-			e.size += entitySize(&en)
-		}
-		sc.prefixes[e.name] = c.lru.PushFront(e)
-	case aroundEntry:
-		if el, ok := sc.around[e.name]; ok {
-			c.remove(sc, el)
-		}
-		e.size = 64 + int64(len(e.name))
-		for i := range e.facts {
-			e.size += factSize(&e.facts[i])
-			sc.factAround[e.facts[i].ID] = append(sc.factAround[e.facts[i].ID], e.name)
-		}
-		sc.around[e.name] = c.lru.PushFront(e)
-	case nameEntry:
-		if el, ok := sc.names[e.name]; ok {
-			c.remove(sc, el)
-		}
-		e.size = 64 + int64(len(e.name))
-		for _, en := range e.entities {
-			e.size += entitySize(&en)
-			sc.entityNames[en.ID] = append(sc.entityNames[en.ID], e.name)
-		}
-		sc.names[e.name] = c.lru.PushFront(e)
-	default:
+	c.added++
+	e.added = c.added
+	if names := sc.named(e.kind); names == nil {
 		if el, ok := sc.chains[e.chain]; ok {
 			c.remove(sc, el)
 		}
-		e.size = 64 + int64(len(e.chain.SubjectID)+len(e.chain.Predicate))
-		for i := range e.facts {
-			e.size += factSize(&e.facts[i])
-			sc.factChain[e.facts[i].ID] = e.chain
-		}
 		sc.chains[e.chain] = c.lru.PushFront(e)
+	} else {
+		if el, ok := names[e.name]; ok {
+			c.remove(sc, el)
+		}
+		names[e.name] = c.lru.PushFront(e)
+	}
+	e.size = 64 + int64(len(e.name)+len(e.chain.SubjectID)+len(e.chain.Predicate))
+	for i := range e.facts {
+		f := &e.facts[i]
+		e.size += factSize(f)
+		if e.kind == aroundEntry {
+			sc.factAround[f.ID] = append(sc.factAround[f.ID], e.name)
+		} else {
+			sc.factChain[f.ID] = e.chain
+		}
+	}
+	for i := range e.entities {
+		en := &e.entities[i]
+		e.size += entitySize(en)
+		if e.kind == nameEntry {
+			sc.entityNames[en.ID] = append(sc.entityNames[en.ID], e.name)
+		}
 	}
 	c.size += e.size
 	c.evict()
@@ -364,6 +369,10 @@ type txCache struct {
 	dropAround bool
 	// numbered: the transaction has drawn change numbers (tx.draw).
 	numbered bool
+	// added is the cache's count of entries added when the transaction
+	// began: a read may hold entries added later, while the transaction
+	// that only counted hits ran, with or without its hits.
+	added uint64
 	// entities are the ids and new name keys of the entities written or
 	// deleted: the name keys listing them, and their new keys, are dropped.
 	entities      []string
@@ -398,9 +407,14 @@ func (c *writeCache) commit(scope entity.Scope, start, end uint64, w *txCache) {
 		}
 	}
 	for id, at := range w.touched {
-		for _, eid := range sc.factAround[id] {
-			e := sc.around[eid].Value.(*cacheEntry)
-			if i, ok := slices.BinarySearchFunc(e.facts, id, newestFirst); ok {
+		for _, eid := range slices.Clone(sc.factAround[id]) {
+			el := sc.around[eid]
+			e := el.Value.(*cacheEntry)
+			if e.added > w.added {
+				// Read while the transaction ran: perhaps after its
+				// commit, with the hit already counted.
+				c.remove(sc, el)
+			} else if i, ok := slices.BinarySearchFunc(e.facts, id, newestFirst); ok {
 				touch(&e.facts[i], at)
 			}
 		}
@@ -532,89 +546,83 @@ func (c *writeCache) viewing(scope entity.Scope, head uint64) (*scopeCache, bool
 	return sc, !sc.writing && sc.head == head
 }
 
+// viewed returns the entry of key in the map of the scope's entries that
+// entries picks, for a read that found the scope at head, counting the hit
+// or miss. The caller holds c.mu.
+func viewed[K comparable](c *writeCache, scope entity.Scope, head uint64, entries func(*scopeCache) map[K]*list.Element, key K) (*cacheEntry, bool) {
+	sc, ok := c.viewing(scope, head)
+	var el *list.Element
+	if ok {
+		el, ok = entries(sc)[key]
+	}
+	if !c.countRead(ok) {
+		return nil, false
+	}
+	c.lru.MoveToFront(el)
+	return el.Value.(*cacheEntry), true
+}
+
+// hold adds entries read by a read that found the scope at head, unless
+// the scope has moved on since.
+func (c *writeCache) hold(scope entity.Scope, head uint64, entries ...*cacheEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if sc, ok := c.viewing(scope, head); ok {
+		for _, e := range entries {
+			c.add(sc, e)
+		}
+		c.evict()
+	}
+}
+
 // around returns copies of the facts around entity id held for a read
 // that found the scope at head (newest first), partial when they are only
 // the newest, and whether the cache holds them.
 func (c *writeCache) around(scope entity.Scope, head uint64, id string) (facts []entity.Fact, partial, ok bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	sc, ok := c.viewing(scope, head)
-	var el *list.Element
-	if ok {
-		el, ok = sc.around[id]
-	}
-	if !c.countRead(ok) {
+	e, ok := viewed(c, scope, head, func(sc *scopeCache) map[string]*list.Element { return sc.around }, id)
+	if !ok {
 		return nil, false, false
 	}
-	c.lru.MoveToFront(el)
-	e := el.Value.(*cacheEntry)
-	facts = make([]entity.Fact, len(e.facts))
-	for i := range e.facts {
-		facts[i] = e.facts[i].Clone()
-	}
-	return facts, e.partial, true
+	return cloneFacts(e.facts), e.partial, true
 }
 
 // putAround holds the facts around entity id (newest first; partial: only
-// the newest), read by a read that found the scope at head, unless the
-// scope has moved on since.
+// the newest), read by a read that found the scope at head.
 func (c *writeCache) putAround(scope entity.Scope, head uint64, id string, facts []entity.Fact, partial bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if sc, ok := c.viewing(scope, head); ok {
-		c.add(sc, &cacheEntry{scope: scope, kind: aroundEntry, name: id, facts: facts, partial: partial})
-		c.evict()
-	}
+	c.hold(scope, head, &cacheEntry{scope: scope, kind: aroundEntry, name: id, facts: facts, partial: partial})
 }
 
 // viewName is name for a read that found the scope at head.
 func (c *writeCache) viewName(scope entity.Scope, head uint64, key string) ([]entity.Entity, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	sc, ok := c.viewing(scope, head)
-	var el *list.Element
-	if ok {
-		el, ok = sc.names[key]
-	}
-	if !c.countRead(ok) {
+	e, ok := viewed(c, scope, head, func(sc *scopeCache) map[string]*list.Element { return sc.names }, key)
+	if !ok {
 		return nil, false
 	}
-	c.lru.MoveToFront(el)
-	return cloneEntities(el.Value.(*cacheEntry).entities), true
+	return cloneEntities(e.entities), true
 }
 
 // viewChain is chain for a read that found the scope at head.
 func (c *writeCache) viewChain(scope entity.Scope, head uint64, k graph.ChainKey) ([]entity.Fact, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	sc, ok := c.viewing(scope, head)
-	var el *list.Element
-	if ok {
-		el, ok = sc.chains[k]
-	}
-	if !c.countRead(ok) {
+	e, ok := viewed(c, scope, head, func(sc *scopeCache) map[graph.ChainKey]*list.Element { return sc.chains }, k)
+	if !ok {
 		return nil, false
 	}
-	c.lru.MoveToFront(el)
-	held := el.Value.(*cacheEntry).facts
-	out := make([]entity.Fact, len(held))
-	for i := range held {
-		out[i] = held[i].Clone()
-	}
-	return out, true
+	return cloneFacts(e.facts), true
 }
 
-// putChains holds the chains read by a read that found the scope at head,
-// unless the scope has moved on since.
+// putChains holds the chains read by a read that found the scope at head.
 func (c *writeCache) putChains(scope entity.Scope, head uint64, chains map[graph.ChainKey][]entity.Fact) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if sc, ok := c.viewing(scope, head); ok {
-		for k, fs := range chains {
-			c.add(sc, &cacheEntry{scope: scope, chain: k, facts: fs})
-		}
-		c.evict()
+	entries := make([]*cacheEntry, 0, len(chains))
+	for k, fs := range chains {
+		entries = append(entries, &cacheEntry{scope: scope, chain: k, facts: fs})
 	}
+	c.hold(scope, head, entries...)
 }
 
 // prefixKey keys the entities of a prefix read with a limit.
@@ -625,42 +633,31 @@ func prefixKey(prefix string, limit int) string { return fmt.Sprintf("%d\x00%s",
 func (c *writeCache) viewPrefix(scope entity.Scope, head uint64, prefix string, limit int) ([]entity.Entity, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	sc, ok := c.viewing(scope, head)
-	var el *list.Element
-	if ok {
-		el, ok = sc.prefixes[prefixKey(prefix, limit)]
-	}
-	if !c.countRead(ok) {
+	e, ok := viewed(c, scope, head, func(sc *scopeCache) map[string]*list.Element { return sc.prefixes }, prefixKey(prefix, limit))
+	if !ok {
 		return nil, false
 	}
-	c.lru.MoveToFront(el)
-	return cloneEntities(el.Value.(*cacheEntry).entities), true
+	return cloneEntities(e.entities), true
 }
 
 // putPrefixes holds the entities of prefixes read with limit by a read
-// that found the scope at head, unless the scope has moved on since.
+// that found the scope at head.
 func (c *writeCache) putPrefixes(scope entity.Scope, head uint64, prefixes map[string][]entity.Entity, limit int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if sc, ok := c.viewing(scope, head); ok {
-		for p, es := range prefixes {
-			c.add(sc, &cacheEntry{scope: scope, kind: prefixEntry, name: prefixKey(p, limit), entities: es})
-		}
-		c.evict()
+	entries := make([]*cacheEntry, 0, len(prefixes))
+	for p, es := range prefixes {
+		entries = append(entries, &cacheEntry{scope: scope, kind: prefixEntry, name: prefixKey(p, limit), entities: es})
 	}
+	c.hold(scope, head, entries...)
 }
 
 // putNames holds the entities of name keys read by a read that found the
-// scope at head, unless the scope has moved on since.
+// scope at head.
 func (c *writeCache) putNames(scope entity.Scope, head uint64, names map[string][]entity.Entity) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if sc, ok := c.viewing(scope, head); ok {
-		for n, es := range names {
-			c.add(sc, &cacheEntry{scope: scope, kind: nameEntry, name: n, entities: es})
-		}
-		c.evict()
+	entries := make([]*cacheEntry, 0, len(names))
+	for n, es := range names {
+		entries = append(entries, &cacheEntry{scope: scope, kind: nameEntry, name: n, entities: es})
 	}
+	c.hold(scope, head, entries...)
 }
 
 // countRead counts a read's hit or miss and returns hit.
@@ -671,6 +668,14 @@ func (c *writeCache) countRead(hit bool) bool {
 		c.readMisses++
 	}
 	return hit
+}
+
+func cloneFacts(fs []entity.Fact) []entity.Fact {
+	out := make([]entity.Fact, len(fs))
+	for i := range fs {
+		out[i] = fs[i].Clone()
+	}
+	return out
 }
 
 func cloneEntities(es []entity.Entity) []entity.Entity {

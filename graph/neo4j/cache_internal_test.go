@@ -53,3 +53,35 @@ func TestWriteCacheSize(t *testing.T) {
 	}
 	runtime.KeepAlive(c)
 }
+
+// TestTouchWhileRead: a transaction that only counts hits moves no head,
+// so reads go on filling the cache while it runs; the facts around an
+// entity read before it began get its hits at its commit, those read while
+// it ran (perhaps after its commit, the hit already counted) are dropped.
+func TestTouchWhileRead(t *testing.T) {
+	c := newWriteCache(16)
+	at := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)
+	around := func(id string) []entity.Fact {
+		return []entity.Fact{{ID: "f2", SubjectID: id, Predicate: "p", Value: "2"}, {ID: "f1", SubjectID: id, Predicate: "p", Value: "1"}}
+	}
+	if !c.view("s", 7) {
+		t.Fatal("a read may not use the cache")
+	}
+	c.putAround("s", 7, "before", around("before"), false)
+	w := newTxCache()
+	w.added = c.begin("s", 7)
+	c.putAround("s", 7, "during", around("during"), false)
+	w.touched = map[string]time.Time{"f1": at}
+	c.commit("s", 7, 7, w)
+
+	fs, _, ok := c.around("s", 7, "before")
+	if !ok || fs[1].Hits != 1 || fs[1].LastAccessedAt == nil || !fs[1].LastAccessedAt.Equal(at) || fs[0].Hits != 0 {
+		t.Errorf("read before the touch: held %v, %+v", ok, fs)
+	}
+	if _, _, ok := c.around("s", 7, "during"); ok {
+		t.Error("read while the touch ran: still held")
+	}
+	if _, _, ok := c.around("s", 8, "before"); ok {
+		t.Error("held for a read that found another head")
+	}
+}

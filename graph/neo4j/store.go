@@ -340,8 +340,8 @@ func (s *Store) run(ctx context.Context, op string, scope entity.Scope, write bo
 			}
 			t.start = t.head
 			if cached {
-				s.cache.begin(scope, t.head)
 				t.cached = newTxCache()
+				t.cached.added = s.cache.begin(scope, t.head)
 			}
 		}
 		fnErr = fn(t)

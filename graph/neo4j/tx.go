@@ -610,11 +610,7 @@ func (t *tx) Chains(keys []graph.ChainKey) (map[graph.ChainKey][]entity.Fact, er
 		if t.cached != nil && t.cached.wroteChain[k] {
 			continue
 		}
-		held := make([]entity.Fact, len(out[k]))
-		for i, f := range out[k] {
-			held[i] = f.Clone()
-		}
-		read[k] = held
+		read[k] = cloneFacts(out[k])
 	}
 	if t.cached != nil {
 		maps.Copy(t.cached.chains, read)
