@@ -96,7 +96,7 @@ type cacheEntry struct {
 	partial bool
 	// added numbers the entry among all those added (writeCache.added).
 	added uint64
-	size    int64
+	size  int64
 }
 
 type entryKind uint8
