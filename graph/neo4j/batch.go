@@ -1,9 +1,10 @@
 package neo4j
 
 import (
-	neo "github.com/neo4j/neo4j-go-driver/v5/neo4j"
 	"slices"
 	"time"
+
+	neo "github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/graphmem/graphmem/cypher"
 	"github.com/graphmem/graphmem/entity"
