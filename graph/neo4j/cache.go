@@ -179,18 +179,13 @@ func (c *writeCache) dropScope(sc *scopeCache) {
 	for _, el := range sc.names {
 		c.remove(sc, el)
 	}
-	c.dropAround(sc)
-	c.dropPrefixes(sc)
+	c.dropAll(sc, sc.around)
+	c.dropAll(sc, sc.prefixes)
 }
 
-func (c *writeCache) dropAround(sc *scopeCache) {
-	for _, el := range sc.around {
-		c.remove(sc, el)
-	}
-}
-
-func (c *writeCache) dropPrefixes(sc *scopeCache) {
-	for _, el := range sc.prefixes {
+// dropAll removes the entries of one of the scope's maps keyed by name.
+func (c *writeCache) dropAll(sc *scopeCache, entries map[string]*list.Element) {
+	for _, el := range entries {
 		c.remove(sc, el)
 	}
 }
@@ -292,7 +287,7 @@ func (c *writeCache) chain(scope entity.Scope, k graph.ChainKey, w *txCache) ([]
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.scope(scope).chains[k]
-	if !c.count(ok) {
+	if !tally(ok, &c.hits, &c.misses) {
 		return nil, false
 	}
 	c.lru.MoveToFront(el)
@@ -310,12 +305,12 @@ func (c *writeCache) chain(scope entity.Scope, k graph.ChainKey, w *txCache) ([]
 	return out, true
 }
 
-// count counts a hit or a miss and returns hit.
-func (c *writeCache) count(hit bool) bool {
+// tally counts a hit or a miss and returns hit.
+func tally(hit bool, hits, misses *uint64) bool {
 	if hit {
-		c.hits++
+		*hits++
 	} else {
-		c.misses++
+		*misses++
 	}
 	return hit
 }
@@ -336,7 +331,7 @@ func (c *writeCache) name(scope entity.Scope, key string) ([]entity.Entity, bool
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.scope(scope).names[key]
-	if !c.count(ok) {
+	if !tally(ok, &c.hits, &c.misses) {
 		return nil, false
 	}
 	c.lru.MoveToFront(el)
@@ -399,7 +394,7 @@ func (c *writeCache) commit(scope entity.Scope, start, end uint64, w *txCache) {
 	}
 	sc.head = end
 	if w.dropAround {
-		c.dropAround(sc)
+		c.dropAll(sc, sc.around)
 	}
 	for _, id := range w.linked {
 		if el, ok := sc.around[id]; ok {
@@ -465,7 +460,7 @@ func (c *writeCache) commit(scope entity.Scope, start, end uint64, w *txCache) {
 		}
 	}
 	if w.wroteEntities {
-		c.dropPrefixes(sc)
+		c.dropAll(sc, sc.prefixes)
 	}
 	c.evict()
 }
@@ -555,7 +550,7 @@ func viewed[K comparable](c *writeCache, scope entity.Scope, head uint64, entrie
 	if ok {
 		el, ok = entries(sc)[key]
 	}
-	if !c.countRead(ok) {
+	if !tally(ok, &c.readHits, &c.readMisses) {
 		return nil, false
 	}
 	c.lru.MoveToFront(el)
@@ -571,7 +566,6 @@ func (c *writeCache) hold(scope entity.Scope, head uint64, entries ...*cacheEntr
 		for _, e := range entries {
 			c.add(sc, e)
 		}
-		c.evict()
 	}
 }
 
@@ -658,16 +652,6 @@ func (c *writeCache) putNames(scope entity.Scope, head uint64, names map[string]
 		entries = append(entries, &cacheEntry{scope: scope, kind: nameEntry, name: n, entities: es})
 	}
 	c.hold(scope, head, entries...)
-}
-
-// countRead counts a read's hit or miss and returns hit.
-func (c *writeCache) countRead(hit bool) bool {
-	if hit {
-		c.readHits++
-	} else {
-		c.readMisses++
-	}
-	return hit
 }
 
 func cloneFacts(fs []entity.Fact) []entity.Fact {

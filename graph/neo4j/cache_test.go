@@ -41,14 +41,41 @@ func TestWriteCache(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// same reads keys in a write transaction of s and in a read of s (from
-	// the cache where it holds them), and in a read of a Store without a
-	// cache (from Neo4j), and compares.
+	// read reads keys, name prefixes and names in a read of st.
+	type reads struct {
+		chains          map[graph.ChainKey][]entity.Fact
+		prefixes, names map[string][]entity.Entity
+	}
+	read := func(st *neo4j.Store, keys []graph.ChainKey, names []string) (r reads) {
+		t.Helper()
+		err := st.View(ctx, scope, func(tx graph.Tx) (err error) {
+			if r.chains, err = tx.Chains(keys); err != nil {
+				return err
+			}
+			if r.prefixes, err = graph.EntitiesByPrefixes(tx, []string{"a", "al", "no", "ac", "zz"}, 10); err != nil {
+				return err
+			}
+			r.names, err = tx.EntitiesByKey(names)
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	check := func(step, what string, got, want any) {
+		t.Helper()
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: %s\n got %s\nwant %s", step, what, jsonOf(got), jsonOf(want))
+		}
+	}
+	// same reads keys in a write transaction of s and in two reads of s
+	// (from the cache where it holds them; the first may fill it), and in
+	// a read of a Store without a cache (from Neo4j), and compares.
 	same := func(step string, keys []graph.ChainKey, names []string) (map[graph.ChainKey][]entity.Fact, map[string][]entity.Entity) {
 		t.Helper()
-		var chains, viewChains, stored map[graph.ChainKey][]entity.Fact
-		var byKey, viewByKey, storedByKey, viewPrefixes, storedPrefixes map[string][]entity.Entity
-		prefixes := []string{"a", "al", "no", "ac", "zz"}
+		var chains map[graph.ChainKey][]entity.Fact
+		var byKey map[string][]entity.Entity
 		update(s, func(tx graph.Tx) (err error) {
 			if chains, err = tx.Chains(keys); err != nil {
 				return err
@@ -56,48 +83,14 @@ func TestWriteCache(t *testing.T) {
 			byKey, err = tx.EntitiesByKey(names)
 			return err
 		})
-		for range 2 { // the first read may fill the cache
-			err := s.View(ctx, scope, func(tx graph.Tx) (err error) {
-				if viewChains, err = tx.Chains(keys); err != nil {
-					return err
-				}
-				if viewPrefixes, err = graph.EntitiesByPrefixes(tx, prefixes, 10); err != nil {
-					return err
-				}
-				viewByKey, err = tx.EntitiesByKey(names)
-				return err
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
-		}
-		err := plain.View(ctx, scope, func(tx graph.Tx) (err error) {
-			if stored, err = tx.Chains(keys); err != nil {
-				return err
-			}
-			if storedPrefixes, err = graph.EntitiesByPrefixes(tx, prefixes, 10); err != nil {
-				return err
-			}
-			storedByKey, err = tx.EntitiesByKey(names)
-			return err
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !reflect.DeepEqual(chains, stored) {
-			t.Errorf("%s: chains\n got %s\nwant %s", step, jsonOf(chains), jsonOf(stored))
-		}
-		if !reflect.DeepEqual(byKey, storedByKey) {
-			t.Errorf("%s: names\n got %s\nwant %s", step, jsonOf(byKey), jsonOf(storedByKey))
-		}
-		if !reflect.DeepEqual(viewChains, stored) {
-			t.Errorf("%s: chains read\n got %s\nwant %s", step, jsonOf(viewChains), jsonOf(stored))
-		}
-		if !reflect.DeepEqual(viewPrefixes, storedPrefixes) {
-			t.Errorf("%s: prefixes read\n got %s\nwant %s", step, jsonOf(viewPrefixes), jsonOf(storedPrefixes))
-		}
-		if !reflect.DeepEqual(viewByKey, storedByKey) {
-			t.Errorf("%s: names read\n got %s\nwant %s", step, jsonOf(viewByKey), jsonOf(storedByKey))
+		want := read(plain, keys, names)
+		check(step, "chains", chains, want.chains)
+		check(step, "names", byKey, want.names)
+		for i := range 2 {
+			got := read(s, keys, names)
+			check(step, fmt.Sprintf("chains of read %d", i), got.chains, want.chains)
+			check(step, fmt.Sprintf("prefixes of read %d", i), got.prefixes, want.prefixes)
+			check(step, fmt.Sprintf("names of read %d", i), got.names, want.names)
 		}
 		return chains, byKey
 	}
