@@ -1,6 +1,7 @@
 package search
 
 import (
+	"cmp"
 	"context"
 	"maps"
 	"math"
@@ -149,25 +150,23 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	asOf := millis(q.AsOf)
 	bd := x.bounds()
 	var res *bleve.SearchResult
+	byScore := !q.SortByTime && strings.TrimSpace(q.Text) != ""
 	for {
-		req := bleve.NewSearchRequestOptions(buildQuery(q, terms, kept, bd), q.Limit, 0, false)
-		if q.SortByTime || strings.TrimSpace(q.Text) == "" {
+		bq := buildQuery(q, terms, kept, bd)
+		if byScore {
+			res, err = x.topScored(ctx, bq, q.Limit)
+		} else {
+			req := bleve.NewSearchRequestOptions(bq, q.Limit, 0, false)
 			req.Score = "none"
 			if q.SortByTime {
 				req.SortBy([]string{fTime, "_id"})
 			} else {
 				req.SortBy([]string{"-" + fTime, "_id"})
 			}
-		} else {
-			// Equal scores in id order, not in the order of the index's
-			// segments, which their background merging changes.
-			req.SortBy([]string{"-_score", "_id"})
+			res, err = x.run(ctx, req)
 		}
-		if res, err = x.bi.SearchInContext(ctx, req); err != nil {
-			if ctx.Err() != nil {
-				return nil, entity.Wrap(entity.EUNAVAILABLE, "search.Search", ctx.Err())
-			}
-			return nil, entity.Wrap(entity.EINTERNAL, "search.Search", err)
+		if err != nil {
+			return nil, err
 		}
 		// A document indexed meanwhile may be one an exclusion left out
 		// would have matched: the bounds are raised before it is visible.
@@ -185,6 +184,48 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		hits = append(hits, hitOf(q.Scope, h))
 	}
 	return hits, nil
+}
+
+// topScored runs query for the limit best scores, equal scores in id
+// order, not in the order of the index's segments, which their background
+// merging changes. Sorting by id in the index would read the id of every
+// document that matches (a look-up in the segment's stored fields each);
+// so one more hit than asked is read by score alone, and only when the
+// last asked and that one tie is the question asked again with the id as
+// the tie-break. Otherwise the hits are exactly those above the cut, which
+// are put in id order among equal scores here.
+func (x *Index) topScored(ctx context.Context, q query.Query, limit int) (*bleve.SearchResult, error) {
+	res, err := x.run(ctx, bleve.NewSearchRequestOptions(q, limit+1, 0, false))
+	if err != nil {
+		return nil, err
+	}
+	hits := res.Hits
+	if len(hits) > limit && hits[limit-1].Score == hits[limit].Score {
+		req := bleve.NewSearchRequestOptions(q, limit, 0, false)
+		req.SortBy([]string{"-_score", "_id"})
+		return x.run(ctx, req)
+	}
+	hits = hits[:min(len(hits), limit)]
+	slices.SortStableFunc(hits, func(a, b *search.DocumentMatch) int {
+		if a.Score != b.Score {
+			return cmp.Compare(b.Score, a.Score)
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	res.Hits = hits
+	return res, nil
+}
+
+// run runs one search request on the index.
+func (x *Index) run(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+	res, err := x.bi.SearchInContext(ctx, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, entity.Wrap(entity.EUNAVAILABLE, "search.Search", ctx.Err())
+		}
+		return nil, entity.Wrap(entity.EINTERNAL, "search.Search", err)
+	}
+	return res, nil
 }
 
 // loadFields reads the stored fields of the episodes among ms, and of the

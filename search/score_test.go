@@ -78,3 +78,59 @@ func TestIndex_ScoresDoNotDependOnIndexingOrder(t *testing.T) {
 		t.Errorf("%d of %d episodes score differently", differ, len(a))
 	}
 }
+
+// TestIndex_EqualScoresInIDOrder: hits of equal score come in id order,
+// and a search for the k best is the first k of the search for all of
+// them, wherever the cut falls — between two scores or inside a run of
+// equal ones — however the documents were spread over the index's
+// segments.
+func TestIndex_EqualScoresInIDOrder(t *testing.T) {
+	words := strings.Fields("river stone garden")
+	rng := rand.New(rand.NewPCG(3, 9))
+	store, x := MustOpenStore(t), MustOpenIndex(t)
+	at := day("2024-05-01")
+	ids := rng.Perm(90)
+	for i := 0; i < len(ids); i += 13 {
+		err := store.Update(ctx, "u", func(tx graph.Tx) error {
+			for _, j := range ids[i:min(i+13, len(ids))] {
+				// Few distinct contents: long runs of equal scores.
+				content := strings.Join(words[:1+j%3], " ")
+				err := tx.PutEpisode(entity.Episode{ID: fmt.Sprintf("ep-%03d", j), Scope: "u", Kind: entity.KindMessage,
+					Content: content, ReferenceTime: at, RecordedAt: at, SourceKind: entity.UserExplicit, Status: entity.EpisodeDone})
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mustSync(t, x, store)
+	}
+	query := search.Query{Scope: "u", Text: strings.Join(words, " "), Now: at}
+	all := query
+	all.Limit = search.MaxLimit
+	full := mustSearch(t, x, all)
+	if len(full) != len(ids) {
+		t.Fatalf("%d hits of %d episodes", len(full), len(ids))
+	}
+	for i := 1; i < len(full); i++ {
+		a, b := full[i-1], full[i]
+		if a.Score < b.Score || a.Score == b.Score && a.ID > b.ID {
+			t.Fatalf("hit %d (%s, %g) before hit %d (%s, %g)", i-1, a.ID, a.Score, i, b.ID, b.Score)
+		}
+	}
+	for k := 1; k <= len(full); k++ {
+		query.Limit = k
+		got := mustSearch(t, x, query)
+		if len(got) != k {
+			t.Fatalf("limit %d: %d hits", k, len(got))
+		}
+		for i := range got {
+			if got[i].ID != full[i].ID {
+				t.Fatalf("limit %d: hit %d is %s, the full list's is %s", k, i, got[i].ID, full[i].ID)
+			}
+		}
+	}
+}
