@@ -44,6 +44,7 @@ CALL {
   MATCH (f:Fact)
   WHERE f.scope = $scope AND f.subject_id = newID AND f.id IS NOT NULL
   CREATE (e)-[:SUBJECT_OF]->(f)
+  RETURN count(f) AS subjects
 }
 CALL {
   WITH e, created
@@ -51,6 +52,7 @@ CALL {
   MATCH (f:Fact)
   WHERE f.scope = $scope AND f.object_id = newID AND f.id IS NOT NULL
   CREATE (f)-[:OBJECT]->(e)
+  RETURN count(f) AS objects
 }
 // Only a new entity can have a Deleted marker.
 CALL {
@@ -59,4 +61,7 @@ CALL {
   MATCH (d:Deleted {kind: 'entity', scope: $scope, id: newID})
   DELETE d
 }
-RETURN count(*) AS n
+// fresh: the entities created that no fact named yet, whose facts around
+// are then exactly those written after them (the Store's cache holds them
+// from there, see writeCache.commit).
+RETURN count(*) AS n, collect(CASE WHEN created AND subjects + objects = 0 THEN e.id END) AS fresh

@@ -36,11 +36,15 @@ import (
 // scope's head, read once per read (scope_head.cypher), holds what it read
 // only if the head has not moved since, and passes the cache by while a
 // write transaction of this Store that has drawn change numbers is open
-// in the scope. This Store's writes drop the facts around the subjects and
-// objects (old and new) of the facts they write, all of them on a
-// deletion, and every prefix when they write an entity; its touches are
-// counted on the facts held, as the store counts them. Another Store's
-// hits are seen once the scope's head moves. A budget of 0 turns it off.
+// in the scope. This Store's writes keep the facts around held up to date
+// (writeAround): each fact written goes into the entries of its subject and
+// object and out of those it left; the entities a write creates that no
+// fact named before are held from then on with the facts it wrote of them,
+// so recall finds the facts around what was just written without reading
+// them. A deletion drops all facts around, an entity write every prefix;
+// this Store's touches are counted on the facts held, as the store counts
+// them. Another Store's hits are seen once the scope's head moves. A budget
+// of 0 turns it off.
 type writeCache struct {
 	mu     sync.Mutex
 	budget int64 // bytes, estimated
@@ -357,10 +361,11 @@ type txCache struct {
 	// touched are the hits counted (TouchFacts), applied to the facts
 	// around entities held as the store applied them.
 	touched map[string]time.Time
-	// linked are the entities whose facts around changed: the subjects
-	// and objects, old and new, of the facts written. dropAround: the
-	// transaction deleted a fact or an entity, all facts around go.
-	linked     []string
+	// fresh are the entities the transaction created that no fact named
+	// before (entities_put.cypher): their facts around are those it wrote.
+	fresh []string
+	// dropAround: the transaction deleted a fact or an entity, all facts
+	// around go.
 	dropAround bool
 	// numbered: the transaction has drawn change numbers (tx.draw).
 	numbered bool
@@ -393,13 +398,12 @@ func (c *writeCache) commit(scope entity.Scope, start, end uint64, w *txCache) {
 		return
 	}
 	sc.head = end
-	if w.dropAround {
+	if w.dropAround || len(w.touched) > 0 && len(w.facts) > 0 {
+		// (Hits counted in a transaction that also wrote facts may be
+		// in the facts written or not.)
 		c.dropAll(sc, sc.around)
-	}
-	for _, id := range w.linked {
-		if el, ok := sc.around[id]; ok {
-			c.remove(sc, el)
-		}
+	} else {
+		c.writeAround(scope, sc, w)
 	}
 	for id, at := range w.touched {
 		for _, eid := range slices.Clone(sc.factAround[id]) {
@@ -463,6 +467,102 @@ func (c *writeCache) commit(scope entity.Scope, start, end uint64, w *txCache) {
 		c.dropAll(sc, sc.prefixes)
 	}
 	c.evict()
+}
+
+// writeAround applies the facts a committed transaction wrote to the facts
+// around entities held — each fact goes from the entities it no longer
+// names to those it names, without claims and revisions, as a read holds
+// it — and holds the facts around the entities it created that no fact
+// named before: exactly the facts it wrote of them. A hub's entry keeps its
+// aroundCap newest; one that loses a fact it held is dropped, as the next
+// newest is not known here.
+func (c *writeCache) writeAround(scope entity.Scope, sc *scopeCache, w *txCache) {
+	last := make(map[string]int, len(w.facts))
+	for i := range w.facts {
+		last[w.facts[i].ID] = i
+	}
+	var written []entity.Fact // the last version of each, bare, in order
+	for i := range w.facts {
+		if last[w.facts[i].ID] == i {
+			f := w.facts[i]
+			f.Claims, f.Revisions = nil, nil
+			written = append(written, f)
+		}
+	}
+	for i := range written {
+		f := &written[i]
+		for _, id := range slices.Clone(sc.factAround[f.ID]) {
+			if id != f.SubjectID && id != f.ObjectID {
+				c.unhold(sc, sc.around[id], f.ID)
+			}
+		}
+		for j, id := range []string{f.SubjectID, f.ObjectID} {
+			if el, ok := sc.around[id]; ok && id != "" && (j == 0 || id != f.SubjectID) {
+				c.upsert(sc, el, f)
+			}
+		}
+	}
+	for _, id := range w.fresh {
+		if _, ok := sc.around[id]; ok {
+			continue // read meanwhile: kept up to date above
+		}
+		var fs []entity.Fact
+		for i := range written {
+			if f := &written[i]; f.SubjectID == id || f.ObjectID == id {
+				fs = append(fs, *f)
+			}
+		}
+		slices.SortFunc(fs, func(f, g entity.Fact) int { return newestFirst(f, g.ID) })
+		partial := len(fs) > aroundCap
+		c.add(sc, &cacheEntry{scope: scope, kind: aroundEntry, name: id, facts: fs[:min(len(fs), aroundCap)], partial: partial})
+	}
+}
+
+// unhold takes fact id out of the facts around an entity held (el), or
+// drops the entry when it holds only the newest.
+func (c *writeCache) unhold(sc *scopeCache, el *list.Element, id string) {
+	e := el.Value.(*cacheEntry)
+	i, ok := slices.BinarySearchFunc(e.facts, id, newestFirst)
+	switch {
+	case !ok:
+		return
+	case e.partial:
+		c.remove(sc, el)
+		return
+	}
+	c.resize(e, -factSize(&e.facts[i]))
+	e.facts = slices.Delete(e.facts, i, i+1)
+	unlist(sc.factAround, id, e.name)
+}
+
+// upsert puts fact f in the facts around an entity held (el), in place of
+// its earlier version; a hub's entry keeps its aroundCap newest.
+func (c *writeCache) upsert(sc *scopeCache, el *list.Element, f *entity.Fact) {
+	e := el.Value.(*cacheEntry)
+	i, ok := slices.BinarySearchFunc(e.facts, f.ID, newestFirst)
+	if ok {
+		c.resize(e, factSize(f)-factSize(&e.facts[i]))
+		e.facts[i] = *f
+		return
+	}
+	if e.partial && i == len(e.facts) {
+		return // older than the newest held
+	}
+	e.facts = slices.Insert(e.facts, i, *f)
+	c.resize(e, factSize(f))
+	sc.factAround[f.ID] = append(sc.factAround[f.ID], e.name)
+	if len(e.facts) > aroundCap {
+		old := &e.facts[aroundCap]
+		c.resize(e, -factSize(old))
+		unlist(sc.factAround, old.ID, e.name)
+		e.facts, e.partial = e.facts[:aroundCap], true
+	}
+}
+
+// resize changes an entry's estimated size, and the cache's, by n bytes.
+func (c *writeCache) resize(e *cacheEntry, n int64) {
+	e.size += n
+	c.size += n
 }
 
 // newestFirst orders the facts around an entity: by id, highest first.

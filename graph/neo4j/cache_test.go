@@ -350,18 +350,55 @@ func TestReadCache(t *testing.T) {
 	same("first reads")
 
 	// This Store's writes: a fact moves from p002 to p119, a new one about
-	// the city, hits counted.
+	// the city, another ended; then hits counted.
 	update(s, func(tx graph.Tx) error {
 		g := fs[2]
 		g.SubjectID = "p119"
 		n := entity.Fact{ID: "f9999", Scope: scope, SubjectID: "p001", Predicate: "lives_in", ObjectID: "city",
 			Text: "p001 lives in the city again", ValidFrom: day(500), RecordedAt: t0, UpdatedAt: t0, Confidence: 1}
-		return tx.PutFacts([]entity.Fact{g, n})
+		h := fs[399] // the hub's newest, ended
+		h.ValidTo = ptr(day(450))
+		return tx.PutFacts([]entity.Fact{g, n, h})
 	})
-	if !s.CachedAround(scope, "nobody") {
-		t.Error("facts around an entity no write touched were dropped")
+	for _, id := range []string{"nobody", "p001", "p002", "p119", "city"} {
+		if !s.CachedAround(scope, id) {
+			t.Errorf("facts around %s dropped by a write, not kept up to date", id)
+		}
 	}
 	same("after this Store's writes")
+
+	// New entities no fact named: their facts around are held from the
+	// transaction that created them on, a hub's too (more than the cache
+	// holds of one), and a fact naming its subject as its object too;
+	// an entity created after a fact named it is not.
+	fresh := func(id string) entity.Entity {
+		return entity.Entity{ID: id, Scope: scope, Name: id, Type: "Place", CreatedAt: t0, UpdatedAt: t0}
+	}
+	update(s, func(tx graph.Tx) error {
+		if err := tx.PutFacts([]entity.Fact{{ID: "k0", Scope: scope, SubjectID: "p003", Predicate: "visited", ObjectID: "late",
+			Text: "p003 visited late", ValidFrom: day(3), RecordedAt: t0, UpdatedAt: t0, Confidence: 1}}); err != nil {
+			return err
+		}
+		if err := tx.PutEntities([]entity.Entity{fresh("town"), fresh("mirror"), fresh("late")}); err != nil {
+			return err
+		}
+		var more []entity.Fact
+		for i := range 300 {
+			more = append(more, entity.Fact{ID: fmt.Sprintf("t%04d", i), Scope: scope, SubjectID: fmt.Sprintf("p%03d", i%120),
+				Predicate: "visited", ObjectID: "town", Text: "a visit to town", ValidFrom: day(i), RecordedAt: t0, UpdatedAt: t0,
+				Confidence: 1})
+		}
+		more = append(more, entity.Fact{ID: "m0", Scope: scope, SubjectID: "mirror", Predicate: "sees", ObjectID: "mirror",
+			Text: "the mirror sees itself", ValidFrom: day(1), RecordedAt: t0, UpdatedAt: t0, Confidence: 1})
+		return tx.PutFacts(more)
+	})
+	for id, want := range map[string]bool{"town": true, "mirror": true, "late": false} {
+		if s.CachedAround(scope, id) != want {
+			t.Errorf("facts around %s held after the transaction that created it: %v", id, !want)
+		}
+	}
+	ids = append(ids, "town", "mirror", "late", "p003")
+	same("after new entities")
 	for range 2 {
 		update(s, func(tx graph.Tx) error {
 			return tx.TouchFacts(map[string]time.Time{"f0399": day(7), "g029": day(8), "f0001": {}})

@@ -479,7 +479,12 @@ func (t *tx) PutEntities(es []entity.Entity) error {
 		}
 	}
 	return inBatches(rows, func(b []map[string]any) error {
-		_, err := t.numbered(stmtEntitiesPut, len(b), map[string]any{"rows": b})
+		recs, err := t.numbered(stmtEntitiesPut, len(b), map[string]any{"rows": b})
+		if w := t.cached; w != nil && err == nil && len(recs) == 1 {
+			for _, id := range asList(recs[0].Values[1]) {
+				w.fresh = append(w.fresh, asString(id))
+			}
+		}
 		return err
 	})
 }
@@ -813,14 +818,6 @@ func (t *tx) writeFacts(rows []map[string]any) error {
 		id := asString(p["id"])
 		p["scope"], p["seq"] = t.scope, int64(first)+int64(i)
 		old, stored := t.storedProps(id)
-		if w := t.cached; w != nil {
-			now := linksOf(p)
-			w.linked = append(w.linked, now.subject, now.object)
-			if stored {
-				was := linksOf(old)
-				w.linked = append(w.linked, was.subject, was.object)
-			}
-		}
 		if !stored {
 			created = append(created, map[string]any{"props": p})
 		} else {
