@@ -635,6 +635,13 @@ func (c *writeCache) view(scope entity.Scope, head uint64) bool {
 	return true
 }
 
+// known is the head the cache's entries of the scope are true at.
+func (c *writeCache) known(scope entity.Scope) uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.scope(scope).head
+}
+
 // viewing returns the scope's cache if a read that found head may use it.
 func (c *writeCache) viewing(scope entity.Scope, head uint64) (*scopeCache, bool) {
 	sc := c.scope(scope)

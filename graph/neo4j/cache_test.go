@@ -418,3 +418,44 @@ func TestReadCache(t *testing.T) {
 	update(s, func(tx graph.Tx) error { return tx.DeleteFact("f0398") })
 	same("after a deletion")
 }
+
+// TestReadNamesCheckedAgainstHead: a read that starts by looking names up
+// takes those the cache holds and reads the others with the scope's head
+// in one statement; when another Store has written since — a name that was
+// no entity's now is one, an entity renamed —, what the cache gave is not
+// the answer.
+func TestReadNamesCheckedAgainstHead(t *testing.T) {
+	s, other, plain := threeStores(t)
+	const scope = "s"
+	put := func(st *neo4j.Store, es ...entity.Entity) {
+		t.Helper()
+		if err := st.Update(ctx, scope, func(tx graph.Tx) error { return tx.PutEntities(es) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	named := func(id, name string) entity.Entity {
+		return entity.Entity{ID: id, Scope: scope, Name: name, Type: "Person", CreatedAt: t0, UpdatedAt: t0}
+	}
+	put(s, named("e1", "Ada"), named("e2", "Grace"))
+	keys := []string{"ada", "grace", "linus", "Ada"}
+	check := func(step string) {
+		t.Helper()
+		for round := range 2 { // the first read may fill the cache
+			var got, want map[string][]entity.Entity
+			if err := s.View(ctx, scope, func(tx graph.Tx) (err error) { got, err = tx.EntitiesByKey(keys); return err }); err != nil {
+				t.Fatal(err)
+			}
+			if err := plain.View(ctx, scope, func(tx graph.Tx) (err error) { want, err = tx.EntitiesByKey(keys); return err }); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s, read %d:\n got %s\nwant %s", step, round, jsonOf(got), jsonOf(want))
+			}
+		}
+	}
+	check("first reads")
+	put(other, named("e3", "Linus"), named("e2", "Grace Hopper"))
+	check("after another Store's write")
+	put(s, named("e4", "Ada"))
+	check("after this Store's write")
+}

@@ -17,12 +17,13 @@ import (
 )
 
 var (
-	stmtEntityGet        = cypher.MustRead("entity_get.cypher")
-	stmtEntitiesByKey    = cypher.MustRead("entities_by_key.cypher")
-	stmtEntitiesByPrefix = cypher.MustRead("entities_by_prefix.cypher")
-	stmtEntitiesList     = cypher.MustRead("entities_list.cypher")
-	stmtEntitiesPut      = cypher.MustRead("entities_put.cypher")
-	stmtEntityDelete     = cypher.MustRead("entity_delete.cypher")
+	stmtEntityGet         = cypher.MustRead("entity_get.cypher")
+	stmtEntitiesByKey     = cypher.MustRead("entities_by_key.cypher")
+	stmtEntitiesByKeyHead = cypher.MustRead("entities_by_key_head.cypher")
+	stmtEntitiesByPrefix  = cypher.MustRead("entities_by_prefix.cypher")
+	stmtEntitiesList      = cypher.MustRead("entities_list.cypher")
+	stmtEntitiesPut       = cypher.MustRead("entities_put.cypher")
+	stmtEntityDelete      = cypher.MustRead("entity_delete.cypher")
 
 	stmtFactGet          = cypher.MustRead("fact_get.cypher")
 	stmtFactChains       = cypher.MustRead("fact_chains.cypher")
@@ -324,6 +325,11 @@ func (t *tx) EntitiesByKey(keys []string) (map[string][]entity.Entity, error) {
 		}
 		asked[n] = append(asked[n], k)
 	}
+	if !t.writable && t.store.cache.on() && !t.view.read {
+		if out, ok, err := t.namesWithHead(asked, norms); err != nil || ok {
+			return out, err
+		}
+	}
 	// Keys held by the Store's cache are answered from it, and those read
 	// are noted for it, unless the transaction has written entities.
 	cacheNames := t.cached != nil && !t.cached.wroteEntities
@@ -391,6 +397,68 @@ func (t *tx) EntitiesByKey(keys []string) (map[string][]entity.Entity, error) {
 	return out, nil
 }
 
+// namesWithHead answers EntitiesByKey as a read's first statement: the
+// keys the Store's cache holds at the head it knows are taken from it, and
+// the others read from the store with the scope's head
+// (entities_by_key_head.cypher), which the read takes as its own
+// (readHead). When that head is not the one the cache answered at, it
+// returns false: the caller asks again, the view now read.
+func (t *tx) namesWithHead(asked map[string][]string, norms []string) (map[string][]entity.Entity, bool, error) {
+	const op = "neo4j.EntitiesByKey"
+	c := t.store.cache
+	at := c.known(t.scope)
+	out := make(map[string][]entity.Entity)
+	var missing []string
+	for _, n := range norms {
+		es, ok := c.viewName(t.scope, at, n)
+		if !ok {
+			missing = append(missing, n)
+		}
+		for _, k := range asked[n] {
+			if len(es) > 0 {
+				out[k] = append(out[k], es...)
+			}
+		}
+	}
+	recs, err := t.query(stmtEntitiesByKeyHead, map[string]any{"keys": nonNil(missing), "counter": counterName(t.scope)})
+	if err != nil || len(recs) != 1 {
+		return nil, false, err
+	}
+	t.readHead(recs[0].Values[0])
+	if !t.view.use || t.view.head != at {
+		return nil, false, nil
+	}
+	found := make(map[string][]entity.Entity, len(missing))
+	for _, n := range missing {
+		found[n] = nil
+	}
+	for _, pair := range asList(recs[0].Values[1]) {
+		kv := asList(pair)
+		e, err := t.decodeEntity(props(kv[1]))
+		if err != nil {
+			return nil, false, internal(op, err)
+		}
+		n := asString(kv[0])
+		for _, k := range asked[n] {
+			out[k] = append(out[k], e)
+		}
+		found[n] = append(found[n], e.Clone())
+	}
+	c.putNames(t.scope, at, found)
+	return out, true, nil
+}
+
+// readHead takes the scope's head (null: no write yet) that the read's
+// statement read as the read's own, and asks the cache whether the read
+// may use it (writeCache.view).
+func (t *tx) readHead(head any) {
+	t.view.head = 0
+	if head != nil {
+		t.view.head = uint64(asInt(head))
+	}
+	t.view.read, t.view.use = true, t.store.cache.view(t.scope, t.view.head)
+}
+
 // cacheView reports whether the Store's cache may answer this read: it
 // reads the scope's head once (scope_head.cypher) and asks the cache
 // (writeCache.view).
@@ -403,10 +471,11 @@ func (t *tx) cacheView() (bool, error) {
 		if err != nil {
 			return false, err
 		}
+		var head any
 		if len(recs) == 1 {
-			t.view.head = uint64(asInt(recs[0].Values[0]))
+			head = recs[0].Values[0]
 		}
-		t.view.read, t.view.use = true, t.store.cache.view(t.scope, t.view.head)
+		t.readHead(head)
 	}
 	return t.view.use, nil
 }
