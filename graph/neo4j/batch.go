@@ -145,6 +145,12 @@ func nullTime(t time.Time) any {
 func (t *tx) FactsAndEntitiesByID(factIDs, entityIDs []string) (map[string]entity.Fact, map[string]entity.Entity, error) {
 	const op = "neo4j.FactsAndEntitiesByID"
 	fs, es := make(map[string]entity.Fact, len(factIDs)), make(map[string]entity.Entity, len(entityIDs))
+	if t.view.read && t.view.use {
+		// The facts of the chains and the entities of the name keys the
+		// Store's cache holds (a read that has not read its head yet goes
+		// to the store: reading it would cost what this read does).
+		factIDs, entityIDs = t.store.cache.byID(t.scope, t.view.head, factIDs, entityIDs, fs, es)
+	}
 	if len(factIDs) == 0 && len(entityIDs) == 0 {
 		return fs, es, nil
 	}

@@ -717,6 +717,50 @@ func (c *writeCache) viewChain(scope entity.Scope, head uint64, k graph.ChainKey
 	return cloneFacts(e.facts), true
 }
 
+// byID puts copies of the facts among factIDs that the chains held list,
+// and of the entities among entityIDs that the name keys held list, in fs
+// and es, for a read that found the scope at head, and returns the ids it
+// does not hold.
+func (c *writeCache) byID(scope entity.Scope, head uint64, factIDs, entityIDs []string, fs map[string]entity.Fact, es map[string]entity.Entity) (restFacts, restEntities []string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	sc, ok := c.viewing(scope, head)
+	if !ok {
+		return factIDs, entityIDs
+	}
+	for _, id := range factIDs {
+		k, ok := sc.factChain[id]
+		var held []entity.Fact
+		if ok {
+			held = sc.chains[k].Value.(*cacheEntry).facts
+		}
+		i, found := slices.BinarySearchFunc(held, id, func(f entity.Fact, id string) int { return strings.Compare(f.ID, id) })
+		if !tally(found, &c.readHits, &c.readMisses) {
+			restFacts = append(restFacts, id)
+			continue
+		}
+		c.lru.MoveToFront(sc.chains[k])
+		fs[id] = held[i].Clone()
+	}
+	for _, id := range entityIDs {
+		var en *entity.Entity
+		if names := sc.entityNames[id]; len(names) > 0 {
+			el := sc.names[names[0]]
+			held := el.Value.(*cacheEntry).entities
+			if i := slices.IndexFunc(held, func(e entity.Entity) bool { return e.ID == id }); i >= 0 {
+				en = &held[i]
+				c.lru.MoveToFront(el)
+			}
+		}
+		if !tally(en != nil, &c.readHits, &c.readMisses) {
+			restEntities = append(restEntities, id)
+			continue
+		}
+		es[id] = en.Clone()
+	}
+	return restFacts, restEntities
+}
+
 // putChains holds the chains read by a read that found the scope at head.
 func (c *writeCache) putChains(scope entity.Scope, head uint64, chains map[graph.ChainKey][]entity.Fact) {
 	entries := make([]*cacheEntry, 0, len(chains))

@@ -459,3 +459,82 @@ func TestReadNamesCheckedAgainstHead(t *testing.T) {
 	put(s, named("e4", "Ada"))
 	check("after this Store's write")
 }
+
+// TestReadByIDFromCache: facts and entities read by id (what a search
+// found) come from the chains and name keys the cache holds once a read has
+// checked its head, and are what the store holds after this Store's writes
+// and hit counts, another Store's write and a deletion.
+func TestReadByIDFromCache(t *testing.T) {
+	s, other, plain := threeStores(t)
+	const scope = "s"
+	update := func(st *neo4j.Store, fn func(graph.Tx) error) {
+		t.Helper()
+		if err := st.Update(ctx, scope, fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	named := func(id, name string) entity.Entity {
+		return entity.Entity{ID: id, Scope: scope, Name: name, Type: "Person", CreatedAt: t0, UpdatedAt: t0}
+	}
+	fact := func(id, subject, predicate, object, value string) entity.Fact {
+		return entity.Fact{ID: id, Scope: scope, SubjectID: subject, Predicate: predicate, ObjectID: object, Value: value,
+			Text: subject + " " + predicate, ValidFrom: t0, RecordedAt: t0, UpdatedAt: t0, Confidence: 1,
+			Claims: []entity.Claim{{From: t0, RecordedAt: t0, Said: t0, SourceKind: entity.UserExplicit}}}
+	}
+	update(s, func(tx graph.Tx) error {
+		if err := tx.PutEntities([]entity.Entity{named("e1", "Ada"), named("e2", "Grace")}); err != nil {
+			return err
+		}
+		return tx.PutFacts([]entity.Fact{fact("f1", "e1", "knows", "e2", ""), fact("f2", "e1", "port", "", "1")})
+	})
+	chains := []graph.ChainKey{{SubjectID: "e1", Predicate: "knows"}, {SubjectID: "e1", Predicate: "port"}}
+	keys := []string{"ada", "grace"}
+	factIDs, entityIDs := []string{"f1", "f2", "f3", "nothing"}, []string{"e1", "e2", "nobody"}
+	check := func(step string) {
+		t.Helper()
+		hits := s.CacheStats().ReadHits
+		for round := range 2 { // the first read may fill the cache
+			read := func(st *neo4j.Store) (fs map[string]entity.Fact, es map[string]entity.Entity) {
+				err := st.View(ctx, scope, func(tx graph.Tx) error {
+					if _, err := tx.EntitiesByKey(keys); err != nil {
+						return err
+					}
+					if _, err := tx.Chains(chains); err != nil {
+						return err
+					}
+					var err error
+					fs, es, err = graph.FactsAndEntitiesByID(tx, factIDs, entityIDs)
+					return err
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return fs, es
+			}
+			gotF, gotE := read(s)
+			wantF, wantE := read(plain)
+			if !reflect.DeepEqual(gotF, wantF) || !reflect.DeepEqual(gotE, wantE) {
+				t.Fatalf("%s, read %d:\n got %s %s\nwant %s %s", step, round, jsonOf(gotF), jsonOf(gotE), jsonOf(wantF), jsonOf(wantE))
+			}
+		}
+		if s.CacheStats().ReadHits-hits < 8 {
+			t.Errorf("%s: facts and entities by id not answered from the cache", step)
+		}
+	}
+	check("first reads")
+	update(s, func(tx graph.Tx) error {
+		f2 := fact("f2", "e1", "port", "", "1")
+		f2.ValidTo = ptr(t0.Add(time.Hour))
+		if err := tx.PutFacts([]entity.Fact{f2, fact("f3", "e1", "port", "", "2")}); err != nil {
+			return err
+		}
+		return tx.PutEntities([]entity.Entity{named("e2", "Grace Hopper")})
+	})
+	check("after this Store's writes")
+	update(s, func(tx graph.Tx) error { return tx.TouchFacts(map[string]time.Time{"f1": t0.Add(time.Hour)}) })
+	check("after a hit counted")
+	update(other, func(tx graph.Tx) error { return tx.PutFacts([]entity.Fact{fact("f1", "e1", "knows", "e1", "")}) })
+	check("after another Store's write")
+	update(s, func(tx graph.Tx) error { return tx.DeleteFact("f3") })
+	check("after a deletion")
+}
