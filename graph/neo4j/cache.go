@@ -31,8 +31,9 @@ import (
 //
 // Reads (View) use it too, for the facts around entities (Tx.FactsAround
 // without claims: all of an entity's facts, or of a hub its aroundCap
-// newest, filtered and limited in Go), chains, name keys and name
-// prefixes (Tx.EntitiesByPrefixes). A read checks the entries against the
+// newest, filtered and limited in Go), chains, name keys, name prefixes
+// (Tx.EntitiesByPrefixes), and facts and entities by id (from the chains
+// and name keys held). A read checks the entries against the
 // scope's head, read once per read (scope_head.cypher), holds what it read
 // only if the head has not moved since, and passes the cache by while a
 // write transaction of this Store that has drawn change numbers is open
