@@ -730,22 +730,22 @@ func (c *writeCache) byID(scope entity.Scope, head uint64, factIDs, entityIDs []
 		return factIDs, entityIDs
 	}
 	for _, id := range factIDs {
-		k, ok := sc.factChain[id]
+		el := sc.chains[sc.factChain[id]]
 		var held []entity.Fact
-		if ok {
-			held = sc.chains[k].Value.(*cacheEntry).facts
+		if el != nil {
+			held = el.Value.(*cacheEntry).facts
 		}
 		i, found := slices.BinarySearchFunc(held, id, func(f entity.Fact, id string) int { return strings.Compare(f.ID, id) })
 		if !tally(found, &c.readHits, &c.readMisses) {
 			restFacts = append(restFacts, id)
 			continue
 		}
-		c.lru.MoveToFront(sc.chains[k])
+		c.lru.MoveToFront(el)
 		fs[id] = held[i].Clone()
 	}
 	for _, id := range entityIDs {
 		var en *entity.Entity
-		if names := sc.entityNames[id]; len(names) > 0 {
+		if names := sc.entityNames[id]; len(names) > 0 && sc.names[names[0]] != nil {
 			el := sc.names[names[0]]
 			held := el.Value.(*cacheEntry).entities
 			if i := slices.IndexFunc(held, func(e entity.Entity) bool { return e.ID == id }); i >= 0 {
