@@ -28,12 +28,9 @@ func (x *Index) Counts(ctx context.Context, scope entity.Scope) (Counts, error) 
 		}
 		req := bleve.NewSearchRequestOptions(q, 0, 0, false)
 		req.Score = "none"
-		res, err := x.bi.SearchInContext(ctx, req)
+		res, err := x.run(ctx, "search.Counts", req)
 		if err != nil {
-			if cerr := ctxErr(ctx, "search.Counts"); cerr != nil {
-				return 0, cerr
-			}
-			return 0, entity.Wrap(entity.EINTERNAL, "search.Counts", err)
+			return 0, err
 		}
 		return res.Total, nil
 	}

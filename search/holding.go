@@ -36,12 +36,9 @@ func (x *Index) Holding(ctx context.Context, scope entity.Scope, text string, li
 	}
 	req := bleve.NewSearchRequestOptions(bleve.NewConjunctionQuery(all...), max(1, min(limit, MaxLimit)), 0, false)
 	req.Score = "none"
-	res, err := x.bi.SearchInContext(ctx, req)
+	res, err := x.run(ctx, "search.Holding", req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, entity.Wrap(entity.EUNAVAILABLE, "search.Holding", ctx.Err())
-		}
-		return nil, entity.Wrap(entity.EINTERNAL, "search.Holding", err)
+		return nil, err
 	}
 	hits := make([]Hit, 0, len(res.Hits))
 	for _, h := range res.Hits {

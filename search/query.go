@@ -163,7 +163,7 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 			} else {
 				req.SortBy([]string{"-" + fTime, "_id"})
 			}
-			res, err = x.run(ctx, req)
+			res, err = x.run(ctx, "search.Search", req)
 		}
 		if err != nil {
 			return nil, err
@@ -195,7 +195,7 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 // the tie-break. Otherwise the hits are exactly those above the cut, which
 // are put in id order among equal scores here.
 func (x *Index) topScored(ctx context.Context, q query.Query, limit int) (*bleve.SearchResult, error) {
-	res, err := x.run(ctx, bleve.NewSearchRequestOptions(q, limit+1, 0, false))
+	res, err := x.run(ctx, "search.Search", bleve.NewSearchRequestOptions(q, limit+1, 0, false))
 	if err != nil {
 		return nil, err
 	}
@@ -203,10 +203,10 @@ func (x *Index) topScored(ctx context.Context, q query.Query, limit int) (*bleve
 	if len(hits) > limit && hits[limit-1].Score == hits[limit].Score {
 		req := bleve.NewSearchRequestOptions(q, limit, 0, false)
 		req.SortBy([]string{"-_score", "_id"})
-		return x.run(ctx, req)
+		return x.run(ctx, "search.Search", req)
 	}
 	hits = hits[:min(len(hits), limit)]
-	slices.SortStableFunc(hits, func(a, b *search.DocumentMatch) int {
+	slices.SortFunc(hits, func(a, b *search.DocumentMatch) int {
 		if a.Score != b.Score {
 			return cmp.Compare(b.Score, a.Score)
 		}
@@ -216,14 +216,15 @@ func (x *Index) topScored(ctx context.Context, q query.Query, limit int) (*bleve
 	return res, nil
 }
 
-// run runs one search request on the index.
-func (x *Index) run(ctx context.Context, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
+// run runs one search request on the index; op names the caller in its
+// errors (EUNAVAILABLE when ctx ended).
+func (x *Index) run(ctx context.Context, op string, req *bleve.SearchRequest) (*bleve.SearchResult, error) {
 	res, err := x.bi.SearchInContext(ctx, req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, entity.Wrap(entity.EUNAVAILABLE, "search.Search", ctx.Err())
+		if cerr := ctxErr(ctx, op); cerr != nil {
+			return nil, cerr
 		}
-		return nil, entity.Wrap(entity.EINTERNAL, "search.Search", err)
+		return nil, entity.Wrap(entity.EINTERNAL, op, err)
 	}
 	return res, nil
 }
@@ -244,12 +245,9 @@ func (x *Index) loadFields(ctx context.Context, ms search.DocumentMatchCollectio
 	req := bleve.NewSearchRequestOptions(query.NewDocIDQuery(slices.Collect(maps.Keys(byID))), len(byID), 0, false)
 	req.Fields = hitFields
 	req.Score = "none"
-	res, err := x.bi.SearchInContext(ctx, req)
+	res, err := x.run(ctx, "search.Search", req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return entity.Wrap(entity.EUNAVAILABLE, "search.Search", ctx.Err())
-		}
-		return entity.Wrap(entity.EINTERNAL, "search.Search", err)
+		return err
 	}
 	for _, f := range res.Hits {
 		if m := byID[f.ID]; m != nil {

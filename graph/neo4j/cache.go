@@ -442,7 +442,7 @@ func (c *writeCache) commit(scope entity.Scope, start, end uint64, w *txCache) {
 			continue
 		}
 		e := el.Value.(*cacheEntry)
-		i, found := slices.BinarySearchFunc(e.facts, f.ID, func(g entity.Fact, id string) int { return strings.Compare(g.ID, id) })
+		i, found := slices.BinarySearchFunc(e.facts, f.ID, oldestFirst)
 		if found {
 			c.size -= factSize(&e.facts[i])
 			e.facts[i] = *f
@@ -490,6 +490,12 @@ func (c *writeCache) writeAround(scope entity.Scope, sc *scopeCache, w *txCache)
 			written = append(written, f)
 		}
 	}
+	fresh := make(map[string][]entity.Fact, len(w.fresh))
+	for _, id := range w.fresh {
+		if _, held := sc.around[id]; !held { // (held: read meanwhile, kept up to date below)
+			fresh[id] = nil
+		}
+	}
 	for i := range written {
 		f := &written[i]
 		for _, id := range slices.Clone(sc.factAround[f.ID]) {
@@ -498,21 +504,17 @@ func (c *writeCache) writeAround(scope entity.Scope, sc *scopeCache, w *txCache)
 			}
 		}
 		for j, id := range []string{f.SubjectID, f.ObjectID} {
-			if el, ok := sc.around[id]; ok && id != "" && (j == 0 || id != f.SubjectID) {
+			if id == "" || j == 1 && id == f.SubjectID {
+				continue
+			}
+			if el, ok := sc.around[id]; ok {
 				c.upsert(sc, el, f)
+			} else if fs, ok := fresh[id]; ok {
+				fresh[id] = append(fs, *f)
 			}
 		}
 	}
-	for _, id := range w.fresh {
-		if _, ok := sc.around[id]; ok {
-			continue // read meanwhile: kept up to date above
-		}
-		var fs []entity.Fact
-		for i := range written {
-			if f := &written[i]; f.SubjectID == id || f.ObjectID == id {
-				fs = append(fs, *f)
-			}
-		}
+	for id, fs := range fresh {
 		slices.SortFunc(fs, func(f, g entity.Fact) int { return newestFirst(f, g.ID) })
 		partial := len(fs) > aroundCap
 		c.add(sc, &cacheEntry{scope: scope, kind: aroundEntry, name: id, facts: fs[:min(len(fs), aroundCap)], partial: partial})
@@ -568,6 +570,9 @@ func (c *writeCache) resize(e *cacheEntry, n int64) {
 
 // newestFirst orders the facts around an entity: by id, highest first.
 func newestFirst(f entity.Fact, id string) int { return strings.Compare(id, f.ID) }
+
+// oldestFirst orders the facts of a chain: by id, lowest first.
+func oldestFirst(f entity.Fact, id string) int { return strings.Compare(f.ID, id) }
 
 // touch counts a hit on a fact held as facts_touch.cypher does in the
 // store: one more hit, the last access raised to at, never lowered. The
@@ -735,7 +740,7 @@ func (c *writeCache) byID(scope entity.Scope, head uint64, factIDs, entityIDs []
 		if el != nil {
 			held = el.Value.(*cacheEntry).facts
 		}
-		i, found := slices.BinarySearchFunc(held, id, func(f entity.Fact, id string) int { return strings.Compare(f.ID, id) })
+		i, found := slices.BinarySearchFunc(held, id, oldestFirst)
 		if !tally(found, &c.readHits, &c.readMisses) {
 			restFacts = append(restFacts, id)
 			continue

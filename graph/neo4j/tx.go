@@ -411,11 +411,11 @@ func (t *tx) namesWithHead(asked map[string][]string, norms []string) (map[strin
 	var missing []string
 	for _, n := range norms {
 		es, ok := c.viewName(t.scope, at, n)
-		if !ok {
+		switch {
+		case !ok:
 			missing = append(missing, n)
-		}
-		for _, k := range asked[n] {
-			if len(es) > 0 {
+		case len(es) > 0: // (a key of no entity is not in out)
+			for _, k := range asked[n] {
 				out[k] = append(out[k], es...)
 			}
 		}
