@@ -6,4 +6,16 @@
 // A file may hold several statements separated by semicolons at the end of
 // a line (schema.cypher does); Statements splits them. Comments start with
 // // at the beginning of a line.
+//
+// The statements of a write transaction's path (the scope's lock, name and
+// chain lookups, entity and fact writes) start with CYPHER replan=skip:
+// Neo4j plans them once and keeps the plan while the store grows, rather
+// than planning them again each time its statistics have moved (hundreds
+// of milliseconds on two cores, mid-ingest). A plan kept must not depend
+// on statistics, as the first may be made on an empty store: each record
+// they look up goes through a uniqueness constraint or an index named by
+// USING INDEX SEEK (planned on an empty store without it, a lookup of a
+// new entity's facts became a scan of the whole index, per entity).
+// TestStatementsSeekIndexes plans them on an empty store and on one with
+// data.
 package cypher

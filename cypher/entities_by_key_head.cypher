@@ -4,12 +4,14 @@
 // checks the names the Store's cache gave it against the head (see
 // tx.namesWithHead). The head is read first: what the cache holds at that
 // head is no newer than what the statements after it see.
+CYPHER replan=skip
 CALL {
   OPTIONAL MATCH (c:Counter {name: $counter})
   RETURN c.value AS head
 }
 CALL {
   MATCH (n:Name)
+  USING INDEX SEEK n:Name(scope, key)
   WHERE n.scope = $scope AND n.key IN $keys
   MATCH (n)<-[:NAMED]-(e:Entity)
   WITH n.key AS key, e

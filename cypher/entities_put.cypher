@@ -8,6 +8,7 @@
 // Sequence numbers: the rows take $seq, $seq+1 …, drawn by the Store above
 // the scope's head while the transaction holds the scope counter's lock
 // (write_lock.cypher); the counter keeps the last as the new head.
+CYPHER replan=skip
 MERGE (c:Counter {name: $counter}) ON CREATE SET c.scope = $scope
 SET c.value = $seq + size($rows) - 1
 MERGE (:Scope {name: $scope})
@@ -42,6 +43,7 @@ CALL {
   WITH e, created
   UNWIND CASE WHEN created THEN [e.id] ELSE [] END AS newID
   MATCH (f:Fact)
+  USING INDEX SEEK f:Fact(scope, subject_id, id)
   WHERE f.scope = $scope AND f.subject_id = newID AND f.id IS NOT NULL
   CREATE (e)-[:SUBJECT_OF]->(f)
   RETURN count(f) AS subjects
@@ -50,6 +52,7 @@ CALL {
   WITH e, created
   UNWIND CASE WHEN created THEN [e.id] ELSE [] END AS newID
   MATCH (f:Fact)
+  USING INDEX SEEK f:Fact(scope, object_id, id)
   WHERE f.scope = $scope AND f.object_id = newID AND f.id IS NOT NULL
   CREATE (f)-[:OBJECT]->(e)
   RETURN count(f) AS objects

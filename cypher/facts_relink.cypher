@@ -3,6 +3,7 @@
 //
 // $rows: [{id, subject, object, subjectMoved, objectMoved}], subject and
 // object the fact's new ids (object null for a literal).
+CYPHER replan=skip
 UNWIND $rows AS r
 MATCH (f:Fact {scope: $scope, id: r.id})
 CALL {

@@ -4,6 +4,7 @@
 // for each one deleted, its Deleted marker. Ids of neither kind are new
 // facts. Two unique seeks per id. (The transaction holds its scope's lock,
 // so nothing changes between this read and its writes.)
+CYPHER replan=skip
 UNWIND $ids AS id
 OPTIONAL MATCH (f:Fact {scope: $scope, id: id})
 OPTIONAL MATCH (d:Deleted {kind: 'fact', scope: $scope, id: id})

@@ -23,6 +23,7 @@
 // the last number drawn, which the counter keeps as the new head. Returns
 // the rows created and rewritten, which the caller checks against the rows
 // sent.
+CYPHER replan=skip
 MERGE (c:Counter {name: $counter}) ON CREATE SET c.scope = $scope
 SET c.value = $head
 MERGE (:Scope {name: $scope})

@@ -7,6 +7,7 @@
 // entity created twice by two replicas. The lock is a SET of a constant, so
 // nothing is read before it is held; then the scope's head (its latest
 // change number) is read, above which the transaction numbers its writes.
+CYPHER replan=skip
 MERGE (c:Counter {name: $counter}) ON CREATE SET c.scope = $scope, c.value = 0
 SET c.locked = true
 RETURN c.value AS head
