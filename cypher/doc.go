@@ -16,6 +16,10 @@
 // they look up goes through a uniqueness constraint or an index named by
 // USING INDEX SEEK (planned on an empty store without it, a lookup of a
 // new entity's facts became a scan of the whole index, per entity).
+// A node reached from a bound one through a relationship carries no label
+// (MATCH (e)-[x:NAMED]->(n)), so the planner has no index or label to scan
+// for it in place of following the relationship (with n:Name, one plan
+// scanned the names' index for each name an entity dropped).
 // TestStatementsSeekIndexes plans them on an empty store and on one with
 // data.
 package cypher

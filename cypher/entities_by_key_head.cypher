@@ -13,7 +13,7 @@ CALL {
   MATCH (n:Name)
   USING INDEX SEEK n:Name(scope, key)
   WHERE n.scope = $scope AND n.key IN $keys
-  MATCH (n)<-[:NAMED]-(e:Entity)
+  MATCH (n)<-[:NAMED]-(e)
   WITH n.key AS key, e
   ORDER BY key, e.id
   RETURN collect([key, e]) AS found

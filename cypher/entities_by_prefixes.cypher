@@ -11,7 +11,7 @@ CALL {
   WITH n ORDER BY n.scope, n.key
   CALL {
     WITH n
-    MATCH (n)<-[:NAMED]-(e:Entity)
+    MATCH (n)<-[:NAMED]-(e)
     RETURN e ORDER BY e.id
   }
   WITH DISTINCT e

@@ -22,7 +22,8 @@ WITH e, r, created, oldKeys
 CALL {
   WITH e, r, oldKeys
   UNWIND [k IN oldKeys WHERE NOT k IN r.keys] AS gone
-  MATCH (e)-[x:NAMED]->(n:Name {scope: $scope, key: gone})
+  MATCH (e)-[x:NAMED]->(n)
+  WHERE n.key = gone
   DELETE x
   WITH DISTINCT n
   WHERE NOT EXISTS { (n)<-[:NAMED]-() }

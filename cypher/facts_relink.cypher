@@ -9,13 +9,13 @@ MATCH (f:Fact {scope: $scope, id: r.id})
 CALL {
   WITH f, r
   UNWIND CASE WHEN r.subjectMoved THEN [f] ELSE [] END AS moved
-  MATCH (:Entity)-[x:SUBJECT_OF]->(moved)
+  MATCH ()-[x:SUBJECT_OF]->(moved)
   DELETE x
 }
 CALL {
   WITH f, r
   UNWIND CASE WHEN r.objectMoved THEN [f] ELSE [] END AS moved
-  MATCH (moved)-[x:OBJECT]->(:Entity)
+  MATCH (moved)-[x:OBJECT]->()
   DELETE x
 }
 CALL {
