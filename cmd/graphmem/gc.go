@@ -1,0 +1,36 @@
+package main
+
+import (
+	"os"
+	"runtime/debug"
+)
+
+// cachedGCPercent is the garbage collector's target (GOGC) while the Neo4j
+// write cache is on. The cache's entries live as long as the process, and
+// at Go's default target (100) the collector marks all of them again each
+// time the heap has doubled: during context requests at 100k facts, three
+// collections per 300 requests and a third of a core, against one and a
+// tenth at 200, which took context p95 from 21 to 16 ms in the same run
+// (docs/benchmarks.md). The price is heap: up to three times what is live,
+// where the default allows two.
+const cachedGCPercent = 200
+
+// collectLessOften raises the collector's target to cachedGCPercent,
+// unless GOGC sets it (then the operator's choice stands) or it is higher
+// already or off. It returns the target in force.
+func collectLessOften() int {
+	if _, set := os.LookupEnv("GOGC"); set {
+		return restoreGCPercent(debug.SetGCPercent(-1))
+	}
+	prev := debug.SetGCPercent(cachedGCPercent)
+	if prev > cachedGCPercent || prev < 0 {
+		return restoreGCPercent(prev)
+	}
+	return cachedGCPercent
+}
+
+// restoreGCPercent sets the collector's target back to p and returns it.
+func restoreGCPercent(p int) int {
+	debug.SetGCPercent(p)
+	return p
+}
