@@ -19,18 +19,10 @@ const cachedGCPercent = 200
 // unless GOGC sets it (then the operator's choice stands) or it is higher
 // already or off. It returns the target in force.
 func collectLessOften() int {
-	if _, set := os.LookupEnv("GOGC"); set {
-		return restoreGCPercent(debug.SetGCPercent(-1))
+	p := debug.SetGCPercent(-1) // (reads it)
+	if _, set := os.LookupEnv("GOGC"); !set && p >= 0 && p < cachedGCPercent {
+		p = cachedGCPercent
 	}
-	prev := debug.SetGCPercent(cachedGCPercent)
-	if prev > cachedGCPercent || prev < 0 {
-		return restoreGCPercent(prev)
-	}
-	return cachedGCPercent
-}
-
-// restoreGCPercent sets the collector's target back to p and returns it.
-func restoreGCPercent(p int) int {
 	debug.SetGCPercent(p)
 	return p
 }
