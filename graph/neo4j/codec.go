@@ -332,6 +332,80 @@ func decodeFact(scope string, p map[string]any) (entity.Fact, error) {
 	return f, nil
 }
 
+// storedFact is f as decodeFact reads back the properties factProps made
+// of it, in scope at change number seq, made without decoding the JSON of
+// its claims and revisions again; false when that round trip could change
+// it: attributes (their numbers come back as float64) or a string JSON
+// would mend (not valid UTF-8). Only for a fact factProps accepted; what
+// it returns shares no list or pointer with f.
+func storedFact(f entity.Fact, scope string, seq uint64) (entity.Fact, bool) {
+	if len(f.Attributes) > 0 || !jsonSafe(f.Claims, f.Revisions) {
+		return entity.Fact{}, false
+	}
+	f.Scope, f.Seq, f.Attributes = scope, seq, nil
+	f.ValidFrom, f.RecordedAt, f.UpdatedAt = f.ValidFrom.UTC(), f.RecordedAt.UTC(), f.UpdatedAt.UTC()
+	for _, t := range []**time.Time{&f.ValidTo, &f.ExpiredAt, &f.LastAccessedAt, &f.ExpiresAt, &f.ForgottenAt, &f.ArchivedAt} {
+		*t = storedPTime(*t)
+	}
+	f.EpisodeIDs, f.Conflicts = storedStrs(f.EpisodeIDs), storedStrs(f.Conflicts)
+	if len(f.Claims) == 0 {
+		f.Claims = nil
+	} else {
+		cs := make([]entity.Claim, len(f.Claims))
+		for i, c := range f.Claims {
+			c.From, c.To, c.RecordedAt, c.Said = c.From.UTC(), utcPtr(c.To), c.RecordedAt.UTC(), c.Said.UTC()
+			c.Attributes = nil
+			cs[i] = c
+		}
+		f.Claims = cs
+	}
+	if len(f.Revisions) == 0 {
+		f.Revisions = nil
+	} else {
+		rs := make([]entity.Revision, len(f.Revisions))
+		for i, r := range f.Revisions {
+			r.Until, r.ValidFrom, r.ValidTo = r.Until.UTC(), r.ValidFrom.UTC(), utcPtr(r.ValidTo)
+			rs[i] = r
+		}
+		f.Revisions = rs
+	}
+	return f, true
+}
+
+// jsonSafe reports whether the claims and revisions come back from JSON as
+// they went in: no attributes, every string valid UTF-8.
+func jsonSafe(cs []entity.Claim, rs []entity.Revision) bool {
+	for i := range cs {
+		c := &cs[i]
+		if len(c.Attributes) > 0 || !utf8.ValidString(c.EpisodeID) || !utf8.ValidString(string(c.SourceKind)) ||
+			!utf8.ValidString(c.Text) {
+			return false
+		}
+	}
+	for i := range rs {
+		if !utf8.ValidString(rs[i].Supersedes) || !utf8.ValidString(rs[i].SupersededBy) {
+			return false
+		}
+	}
+	return true
+}
+
+// storedPTime is a time that may be absent as read back: absent when zero.
+func storedPTime(t *time.Time) *time.Time {
+	if t == nil || t.IsZero() {
+		return nil
+	}
+	return utcPtr(t)
+}
+
+// storedStrs is a list as read back: absent when empty, else a copy.
+func storedStrs(l []string) []string {
+	if len(l) == 0 {
+		return nil
+	}
+	return slices.Clone(l)
+}
+
 func episodeProps(e *entity.Episode) (map[string]any, error) {
 	p := map[string]any{"id": e.ID}
 	putStr(p, "kind", e.Kind)

@@ -767,6 +767,14 @@ func (t *tx) PutFacts(fs []entity.Fact) error {
 			return invalid(op, "facts[%d].attributes: %v", i, err)
 		}
 		rows[i] = map[string]any{"props": p}
+		if t.cached == nil {
+			continue
+		}
+		// Not sent: what the cache will hold, made now, as the caller
+		// may change the fact's lists once this returns.
+		if stored, ok := storedFact(*f, t.scope, 0); ok {
+			rows[i]["fact"] = stored
+		}
 	}
 	if w := t.cached; w != nil {
 		for i := range fs {
@@ -914,8 +922,13 @@ func (t *tx) writeFacts(rows []map[string]any) error {
 		}
 	}
 	if w := t.cached; w != nil {
-		// The facts as the store now holds them, decoded as a read would.
-		for _, r := range rows {
+		// The facts as the store now holds them, as a read would decode them.
+		for i, r := range rows {
+			if f, ok := r["fact"].(entity.Fact); ok {
+				f.Seq = first + uint64(i)
+				w.facts = append(w.facts, f)
+				continue
+			}
 			f, err := t.decodeFact(r["props"].(map[string]any))
 			if err != nil {
 				return internal(op, err)
