@@ -15,8 +15,10 @@ type BatchReader interface {
 	EpisodesByID(ids []string) (map[string]entity.Episode, error)
 	// EntitiesByPrefixes is Tx.EntitiesByPrefix for each prefix.
 	EntitiesByPrefixes(prefixes []string, limit int) (map[string][]entity.Entity, error)
-	// FactsAndEntitiesByID is FactsByID and EntitiesByID at once.
-	FactsAndEntitiesByID(factIDs, entityIDs []string) (map[string]entity.Fact, map[string]entity.Entity, error)
+	// FactsAndEntitiesByID is FactsByID and EntitiesByID at once; bare
+	// says the caller needs no claims and revisions of the facts (as
+	// Around.Bare).
+	FactsAndEntitiesByID(factIDs, entityIDs []string, bare bool) (map[string]entity.Fact, map[string]entity.Entity, error)
 }
 
 // FactsByID reads the facts among ids that exist.
@@ -50,12 +52,13 @@ func EpisodesByID(tx Tx, ids []string) (map[string]entity.Episode, error) {
 }
 
 // FactsAndEntitiesByID reads the facts among factIDs and the entities
-// among entityIDs that exist.
-func FactsAndEntitiesByID(tx Tx, factIDs, entityIDs []string) (map[string]entity.Fact, map[string]entity.Entity, error) {
+// among entityIDs that exist; with bare the facts may lack their claims
+// and revisions (BatchReader.FactsAndEntitiesByID).
+func FactsAndEntitiesByID(tx Tx, factIDs, entityIDs []string, bare bool) (map[string]entity.Fact, map[string]entity.Entity, error) {
 	if b, ok := tx.(interface {
-		FactsAndEntitiesByID([]string, []string) (map[string]entity.Fact, map[string]entity.Entity, error)
+		FactsAndEntitiesByID([]string, []string, bool) (map[string]entity.Fact, map[string]entity.Entity, error)
 	}); ok {
-		return b.FactsAndEntitiesByID(factIDs, entityIDs)
+		return b.FactsAndEntitiesByID(factIDs, entityIDs, bare)
 	}
 	fs, err := FactsByID(tx, factIDs)
 	if err != nil {

@@ -342,7 +342,7 @@ func (c *candidates) holds(ctx context.Context, tx graph.Tx, idx *search.Index, 
 			episodeIDs = append(episodeIDs, h.ID)
 		}
 	}
-	facts, ents, err := graph.FactsAndEntitiesByID(tx, factIDs, entityIDs)
+	facts, ents, err := graph.FactsAndEntitiesByID(tx, factIDs, entityIDs, true) // only their text is read
 	if err != nil {
 		return false, err
 	}

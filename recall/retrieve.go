@@ -170,13 +170,16 @@ func (p *params) withHistory() *params {
 	return &h
 }
 
+// bare says the request reads no claims and revisions of facts: only
+// known_at does (entity.Fact.AsKnownAt).
+func (p *params) bare() bool { return p.knownAt.IsZero() }
+
 // around selects up to limit facts of an entity for the request: the store
 // filters by validity and status, except for a known_at request, whose
 // validity and status differ from the stored ones (visible decides then).
 func (p *params) around(limit int) graph.Around {
 	a := graph.Around{Limit: limit}
-	if p.knownAt.IsZero() {
-		// Only known_at reads the claims and revisions of a fact.
+	if p.bare() {
 		a.Bare = true
 		a.Now = p.now
 		if !p.history {

@@ -99,7 +99,7 @@ func (s bm25Source) add(ctx context.Context, tx graph.Tx, c *candidates) error {
 		c.best = hits[0].Score
 		c.scale = max(c.scale, hits[0].Score)
 	}
-	facts, ents, err := graph.FactsAndEntitiesByID(tx, hitIDs(factHits), hitIDs(entityHits))
+	facts, ents, err := graph.FactsAndEntitiesByID(tx, hitIDs(factHits), hitIDs(entityHits), p.bare())
 	if err != nil {
 		return err
 	}

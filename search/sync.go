@@ -349,7 +349,7 @@ func (x *Index) indexChanges(b batch, tx graph.Tx, changes []graph.Change, now t
 			episodeIDs = append(episodeIDs, c.ID)
 		}
 	}
-	facts, entities, err := graph.FactsAndEntitiesByID(tx, factIDs, entityIDs)
+	facts, entities, err := graph.FactsAndEntitiesByID(tx, factIDs, entityIDs, true) // the index reads no claims
 	if err != nil {
 		return err
 	}

@@ -121,14 +121,7 @@ func testWalk(t *testing.T, open Opener) {
 					}
 				}
 				for _, id := range ids {
-					strip := func(fs []entity.Fact) []entity.Fact {
-						out := slices.Clone(fs)
-						for i := range out {
-							out[i].Claims, out[i].Revisions = nil, nil
-						}
-						return out
-					}
-					if !reflect.DeepEqual(strip(bare[id]), strip(got[id])) {
+					if !reflect.DeepEqual(bareList(bare[id]), bareList(got[id])) {
 						t.Errorf("FactsAround(%s, %+v) bare differs beyond claims and revisions", id, a)
 					}
 				}
@@ -316,20 +309,25 @@ func checkBatchReads(t *testing.T, tx graph.Tx) {
 		t.Errorf("EntitiesByID found %d entities, want 60", len(es))
 	}
 	for _, c := range []struct{ facts, ents []string }{{append(ids, "missing"), append(ents, "missing")}, {ids, nil}, {nil, ents}, {nil, nil}} {
-		fs2, es2, err := graph.FactsAndEntitiesByID(tx, c.facts, c.ents)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wantF, wantE := facts, es
-		if c.facts == nil {
-			wantF = map[string]entity.Fact{}
-		}
-		if c.ents == nil {
-			wantE = map[string]entity.Entity{}
-		}
-		if !reflect.DeepEqual(fs2, wantF) || !reflect.DeepEqual(es2, wantE) {
-			t.Errorf("FactsAndEntitiesByID(%d facts, %d entities) differs from FactsByID and EntitiesByID: %d, %d",
-				len(c.facts), len(c.ents), len(fs2), len(es2))
+		for _, bare := range []bool{false, true} {
+			fs2, es2, err := graph.FactsAndEntitiesByID(tx, c.facts, c.ents, bare)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantF, wantE := facts, es
+			if c.facts == nil {
+				wantF = map[string]entity.Fact{}
+			}
+			if c.ents == nil {
+				wantE = map[string]entity.Entity{}
+			}
+			if bare { // claims and revisions may be left out, nothing else
+				fs2, wantF = bareFacts(fs2), bareFacts(wantF)
+			}
+			if !reflect.DeepEqual(fs2, wantF) || !reflect.DeepEqual(es2, wantE) {
+				t.Errorf("FactsAndEntitiesByID(%d facts, %d entities, bare %v) differs from FactsByID and EntitiesByID: %d, %d",
+					len(c.facts), len(c.ents), bare, len(fs2), len(es2))
+			}
 		}
 	}
 	prefixes := []string{"en", "entity 1", "entity 1", "zz"}
@@ -362,4 +360,23 @@ func checkBatchReads(t *testing.T, tx graph.Tx) {
 	if len(eps) != 2 {
 		t.Errorf("EpisodesByID found %d episodes, want 2", len(eps))
 	}
+}
+
+// bareList and bareFacts are facts without their claims and revisions,
+// what a bare read must return at least.
+func bareList(fs []entity.Fact) []entity.Fact {
+	out := slices.Clone(fs)
+	for i := range out {
+		out[i].Claims, out[i].Revisions = nil, nil
+	}
+	return out
+}
+
+func bareFacts(fs map[string]entity.Fact) map[string]entity.Fact {
+	out := make(map[string]entity.Fact, len(fs))
+	for id, f := range fs {
+		f.Claims, f.Revisions = nil, nil
+		out[id] = f
+	}
+	return out
 }

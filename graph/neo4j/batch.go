@@ -141,20 +141,21 @@ func nullTime(t time.Time) any {
 }
 
 // FactsAndEntitiesByID returns the facts among factIDs and the entities
-// among entityIDs, in one round trip.
-func (t *tx) FactsAndEntitiesByID(factIDs, entityIDs []string) (map[string]entity.Fact, map[string]entity.Entity, error) {
+// among entityIDs, in one round trip; bare leaves the facts' claims and
+// revisions out, which need not be sent or decoded.
+func (t *tx) FactsAndEntitiesByID(factIDs, entityIDs []string, bare bool) (map[string]entity.Fact, map[string]entity.Entity, error) {
 	const op = "neo4j.FactsAndEntitiesByID"
 	fs, es := make(map[string]entity.Fact, len(factIDs)), make(map[string]entity.Entity, len(entityIDs))
 	if t.view.read && t.view.use {
 		// The facts of the chains and the entities of the name keys the
 		// Store's cache holds (a read that has not read its head yet goes
 		// to the store: reading it would cost what this read does).
-		factIDs, entityIDs = t.store.cache.byID(t.scope, t.view.head, factIDs, entityIDs, fs, es)
+		factIDs, entityIDs = t.store.cache.byID(t.scope, t.view.head, factIDs, entityIDs, bare, fs, es)
 	}
 	if len(factIDs) == 0 && len(entityIDs) == 0 {
 		return fs, es, nil
 	}
-	recs, err := t.query(stmtFactsAndEntitiesByID, map[string]any{"facts": nonNil(factIDs), "entities": nonNil(entityIDs)})
+	recs, err := t.query(stmtFactsAndEntitiesByID, map[string]any{"facts": nonNil(factIDs), "entities": nonNil(entityIDs), "bare": bare})
 	if err != nil {
 		return nil, nil, err
 	}

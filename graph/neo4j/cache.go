@@ -723,11 +723,12 @@ func (c *writeCache) viewChain(scope entity.Scope, head uint64, k graph.ChainKey
 	return cloneFacts(e.facts), true
 }
 
-// byID puts copies of the facts among factIDs that the chains held list,
-// and of the entities among entityIDs that the name keys held list, in fs
-// and es, for a read that found the scope at head, and returns the ids it
-// does not hold.
-func (c *writeCache) byID(scope entity.Scope, head uint64, factIDs, entityIDs []string, fs map[string]entity.Fact, es map[string]entity.Entity) (restFacts, restEntities []string) {
+// byID puts copies of the facts among factIDs that the chains held list
+// (with bare, the facts around entities held too, which lack claims and
+// revisions), and of the entities among entityIDs that the name keys held
+// list, in fs and es, for a read that found the scope at head, and returns
+// the ids it does not hold.
+func (c *writeCache) byID(scope entity.Scope, head uint64, factIDs, entityIDs []string, bare bool, fs map[string]entity.Fact, es map[string]entity.Entity) (restFacts, restEntities []string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	sc, ok := c.viewing(scope, head)
@@ -735,18 +736,16 @@ func (c *writeCache) byID(scope entity.Scope, head uint64, factIDs, entityIDs []
 		return factIDs, entityIDs
 	}
 	for _, id := range factIDs {
-		el := sc.chains[sc.factChain[id]]
-		var held []entity.Fact
-		if el != nil {
-			held = el.Value.(*cacheEntry).facts
+		f, el := sc.chainFact(id)
+		if f == nil && bare {
+			f, el = sc.aroundFact(id)
 		}
-		i, found := slices.BinarySearchFunc(held, id, oldestFirst)
-		if !tally(found, &c.readHits, &c.readMisses) {
+		if !tally(f != nil, &c.readHits, &c.readMisses) {
 			restFacts = append(restFacts, id)
 			continue
 		}
 		c.lru.MoveToFront(el)
-		fs[id] = held[i].Clone()
+		fs[id] = f.Clone()
 	}
 	for _, id := range entityIDs {
 		var en *entity.Entity
@@ -765,6 +764,36 @@ func (c *writeCache) byID(scope entity.Scope, head uint64, factIDs, entityIDs []
 		es[id] = en.Clone()
 	}
 	return restFacts, restEntities
+}
+
+// chainFact is the fact of id in the chain held that lists it, and the
+// chain's entry; nil when none does.
+func (sc *scopeCache) chainFact(id string) (*entity.Fact, *list.Element) {
+	el := sc.chains[sc.factChain[id]]
+	if el == nil {
+		return nil, nil
+	}
+	held := el.Value.(*cacheEntry).facts
+	if i, ok := slices.BinarySearchFunc(held, id, oldestFirst); ok {
+		return &held[i], el
+	}
+	return nil, nil
+}
+
+// aroundFact is the fact of id, bare, in the first facts around an entity
+// held that list it, and their entry; nil when none does.
+func (sc *scopeCache) aroundFact(id string) (*entity.Fact, *list.Element) {
+	for _, eid := range sc.factAround[id] {
+		el := sc.around[eid]
+		if el == nil {
+			continue
+		}
+		held := el.Value.(*cacheEntry).facts
+		if i, ok := slices.BinarySearchFunc(held, id, newestFirst); ok {
+			return &held[i], el
+		}
+	}
+	return nil, nil
 }
 
 // putChains holds the chains read by a read that found the scope at head.

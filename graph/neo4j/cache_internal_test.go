@@ -2,7 +2,9 @@ package neo4j
 
 import (
 	"fmt"
+	"reflect"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 
@@ -83,5 +85,34 @@ func TestTouchWhileRead(t *testing.T) {
 	}
 	if _, _, ok := c.around("s", 8, "before"); ok {
 		t.Error("held for a read that found another head")
+	}
+}
+
+// TestByIDFromAround: a bare read by id is answered from the facts around
+// an entity held when no chain held lists the fact; a read that wants
+// claims is not.
+func TestByIDFromAround(t *testing.T) {
+	c := newWriteCache(16)
+	c.begin("s", 7)
+	at := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	fs := []entity.Fact{{ID: "f2", SubjectID: "e1", Predicate: "p", Value: "b", ValidFrom: at},
+		{ID: "f1", SubjectID: "e1", Predicate: "p", Value: "a", ValidFrom: at}} // newest first
+	c.putAround("s", 7, "e1", cloneFacts(fs), false)
+	for _, bare := range []bool{false, true} {
+		got := map[string]entity.Fact{}
+		rest, _ := c.byID("s", 7, []string{"f1", "f2", "f9"}, nil, bare, got, map[string]entity.Entity{})
+		wantRest := []string{"f1", "f2", "f9"}
+		if bare {
+			wantRest = []string{"f9"}
+			if !reflect.DeepEqual(got["f1"], fs[1]) || !reflect.DeepEqual(got["f2"], fs[0]) {
+				t.Errorf("bare: got %+v", got)
+			}
+		}
+		if !slices.Equal(rest, wantRest) {
+			t.Errorf("bare %v: left %v for the store, want %v", bare, rest, wantRest)
+		}
+	}
+	if rest, _ := c.byID("s", 8, []string{"f1"}, nil, true, map[string]entity.Fact{}, map[string]entity.Entity{}); len(rest) != 1 {
+		t.Errorf("read at another head answered from the cache")
 	}
 }
