@@ -48,6 +48,13 @@ type storeRun struct {
 	ScopesSerialFactsPerSec float64            `json:"ingest_scopes_serial_facts_per_sec,omitempty"`
 	ScopesAtOnceFactsPerSec float64            `json:"ingest_scopes_at_once_facts_per_sec,omitempty"`
 	ScopesRatio             float64            `json:"ingest_scopes_at_once_ratio,omitempty"`
+	// The machine's cores busy (every process, the store's server too)
+	// while the scopes were written one after the other and at once; the
+	// machine's cores over the first bound what writing at once can gain
+	// when each fact costs the same CPU either way.
+	ScopesSerialCores float64 `json:"ingest_scopes_serial_cores_busy,omitempty"`
+	ScopesAtOnceCores float64 `json:"ingest_scopes_at_once_cores_busy,omitempty"`
+	ScopesCPUBound    float64 `json:"ingest_scopes_cpu_bound,omitempty"`
 	Recall                  map[string]float64 `json:"-"` // search_*_ms, context_*_ms, index_bm25_*_ms…
 }
 
@@ -299,13 +306,20 @@ func benchScopes(ctx context.Context, svc *memory.Service, run *storeRun, prefix
 	}
 	var err error
 	run.Scopes = k
+	cpu := bench.StartCPU()
 	if run.ScopesSerialFactsPerSec, err = bench.Scopes(ctx, svc, names("serial"), works, batch, false); err != nil {
 		return fmt.Errorf("scopes one after the other: %w", err)
 	}
+	run.ScopesSerialCores = cpu.Cores()
+	cpu = bench.StartCPU()
 	if run.ScopesAtOnceFactsPerSec, err = bench.Scopes(ctx, svc, names("at-once"), works, batch, true); err != nil {
 		return fmt.Errorf("scopes at once: %w", err)
 	}
+	run.ScopesAtOnceCores = cpu.Cores()
 	run.ScopesRatio = run.ScopesAtOnceFactsPerSec / run.ScopesSerialFactsPerSec
+	if run.ScopesSerialCores > 0 {
+		run.ScopesCPUBound = float64(runtime.NumCPU()) / run.ScopesSerialCores
+	}
 	return nil
 }
 
@@ -342,6 +356,9 @@ func printBench(w io.Writer, r *benchReport) {
 		row(fmt.Sprintf("ingest %d scopes at once facts/s", r.Scopes), func(s storeRun) float64 { return s.ScopesAtOnceFactsPerSec }, "%.0f")
 		row("  baseline: one scope after the other", func(s storeRun) float64 { return s.ScopesSerialFactsPerSec }, "%.0f")
 		row("  ratio", func(s storeRun) float64 { return s.ScopesRatio }, "%.2f")
+		row("  cores busy at once (machine)", func(s storeRun) float64 { return s.ScopesAtOnceCores }, "%.2f")
+		row("  cores busy one after the other (machine)", func(s storeRun) float64 { return s.ScopesSerialCores }, "%.2f")
+		row("  ratio's CPU bound (cores / busy one after the other)", func(s storeRun) float64 { return s.ScopesCPUBound }, "%.2f")
 	}
 	for _, k := range sortedKeys(r.Recall) {
 		row(strings.ReplaceAll(k, "_", " "), func(s storeRun) float64 { return s.Recall[k] }, "%.2f")
