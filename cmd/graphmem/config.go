@@ -24,6 +24,7 @@ type Config struct {
 	Neo4jPassword string        `yaml:"neo4j_password"`
 	Neo4jDatabase string        `yaml:"neo4j_database"`
 	Neo4jCacheMB  int64         `yaml:"neo4j_write_cache_mb"`
+	Neo4jWriters  int64         `yaml:"neo4j_writers"`
 	APIKeys       string        `yaml:"api_keys"`
 	OpenMode      string        `yaml:"open_mode"`
 	Origins       string        `yaml:"allowed_origins"`
@@ -86,6 +87,7 @@ var settings = []setting{
 	{flag: "neo4j-password", env: "GRAPHMEM_NEO4J_PASSWORD", group: neo4jSettings, help: "Neo4j password", str: func(c *Config) *string { return &c.Neo4jPassword }},
 	{flag: "neo4j-database", env: "GRAPHMEM_NEO4J_DATABASE", group: neo4jSettings, help: "Neo4j database", str: func(c *Config) *string { return &c.Neo4jDatabase }},
 	{flag: "neo4j-write-cache-mb", env: "GRAPHMEM_NEO4J_WRITE_CACHE_MB", def: "256", group: neo4jSettings, help: "memory in MiB for the fact chains and entity names that ingestion read or wrote lately, checked against the scope's latest change before each write (0: off; on, the Go collector's target is 200 unless GOGC is set)", num: func(c *Config) *int64 { return &c.Neo4jCacheMB }, zeroOff: true},
+	{flag: "neo4j-writers", env: "GRAPHMEM_NEO4J_WRITERS", group: neo4jSettings, help: "write transactions this process runs on Neo4j at once; the others wait in the process instead of contending inside Neo4j (default: the process's cores + 1; 0: no bound)", num: func(c *Config) *int64 { return &c.Neo4jWriters }, zeroOff: true},
 	{flag: "api-keys", env: "GRAPHMEM_API_KEYS", group: serverSettings, help: "API keys (at least 16 characters) and their scopes: key1=scopeA,scopeB;name:key2=scopeC, a name for audit records (none: development mode)", str: func(c *Config) *string { return &c.APIKeys }},
 	{flag: "open-mode", env: "GRAPHMEM_OPEN_MODE", def: "off", group: serverSettings, help: "on: with no API keys, listen on a non-loopback address anyway (a container whose port is published only to this machine: docker run -p 127.0.0.1:8080:8080); every request that reaches it is served, with a warning in the log at start-up", str: func(c *Config) *string { return &c.OpenMode }},
 	{flag: "allowed-origins", env: "GRAPHMEM_ALLOWED_ORIGINS", group: serverSettings, help: "web origins whose pages may call /v1 and /mcp, comma-separated (https://app.example.com,http://localhost:3000); a browser's request from any other origin than the server's own is refused", str: func(c *Config) *string { return &c.Origins }},

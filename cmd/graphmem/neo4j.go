@@ -12,7 +12,7 @@ import (
 // (collectLessOften).
 func openNeo4j(ctx context.Context, cfg Config) (graph.Store, error) {
 	s, err := neo4j.Open(ctx, neo4j.Config{URI: cfg.Neo4jURI, User: cfg.Neo4jUser, Password: cfg.Neo4jPassword,
-		Database: cfg.Neo4jDatabase, WriteCacheMB: int(cfg.Neo4jCacheMB)})
+		Database: cfg.Neo4jDatabase, WriteCacheMB: int(cfg.Neo4jCacheMB), Writers: int(cfg.Neo4jWriters)})
 	if err == nil && cfg.Neo4jCacheMB >= 0 { // (-1: off)
 		collectLessOften()
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,7 +35,19 @@ type Config struct {
 	// name keys (see writeCache): 0 means DefaultWriteCacheMB, a negative
 	// value turns it off.
 	WriteCacheMB int
+	// Writers bounds this Store's write transactions running at once; the
+	// others wait in the Store, in no particular order, instead of
+	// contending inside Neo4j: 0 means DefaultWriters, a negative value
+	// sets no bound.
+	Writers int
 }
+
+// DefaultWriters is Config.Writers when unset: one more than the cores
+// the process uses, so a write is ready whenever one commits. On the
+// bench's two cores, eight writers at once cost Neo4j's workers about a
+// quarter more CPU a fact than one writer did, three about a tenth
+// (docs/benchmarks.md).
+func DefaultWriters() int { return runtime.GOMAXPROCS(0) + 1 }
 
 // DefaultWriteCacheMB is Config.WriteCacheMB when unset.
 const DefaultWriteCacheMB = 256
@@ -54,6 +67,9 @@ type Store struct {
 
 	// cache holds chains and name keys for write transactions.
 	cache *writeCache
+	// writers holds a token per write transaction running (Config.Writers);
+	// nil: no bound.
+	writers chan struct{}
 
 	mu     sync.RWMutex // held shared by every operation, exclusively by Close
 	closed bool
@@ -165,6 +181,12 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		database:  cfg.Database,
 		bookmarks: neo.NewBookmarkManager(neo.BookmarkManagerConfig{}),
 		retryTime: retry,
+	}
+	switch {
+	case cfg.Writers == 0:
+		s.writers = make(chan struct{}, DefaultWriters())
+	case cfg.Writers > 0:
+		s.writers = make(chan struct{}, cfg.Writers)
 	}
 	switch {
 	case cfg.WriteCacheMB == 0:
@@ -365,9 +387,17 @@ func (s *Store) run(ctx context.Context, op string, scope entity.Scope, write bo
 			w.Lock()
 			defer w.Unlock()
 		}
+		// After the scope's turn: a writer waiting for another of its
+		// scope holds no token.
+		if err := s.enterWriters(ctx); err != nil {
+			return translate(op, err)
+		}
 		sess := s.session(ctx, neo.AccessModeWrite)
 		defer sess.Close(ctx)
-		_, err = sess.ExecuteWrite(ctx, func(mtx neo.ManagedTransaction) (any, error) { return work(mtx) })
+		func() {
+			defer s.leaveWriters()
+			_, err = sess.ExecuteWrite(ctx, func(mtx neo.ManagedTransaction) (any, error) { return work(mtx) })
+		}()
 		switch {
 		case err == nil && cached && last.cached != nil:
 			s.cache.commit(scope, last.start, last.head, last.cached)
@@ -386,6 +416,26 @@ func (s *Store) run(ctx context.Context, op string, scope entity.Scope, write bo
 		return fnErr // the caller's own error, as it returned it
 	}
 	return translate(op, err)
+}
+
+// enterWriters waits for a write transaction's token (Config.Writers).
+func (s *Store) enterWriters(ctx context.Context) error {
+	if s.writers == nil {
+		return nil
+	}
+	select {
+	case s.writers <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// leaveWriters gives the token back.
+func (s *Store) leaveWriters() {
+	if s.writers != nil {
+		<-s.writers
+	}
 }
 
 // Changes lists changes after the sequence number after; see graph.Store.

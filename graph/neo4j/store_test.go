@@ -1,6 +1,7 @@
 package neo4j_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -754,5 +755,67 @@ func TestRewrites(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestWritersBound: no more write transactions of a Store run at once than
+// Config.Writers, whatever their scopes; with no bound, writers of
+// different scopes run together; a writer waiting for its turn gives up
+// when its context ends, and the writes that ran are all there.
+func TestWritersBound(t *testing.T) {
+	mustOpenClosing(t) // an empty database
+	for _, c := range []struct{ writers, want int }{{1, 1}, {2, 2}, {-1, 4}} {
+		cfg := config(t)
+		cfg.Writers = c.writers
+		s, err := neo4j.Open(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var running, most int
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for i := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				err := s.Update(ctx, fmt.Sprintf("w%d-%d", c.writers+1, i), func(tx graph.Tx) error {
+					mu.Lock()
+					running++
+					most = max(most, running)
+					mu.Unlock()
+					time.Sleep(300 * time.Millisecond)
+					mu.Lock()
+					running--
+					mu.Unlock()
+					return tx.PutEntities([]entity.Entity{{ID: "e", Name: "E", Type: "Thing", CreatedAt: t0, UpdatedAt: t0}})
+				})
+				if err != nil {
+					t.Error(err)
+				}
+			}()
+		}
+		wg.Wait()
+		if most != c.want {
+			t.Errorf("writers %d: %d write transactions at most at once, want %d", c.writers, most, c.want)
+		}
+		if c.writers == 1 {
+			hold := make(chan struct{})
+			go s.Update(ctx, "held", func(graph.Tx) error { <-hold; return nil })
+			time.Sleep(200 * time.Millisecond)
+			short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+			err := s.Update(short, "waiting", func(graph.Tx) error { return nil })
+			cancel()
+			close(hold)
+			if err == nil {
+				t.Error("a writer waiting for its turn past its context's end succeeded")
+			}
+		}
+		for i := range 4 {
+			err := s.View(ctx, fmt.Sprintf("w%d-%d", c.writers+1, i), func(tx graph.Tx) error { _, err := tx.Entity("e"); return err })
+			if err != nil {
+				t.Errorf("writers %d, scope %d: %v", c.writers, i, err)
+			}
+		}
+		s.Close()
 	}
 }
