@@ -44,18 +44,18 @@ type storeRun struct {
 	ReadCacheHitRatio float64 `json:"read_cache_hit_ratio,omitempty"`
 	// The same facts ingested into several scopes, one after the other and
 	// all at once.
-	Scopes                  int                `json:"scopes,omitempty"`
-	ScopesSerialFactsPerSec float64            `json:"ingest_scopes_serial_facts_per_sec,omitempty"`
-	ScopesAtOnceFactsPerSec float64            `json:"ingest_scopes_at_once_facts_per_sec,omitempty"`
-	ScopesRatio             float64            `json:"ingest_scopes_at_once_ratio,omitempty"`
+	Scopes                  int     `json:"scopes,omitempty"`
+	ScopesSerialFactsPerSec float64 `json:"ingest_scopes_serial_facts_per_sec,omitempty"`
+	ScopesAtOnceFactsPerSec float64 `json:"ingest_scopes_at_once_facts_per_sec,omitempty"`
+	ScopesRatio             float64 `json:"ingest_scopes_at_once_ratio,omitempty"`
 	// The machine's cores busy (every process, the store's server too)
 	// while the scopes were written one after the other and at once; the
 	// machine's cores over the first bound what writing at once can gain
 	// when each fact costs the same CPU either way.
-	ScopesSerialCores float64 `json:"ingest_scopes_serial_cores_busy,omitempty"`
-	ScopesAtOnceCores float64 `json:"ingest_scopes_at_once_cores_busy,omitempty"`
-	ScopesCPUBound    float64 `json:"ingest_scopes_cpu_bound,omitempty"`
-	Recall                  map[string]float64 `json:"-"` // search_*_ms, context_*_ms, index_bm25_*_ms…
+	ScopesSerialCores float64            `json:"ingest_scopes_serial_cores_busy,omitempty"`
+	ScopesAtOnceCores float64            `json:"ingest_scopes_at_once_cores_busy,omitempty"`
+	ScopesCPUBound    float64            `json:"ingest_scopes_cpu_bound,omitempty"`
+	Recall            map[string]float64 `json:"-"` // search_*_ms, context_*_ms, index_bm25_*_ms…
 }
 
 // benchReport is what `graphmem bench` prints; JSON field names are stable
@@ -110,7 +110,7 @@ from the episode records.`, storeSettings, modelSettings)
 	queries := fs.Int("queries", 500, "search and context requests timed")
 	scopes := fs.Int("scopes", 8, "scopes ingesting at once, beside the same facts one scope after the other (0: none)")
 	warmUp := fs.Int("warm-up", 30000, "with --store neo4j: facts ingested and raw-written into a scope of their own before anything is timed, "+
-		"so the server's JIT compiler has compiled both paths (0: none)")
+		"and into --scopes scopes at once, so the server's JIT compiler has compiled every path timed (0: none)")
 	episodes := fs.Int("episodes", 200, "episodes sent through extraction (0: none)")
 	episodeWorkers := fs.Int("episode-workers", 4, "extraction workers (and scopes) for the episodes")
 	asJSON := fs.Bool("json", false, "print only the JSON object")
@@ -259,7 +259,7 @@ func benchStore(ctx context.Context, cfg Config, work []memory.FactInput, batch,
 		run.ReadCacheHitRatio = hitRatio(after.ReadHits-before.ReadHits, after.ReadMisses-before.ReadMisses)
 	}
 	if scopes > 0 {
-		err = benchScopes(ctx, svc, &run, scope, scopes, min(len(work)/scopes, maxScopeFacts), batch, seed)
+		err = benchScopes(ctx, svc, &run, scope, scopes, min(len(work)/scopes, maxScopeFacts), batch, seed, isNeo4j && warmUp > 0)
 	}
 	return run, err
 }
@@ -288,8 +288,12 @@ func hitRatio(hits, misses uint64) float64 {
 const maxScopeFacts = 2500
 
 // benchScopes ingests n facts into each of k fresh scopes, one scope after
-// the other, then the same facts into k other scopes all at once.
-func benchScopes(ctx context.Context, svc *memory.Service, run *storeRun, prefix string, k, n, batch int, seed uint64) error {
+// the other, then the same facts into k other scopes all at once; with
+// warm, into k others at once first, untimed: a JVM compiles the paths
+// that writers at once take (lock waits, concurrent index updates) only
+// once they run, over seconds, which a server that has been running has
+// long done, and the main ingest warmed only one writer's.
+func benchScopes(ctx context.Context, svc *memory.Service, run *storeRun, prefix string, k, n, batch int, seed uint64, warm bool) error {
 	if n < 1 {
 		return nil
 	}
@@ -306,6 +310,11 @@ func benchScopes(ctx context.Context, svc *memory.Service, run *storeRun, prefix
 	}
 	var err error
 	run.Scopes = k
+	if warm {
+		if _, err := bench.Scopes(ctx, svc, names("warm-up"), works, batch, true); err != nil {
+			return fmt.Errorf("scopes' warm-up: %w", err)
+		}
+	}
 	cpu := bench.StartCPU()
 	if run.ScopesSerialFactsPerSec, err = bench.Scopes(ctx, svc, names("serial"), works, batch, false); err != nil {
 		return fmt.Errorf("scopes one after the other: %w", err)
