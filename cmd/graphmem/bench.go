@@ -43,7 +43,7 @@ type storeRun struct {
 	// the timed search and context requests.
 	ReadCacheHitRatio float64 `json:"read_cache_hit_ratio,omitempty"`
 	// The same facts ingested into several scopes, one after the other and
-	// all at once.
+	// all at once, each way twice (benchScopes).
 	Scopes                  int     `json:"scopes,omitempty"`
 	ScopesSerialFactsPerSec float64 `json:"ingest_scopes_serial_facts_per_sec,omitempty"`
 	ScopesAtOnceFactsPerSec float64 `json:"ingest_scopes_at_once_facts_per_sec,omitempty"`
@@ -287,12 +287,16 @@ func hitRatio(hits, misses uint64) float64 {
 // bench, which is about writers waiting for each other, not about size.
 const maxScopeFacts = 2500
 
-// benchScopes ingests n facts into each of k fresh scopes, one scope after
-// the other, then the same facts into k other scopes all at once; with
-// warm, into k others at once first, untimed: a JVM compiles the paths
+// benchScopes ingests n facts into each of k fresh scopes one scope after
+// the other, then into k others all at once, then at once again and one
+// after the other again (each round into fresh scopes), and reports each
+// way's rate over its two rounds: a drift of the machine or the server
+// over the part weighs on both ways alike. With warm, a round at once and
+// one one after the other come first, untimed: a JVM compiles the paths
 // that writers at once take (lock waits, concurrent index updates) only
 // once they run, over seconds, which a server that has been running has
-// long done, and the main ingest warmed only one writer's.
+// long done, and the main ingest warmed only one writer's; the round one
+// after the other takes what the compiler was still doing.
 func benchScopes(ctx context.Context, svc *memory.Service, run *storeRun, prefix string, k, n, batch int, seed uint64, warm bool) error {
 	if n < 1 {
 		return nil
@@ -308,23 +312,32 @@ func benchScopes(ctx context.Context, svc *memory.Service, run *storeRun, prefix
 		}
 		return out
 	}
-	var err error
 	run.Scopes = k
 	if warm {
-		if _, err := bench.Scopes(ctx, svc, names("warm-up"), works, batch, true); err != nil {
-			return fmt.Errorf("scopes' warm-up: %w", err)
+		for i, parallel := range []bool{true, false} {
+			if _, err := bench.Scopes(ctx, svc, names(fmt.Sprintf("warm-up%d", i)), works, batch, parallel); err != nil {
+				return fmt.Errorf("scopes' warm-up: %w", err)
+			}
 		}
 	}
-	cpu := bench.StartCPU()
-	if run.ScopesSerialFactsPerSec, err = bench.Scopes(ctx, svc, names("serial"), works, batch, false); err != nil {
-		return fmt.Errorf("scopes one after the other: %w", err)
+	// Seconds and core-seconds of each way over its rounds.
+	var secs, busy [2]float64
+	for i, parallel := range []bool{false, true, true, false} {
+		way := 0
+		if parallel {
+			way = 1
+		}
+		cpu := bench.StartCPU()
+		rate, err := bench.Scopes(ctx, svc, names(fmt.Sprintf("round%d-", i)), works, batch, parallel)
+		if err != nil {
+			return fmt.Errorf("scopes, round %d: %w", i+1, err)
+		}
+		t := float64(k*n) / rate
+		secs[way] += t
+		busy[way] += cpu.Cores() * t
 	}
-	run.ScopesSerialCores = cpu.Cores()
-	cpu = bench.StartCPU()
-	if run.ScopesAtOnceFactsPerSec, err = bench.Scopes(ctx, svc, names("at-once"), works, batch, true); err != nil {
-		return fmt.Errorf("scopes at once: %w", err)
-	}
-	run.ScopesAtOnceCores = cpu.Cores()
+	run.ScopesSerialFactsPerSec, run.ScopesAtOnceFactsPerSec = float64(2*k*n)/secs[0], float64(2*k*n)/secs[1]
+	run.ScopesSerialCores, run.ScopesAtOnceCores = busy[0]/secs[0], busy[1]/secs[1]
 	run.ScopesRatio = run.ScopesAtOnceFactsPerSec / run.ScopesSerialFactsPerSec
 	if run.ScopesSerialCores > 0 {
 		run.ScopesCPUBound = float64(runtime.NumCPU()) / run.ScopesSerialCores
