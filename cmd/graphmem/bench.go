@@ -50,12 +50,14 @@ type storeRun struct {
 	ScopesRatio             float64 `json:"ingest_scopes_at_once_ratio,omitempty"`
 	// The machine's cores busy (every process, the store's server too)
 	// while the scopes were written one after the other and at once; the
-	// machine's cores over the first bound what writing at once can gain
-	// when each fact costs the same CPU either way.
-	ScopesSerialCores float64            `json:"ingest_scopes_serial_cores_busy,omitempty"`
-	ScopesAtOnceCores float64            `json:"ingest_scopes_at_once_cores_busy,omitempty"`
-	ScopesCPUBound    float64            `json:"ingest_scopes_cpu_bound,omitempty"`
-	Recall            map[string]float64 `json:"-"` // search_*_ms, context_*_ms, index_bm25_*_ms…
+	// machine's cores over the first are the ratio writing at once reaches
+	// when it fills the machine and each fact costs the CPU it cost one
+	// after the other (past it when a fact costs less CPU at once, under
+	// it when writers contend).
+	ScopesSerialCores   float64            `json:"ingest_scopes_serial_cores_busy,omitempty"`
+	ScopesAtOnceCores   float64            `json:"ingest_scopes_at_once_cores_busy,omitempty"`
+	ScopesRatioEqualCPU float64            `json:"ingest_scopes_ratio_at_equal_cpu,omitempty"`
+	Recall              map[string]float64 `json:"-"` // search_*_ms, context_*_ms, index_bm25_*_ms…
 }
 
 // benchReport is what `graphmem bench` prints; JSON field names are stable
@@ -340,7 +342,7 @@ func benchScopes(ctx context.Context, svc *memory.Service, run *storeRun, prefix
 	run.ScopesSerialCores, run.ScopesAtOnceCores = busy[0]/secs[0], busy[1]/secs[1]
 	run.ScopesRatio = run.ScopesAtOnceFactsPerSec / run.ScopesSerialFactsPerSec
 	if run.ScopesSerialCores > 0 {
-		run.ScopesCPUBound = float64(runtime.NumCPU()) / run.ScopesSerialCores
+		run.ScopesRatioEqualCPU = float64(runtime.NumCPU()) / run.ScopesSerialCores
 	}
 	return nil
 }
@@ -380,7 +382,7 @@ func printBench(w io.Writer, r *benchReport) {
 		row("  ratio", func(s storeRun) float64 { return s.ScopesRatio }, "%.2f")
 		row("  cores busy at once (machine)", func(s storeRun) float64 { return s.ScopesAtOnceCores }, "%.2f")
 		row("  cores busy one after the other (machine)", func(s storeRun) float64 { return s.ScopesSerialCores }, "%.2f")
-		row("  ratio's CPU bound (cores / busy one after the other)", func(s storeRun) float64 { return s.ScopesCPUBound }, "%.2f")
+		row("  ratio at equal CPU a fact (cores / busy one after the other)", func(s storeRun) float64 { return s.ScopesRatioEqualCPU }, "%.2f")
 	}
 	for _, k := range sortedKeys(r.Recall) {
 		row(strings.ReplaceAll(k, "_", " "), func(s storeRun) float64 { return s.Recall[k] }, "%.2f")
