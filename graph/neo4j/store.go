@@ -44,8 +44,8 @@ type Config struct {
 
 // DefaultWriters is Config.Writers when unset: one more than the cores
 // the process uses, so a write is ready whenever one commits. On the
-// bench's two cores, eight writers at once cost Neo4j's workers about a
-// quarter more CPU a fact than one writer did, three about a tenth
+// bench's two cores, eight writers at once cost Neo4j's workers 10–28 %
+// more CPU a fact than one writer did, three no more than 3 %
 // (docs/benchmarks.md).
 func DefaultWriters() int { return runtime.GOMAXPROCS(0) + 1 }
 
