@@ -259,27 +259,39 @@ func factProps(f *entity.Fact) (map[string]any, error) {
 	if err := putJSON(p, "attributes", f.Attributes, len(f.Attributes) == 0); err != nil {
 		return nil, err
 	}
-	if len(f.Claims) > 0 {
-		cs := make([]entity.Claim, len(f.Claims))
-		for i, c := range f.Claims {
-			c.From, c.To, c.RecordedAt, c.Said = c.From.UTC(), utcPtr(c.To), c.RecordedAt.UTC(), c.Said.UTC()
-			cs[i] = c
-		}
-		if err := putJSON(p, "claims", cs, false); err != nil {
-			return nil, err
-		}
+	if err := putJSON(p, "claims", utcClaims(f.Claims), len(f.Claims) == 0); err != nil {
+		return nil, err
 	}
-	if len(f.Revisions) > 0 {
-		rs := make([]entity.Revision, len(f.Revisions))
-		for i, r := range f.Revisions {
-			r.Until, r.ValidFrom, r.ValidTo = r.Until.UTC(), r.ValidFrom.UTC(), utcPtr(r.ValidTo)
-			rs[i] = r
-		}
-		if err := putJSON(p, "revisions", rs, false); err != nil {
-			return nil, err
-		}
+	if err := putJSON(p, "revisions", utcRevisions(f.Revisions), len(f.Revisions) == 0); err != nil {
+		return nil, err
 	}
 	return p, nil
+}
+
+// utcClaims and utcRevisions are copies of claims and revisions with their
+// times in UTC, as stored; nil for none.
+func utcClaims(cs []entity.Claim) []entity.Claim {
+	if len(cs) == 0 {
+		return nil
+	}
+	out := make([]entity.Claim, len(cs))
+	for i, c := range cs {
+		c.From, c.To, c.RecordedAt, c.Said = c.From.UTC(), utcPtr(c.To), c.RecordedAt.UTC(), c.Said.UTC()
+		out[i] = c
+	}
+	return out
+}
+
+func utcRevisions(rs []entity.Revision) []entity.Revision {
+	if len(rs) == 0 {
+		return nil
+	}
+	out := make([]entity.Revision, len(rs))
+	for i, r := range rs {
+		r.Until, r.ValidFrom, r.ValidTo = r.Until.UTC(), r.ValidFrom.UTC(), utcPtr(r.ValidTo)
+		out[i] = r
+	}
+	return out
 }
 
 func decodeFact(scope string, p map[string]any) (entity.Fact, error) {
@@ -333,41 +345,24 @@ func decodeFact(scope string, p map[string]any) (entity.Fact, error) {
 }
 
 // storedFact is f as decodeFact reads back the properties factProps made
-// of it, in scope at change number seq, made without decoding the JSON of
+// of it in scope (its change number left 0), made without decoding the JSON of
 // its claims and revisions again; false when that round trip could change
 // it: attributes (their numbers come back as float64) or a string JSON
 // would mend (not valid UTF-8). Only for a fact factProps accepted; what
 // it returns shares no list or pointer with f.
-func storedFact(f entity.Fact, scope string, seq uint64) (entity.Fact, bool) {
+func storedFact(f entity.Fact, scope string) (entity.Fact, bool) {
 	if len(f.Attributes) > 0 || !jsonSafe(f.Claims, f.Revisions) {
 		return entity.Fact{}, false
 	}
-	f.Scope, f.Seq, f.Attributes = scope, seq, nil
+	f.Scope, f.Seq, f.Attributes = scope, 0, nil
 	f.ValidFrom, f.RecordedAt, f.UpdatedAt = f.ValidFrom.UTC(), f.RecordedAt.UTC(), f.UpdatedAt.UTC()
 	for _, t := range []**time.Time{&f.ValidTo, &f.ExpiredAt, &f.LastAccessedAt, &f.ExpiresAt, &f.ForgottenAt, &f.ArchivedAt} {
 		*t = storedPTime(*t)
 	}
 	f.EpisodeIDs, f.Conflicts = storedStrs(f.EpisodeIDs), storedStrs(f.Conflicts)
-	if len(f.Claims) == 0 {
-		f.Claims = nil
-	} else {
-		cs := make([]entity.Claim, len(f.Claims))
-		for i, c := range f.Claims {
-			c.From, c.To, c.RecordedAt, c.Said = c.From.UTC(), utcPtr(c.To), c.RecordedAt.UTC(), c.Said.UTC()
-			c.Attributes = nil
-			cs[i] = c
-		}
-		f.Claims = cs
-	}
-	if len(f.Revisions) == 0 {
-		f.Revisions = nil
-	} else {
-		rs := make([]entity.Revision, len(f.Revisions))
-		for i, r := range f.Revisions {
-			r.Until, r.ValidFrom, r.ValidTo = r.Until.UTC(), r.ValidFrom.UTC(), utcPtr(r.ValidTo)
-			rs[i] = r
-		}
-		f.Revisions = rs
+	f.Claims, f.Revisions = utcClaims(f.Claims), utcRevisions(f.Revisions)
+	for i := range f.Claims {
+		f.Claims[i].Attributes = nil // empty (jsonSafe), read back as none
 	}
 	return f, true
 }

@@ -772,7 +772,7 @@ func (t *tx) PutFacts(fs []entity.Fact) error {
 		}
 		// Not sent: what the cache will hold, made now, as the caller
 		// may change the fact's lists once this returns.
-		if stored, ok := storedFact(*f, t.scope, 0); ok {
+		if stored, ok := storedFact(*f, t.scope); ok {
 			rows[i]["fact"] = stored
 		}
 	}
