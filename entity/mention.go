@@ -129,3 +129,24 @@ func init() {
 		commonWords[w] = true
 	}
 }
+
+// NameMatch is a name a request mentions and what it resolved to: one
+// entity (Entity, EntityID), or none or several (Candidates: for a name
+// memory does not know, the closest known names, none of them used; for an
+// ambiguous one, the entities it may denote).
+type NameMatch struct {
+	Name       string   `json:"name"`
+	Entity     string   `json:"entity,omitempty"`
+	EntityID   string   `json:"entity_id,omitempty"`
+	Candidates []string `json:"candidates,omitempty"`
+}
+
+// Selection is what a query selects for a destructive operation (forget,
+// purge): the facts, best first, and how each name it mentions resolved.
+// An operation acts on it only when Unresolved and Ambiguous are empty.
+type Selection struct {
+	FactIDs    []string
+	Resolved   []NameMatch
+	Unresolved []NameMatch
+	Ambiguous  []NameMatch
+}

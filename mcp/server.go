@@ -416,6 +416,9 @@ func (t tools) forget(ctx context.Context, a ForgetArgs) (memory.ForgetResult, s
 	if res.Facts == 0 && res.Episodes == 0 && res.Entities == 0 {
 		text += " Nothing matched."
 	}
+	for _, n := range res.Resolved {
+		text += fmt.Sprintf("\nThe query's %q is %s (id %s).", n.Name, n.Entity, n.EntityID)
+	}
 	for _, it := range res.Items {
 		text += "\n- " + it.Type + " " + it.ID
 		if it.Name != "" {

@@ -39,8 +39,9 @@ type ForgetRequest struct {
 	Actor  string // who asked: the key's name, for the audit record
 }
 
-// FactFinder selects the facts a forget query names, best first.
-type FactFinder func(ctx context.Context, scope entity.Scope, query string, limit int) ([]string, error)
+// FactFinder selects the facts a forget query names, best first, and says
+// how the names it mentions resolved (recall.Engine.FindFacts).
+type FactFinder func(ctx context.Context, scope entity.Scope, query string, limit int) (entity.Selection, error)
 
 // ForgetResult counts what was (or, for a dry run, would be) removed.
 type ForgetResult struct {
@@ -51,6 +52,9 @@ type ForgetResult struct {
 	Entities   int        `json:"entities"`
 	Tombstones int        `json:"tombstones"`
 	FactIDs    []string   `json:"fact_ids,omitempty"`
+	// Resolved says, for a request by query, which entity each name it
+	// mentions resolved to: the facts selected touch one of them.
+	Resolved []entity.NameMatch `json:"resolved,omitempty"`
 	// Items name what was (or would be) removed: each fact by its
 	// sentence, each entity by its name, each episode by its id. They are
 	// never kept in the audit record.
@@ -111,6 +115,7 @@ func (s *Service) Forget(ctx context.Context, scope entity.Scope, req ForgetRequ
 	if err := fe.Err(); err != nil {
 		return ForgetResult{}, err
 	}
+	var resolved []entity.NameMatch
 	if q := strings.TrimSpace(req.Query); q != "" {
 		if s.FindFacts == nil {
 			return ForgetResult{}, entity.Errorf(entity.EUNPROCESSABLE, "forgetting by query needs the search index, which is not open here")
@@ -119,21 +124,25 @@ func (s *Service) Forget(ctx context.Context, scope entity.Scope, req ForgetRequ
 		if limit == 0 {
 			limit = entity.DefaultForgetLimit
 		}
-		found, err := s.FindFacts(ctx, scope, q, limit)
+		sel, err := s.FindFacts(ctx, scope, q, limit)
 		if err != nil {
 			return ForgetResult{}, err
 		}
+		if err := refuseGuess(sel); err != nil {
+			return ForgetResult{}, err
+		}
+		resolved = sel.Resolved
 		// One request selects at most a batch: the query's best matches
 		// fill what the given ids leave.
-		found = found[:min(len(found), max(entity.MaxBatch-len(req.FactIDs), 0))]
+		found := sel.FactIDs[:min(len(sel.FactIDs), max(entity.MaxBatch-len(req.FactIDs), 0))]
 		if len(found) == 0 && len(req.FactIDs) == 0 && req.Entity == "" && req.EpisodeID == "" {
-			return ForgetResult{Mode: req.Mode, DryRun: req.DryRun}, nil
+			return ForgetResult{Mode: req.Mode, DryRun: req.DryRun, Resolved: resolved}, nil
 		}
 		req.FactIDs = append(slices.Clip(req.FactIDs), found...)
 	}
 	var res ForgetResult
 	write := func(tx graph.Tx) error {
-		res = ForgetResult{Mode: req.Mode, DryRun: req.DryRun}
+		res = ForgetResult{Mode: req.Mode, DryRun: req.DryRun, Resolved: resolved}
 		now := s.now()
 		facts, ent, err := s.selectFacts(tx, req)
 		if err != nil {
@@ -163,6 +172,37 @@ func (s *Service) Forget(ctx context.Context, scope entity.Scope, req ForgetRequ
 		err = s.update(ctx, scope, write)
 	}
 	return res, err
+}
+
+// refuseGuess refuses a selection made on a guess: a name the query
+// mentions that memory does not know, that names several entities, or
+// that only a spelling near it resolves. Nothing changes; the error names
+// the query and offers the candidates.
+func refuseGuess(sel entity.Selection) error {
+	var why []string
+	for _, n := range sel.Unresolved {
+		w := fmt.Sprintf("memory holds nothing named %q", n.Name)
+		if len(n.Candidates) > 0 {
+			w += fmt.Sprintf(" (did you mean %s?)", quoteAll(n.Candidates, " or "))
+		}
+		why = append(why, w)
+	}
+	for _, n := range sel.Ambiguous {
+		why = append(why, fmt.Sprintf("%q may name %s: name one", n.Name, quoteAll(n.Candidates, " or ")))
+	}
+	if len(why) == 0 {
+		return nil
+	}
+	msg := strings.Join(why, "; ") + "; nothing was changed"
+	return &entity.Error{Code: entity.EUNPROCESSABLE, Message: msg, Fields: map[string]string{"query": msg}}
+}
+
+func quoteAll(ss []string, sep string) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = fmt.Sprintf("%q", s)
+	}
+	return strings.Join(q, sep)
 }
 
 // selectFacts gathers the facts a request names.

@@ -619,11 +619,11 @@ func TestFindFacts_Precision(t *testing.T) {
 		memory.FactInput{Subject: "production database", Predicate: "port", Value: "3307", Text: "The production database moved to port 3307"},
 		memory.FactInput{Subject: "booking-service", Predicate: "uses_database", Object: "MongoDB", Text: "booking-service stores bookings in a MongoDB database"},
 		memory.FactInput{Subject: "booking-service", Predicate: "dropped", Object: "MongoDB", Text: "The team dropped the MongoDB database for booking-service"})
-	ids, err := e.engine.FindFacts(ctx, "u", "production database port", 50)
+	sel, err := e.engine.FindFacts(ctx, "u", "production database port", 50)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ids) != 1 {
-		t.Fatalf("forget query selected %d facts, want the port only", len(ids))
+	if len(sel.FactIDs) != 1 {
+		t.Fatalf("forget query selected %d facts, want the port only", len(sel.FactIDs))
 	}
 }

@@ -420,7 +420,19 @@ export interface ForgetItem {
   name?: string;
 }
 
-/** What a forget or purge removed (or, on a dry run, would remove). */
+/** A name a forget query mentions and the entity it resolved to. */
+export interface NameMatch {
+  name: string;
+  entity?: string;
+  entityId?: string;
+  candidates?: string[];
+}
+
+/**
+ * What a forget or purge removed (or, on a dry run, would remove). `resolved` says which entity each name of a
+ * query resolved to; a query naming something memory does not know, or several entities, is refused (a 422 with
+ * the candidates) and nothing changes.
+ */
 export interface ForgetResult {
   mode: string;
   dryRun?: boolean;
@@ -429,6 +441,7 @@ export interface ForgetResult {
   episodes: number;
   tombstones: number;
   factIds?: string[];
+  resolved?: NameMatch[];
   items?: ForgetItem[];
 }
 

@@ -512,8 +512,23 @@ class ForgetItem(Model):
     name: str | None = None
 
 
+class NameMatch(Model):
+    """A name a forget query mentions and the entity it resolved to."""
+
+    name: str
+    entity: str = ""
+    entity_id: str = ""
+    candidates: list[str] = []
+
+
 class ForgetResult(Model):
-    """What a forget or purge removed (or, on a dry run, would remove)."""
+    """What a forget or purge removed (or, on a dry run, would remove).
+
+    ``resolved`` says which entity each name of a query resolved to; a
+    query naming something memory does not know, or several entities, is
+    refused (``FailedPreconditionError``, 422, with the candidates) and nothing
+    changes.
+    """
 
     mode: str
     dry_run: bool = False
@@ -522,6 +537,7 @@ class ForgetResult(Model):
     episodes: int
     tombstones: int
     fact_ids: list[str] = []
+    resolved: list[NameMatch] = []
     items: list[ForgetItem] = []
 
 
