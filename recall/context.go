@@ -52,6 +52,11 @@ type ContextResult struct {
 	// it.
 	Unresolved []NameLink `json:"unresolved"`
 	Ambiguous  []NameLink `json:"ambiguous"`
+	// Paths are the chains of facts the answer crosses when the question
+	// joins facts through an entity it does not name (path.go): each hop
+	// with its entity, predicate, fact and status; a broken path says
+	// which predicate memory lacks.
+	Paths []Path `json:"paths"`
 	VectorState
 }
 
@@ -109,6 +114,10 @@ type line struct {
 	// Candidates are the close known names of an unknown line's name
 	// (linking.go), offered as "did you mean".
 	Candidates []string `json:"candidates,omitempty"`
+	// hops are the facts of a path line, and missing the predicate a
+	// broken path lacks for missingAt (path.go).
+	hops               []pathLineHop
+	missing, missingAt string
 	// note is a fact's own text, conflicts the values Conflicts joins and
 	// entity the entity of an entity line: the text and markdown formats
 	// quote each of them on its own.
@@ -161,6 +170,7 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 	// comes from the same snapshot of the store.
 	var b builder
 	var c *candidates
+	var paths []Path
 	err = e.Store.View(ctx, scope, func(tx graph.Tx) error {
 		var err error
 		if c, err = e.retrieve(ctx, tx, p); err != nil {
@@ -173,6 +183,9 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 		if !e.NoRelevanceFloor {
 			b.blocks = floor(c.topic(), b.blocks, c.w.Floor.Share)
 		}
+		if paths, err = b.walk(tx); err != nil {
+			return err
+		}
 		b.blocks = append(unknownBlocks(c.unresolved), b.blocks...)
 		return nil
 	})
@@ -182,7 +195,7 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 	hd := header{asOf: asOf, now: now, knownAt: req.KnownAt, mode: mode, named: at.named, during: at.during}
 	chosen, room := pack(b.blocks, req.MaxTokens, EstimateTokens(renderHeader(req.Format, hd)+nothing)+2, req.Format, c.w.Context.PinnedShare)
 	res := ContextResult{Mode: mode, AsOf: asOf, TimeNamed: at.named, Facts: []ContextFact{}, Entities: []entity.Entity{}, Episodes: []ContextEpisode{},
-		Unresolved: nonNil(c.unresolved), Ambiguous: nonNil(c.ambiguous),
+		Unresolved: nonNil(c.unresolved), Ambiguous: nonNil(c.ambiguous), Paths: paths,
 		VectorState: c.vectorUse()}
 	if at.during != nil {
 		res.Period = &Period{From: at.during.from, To: at.during.to}

@@ -11,7 +11,7 @@ package recall
 var propertyWords = map[string][]string{
 	"reports_to":           {"manager", "boss", "supervisor", "line manager", "report to", "reports to", "上级", "经理", "老板", "汇报"},
 	"manages":              {"direct reports", "subordinates", "下属", "管理"},
-	"owned_by":             {"owner", "owns", "owning team", "responsible", "maintainer", "maintains", "in charge", "负责", "所有者", "归属"},
+	"owned_by":             {"owner", "owns", "owning team", "responsible", "maintainer", "maintains", "in charge", "负责", "所有者", "归属", "所属团队"},
 	"led_by":               {"lead", "leads", "leader", "head", "heads", "runs", "running", "负责人", "领导", "带领"},
 	"member_of":            {"member", "team", "belongs", "part of", "成员", "团队", "所属"},
 	"deployed_in":          {"hosted", "host", "hosts", "region", "deployed", "deploy", "data center", "datacenter", "cloud", "部署", "托管", "区域", "机房"},

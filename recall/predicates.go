@@ -45,6 +45,10 @@ type phrase struct {
 type lexicon struct {
 	phrases map[string][]phrase
 	spread  map[string]int
+	// named are the terms of the phrases naming predicates other than by
+	// description, made once (termsNamed).
+	once  sync.Once
+	named map[string]bool
 }
 
 // weight is what a term of a phrase weighs: 1/n when n predicates' phrases

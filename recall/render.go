@@ -150,6 +150,19 @@ func renderLine(l line, format string) string {
 			s += ": " + q(l.entity.Summary) // clipped by boundedEntity
 		}
 		return indent + brackets(m) + " " + s
+	case "path":
+		// The chain of facts a question crosses (path.go).
+		parts := make([]string, len(l.hops))
+		for i, h := range l.hops {
+			parts[i] = quote(h.subject, format) + " " + ident(h.predicate, format) + " " + quote(h.object, format)
+		}
+		s := strings.Join(parts, " → ")
+		m = append(m, "path")
+		if l.missing != "" {
+			s += " → memory holds no " + ident(l.missing, format) + " for " + quote(l.missingAt, format)
+			m = append(m, "incomplete")
+		}
+		return indent + brackets(m) + " " + s
 	case "unknown":
 		// A name of the question memory knows nothing about (linking.go).
 		s := "memory holds nothing about " + q(l.Text)
