@@ -126,7 +126,7 @@ func (s *Server) postContext(eng *recall.Engine) gin.HandlerFunc {
 		now := s.now()
 		out := ContextResponse{Context: res.Context, Tokens: res.Tokens, Mode: string(res.Mode), AsOf: res.AsOf,
 			TimeNamed: res.TimeNamed, Period: (*wire.Period)(res.Period), Unresolved: nameLinks(res.Unresolved), Ambiguous: nameLinks(res.Ambiguous),
-			Vectors: res.Vectors, VectorsSkipped: res.VectorsSkipped,
+			Vectors: res.Vectors, VectorsSkipped: res.VectorsSkipped, Paths: paths(res.Paths),
 			Facts: make([]ContextFact, 0, len(res.Facts)), Entities: make([]Entity, 0, len(res.Entities)),
 			Episodes: make([]ContextEpisode, 0, len(res.Episodes))}
 		for _, f := range res.Facts {
@@ -141,4 +141,18 @@ func (s *Server) postContext(eng *recall.Engine) gin.HandlerFunc {
 		}
 		c.JSON(http.StatusOK, out)
 	}
+}
+
+// paths are the walked paths of a context on the wire.
+func paths(ps []recall.Path) []wire.Path {
+	out := make([]wire.Path, 0, len(ps))
+	for _, p := range ps {
+		w := wire.Path{Complete: p.Complete, Missing: p.Missing, Text: p.Text, Hops: make([]wire.PathHop, 0, len(p.Hops))}
+		for _, h := range p.Hops {
+			w.Hops = append(w.Hops, wire.PathHop{Entity: h.Entity, EntityID: h.EntityID, Predicate: h.Predicate, Inverse: h.Inverse,
+				To: h.To, ToID: h.ToID, FactID: h.FactID, Status: string(h.Status)})
+		}
+		out = append(out, w)
+	}
+	return out
 }

@@ -86,9 +86,32 @@ type ContextResponse struct {
 	// Unresolved and Ambiguous: as in SearchResponse.
 	Unresolved []NameLink `json:"unresolved" doc:"names the question mentions that memory knows nothing about; the context says so in one line each, and holds no other subject's facts of the asked property"`
 	Ambiguous  []NameLink `json:"ambiguous" doc:"names the question mentions that denote several entities; all are used"`
+	Paths      []Path     `json:"paths" doc:"the chains of facts the answer crosses when the question joins facts through an entity it does not name (\"who leads the team that owns cart-api?\"); empty otherwise"`
 	// Vectors and VectorsSkipped: as in SearchResponse.
 	Vectors        string `json:"vectors" enum:"used skipped off" doc:"whether the block was built with the vector list (embeddings): used, skipped (see vectors_skipped) or off (no embedding model configured)"`
 	VectorsSkipped string `json:"vectors_skipped,omitempty" enum:"timeout busy failed" doc:"why the vector list was skipped: timeout (the question's vector came after the wait), busy (too many questions being embedded at once) or failed (the embedder failed)"`
+}
+
+// Path is a chain of facts a context answer crosses, from the entity the
+// question names to the answer.
+type Path struct {
+	Hops     []PathHop `json:"hops" doc:"in walk order, the answer last"`
+	Complete bool      `json:"complete" doc:"false when memory lacks a hop the question asks for: missing names it"`
+	Missing  string    `json:"missing,omitempty" doc:"the predicate memory holds no fact of for the last entity reached"`
+	Text     string    `json:"text" doc:"the chain in one line"`
+}
+
+// PathHop is one fact of a path: it leaves entity through predicate and
+// reaches to.
+type PathHop struct {
+	Entity    string `json:"entity"`
+	EntityID  string `json:"entity_id"`
+	Predicate string `json:"predicate"`
+	Inverse   bool   `json:"inverse,omitempty" doc:"the hop goes from the fact's object to its subject"`
+	To        string `json:"to" doc:"the entity or value reached"`
+	ToID      string `json:"to_id,omitempty"`
+	FactID    string `json:"fact_id"`
+	Status    string `json:"status" doc:"the fact's status at the answer's time"`
 }
 
 // GraphNode is an entity of an EntityGraph.
