@@ -286,8 +286,9 @@ func (tl *catalogTimeline) walk(anchor string, preds []string, t time.Time) (pat
 	return path, frontier, true
 }
 
-// Default numbers of relational questions: a share of each shape.
-const PathQuestionsDefault = 180
+// PathQuestionsDefault is how many relational questions a catalog run asks
+// by default: 120 two-hop, 90 three-hop and 90 dated.
+const PathQuestionsDefault = 300
 
 // PathQuestions generates n relational questions over the catalog of seed
 // (the same catalog Catalog loads): 40 % two hops and 30 % three hops

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -48,6 +49,9 @@ type PathReport struct {
 	Questions int                   `json:"questions"`
 	Graphmem  map[string]PathScores `json:"graphmem"`
 	Baseline  map[string]PathScores `json:"baseline_bm25"`
+	// ByChain is graphmem's figures by relation chain, every shape
+	// together ("service owned_by led_by").
+	ByChain map[string]PathScores `json:"graphmem_by_chain"`
 }
 
 // Groups of the relational report besides the shapes.
@@ -168,28 +172,33 @@ func (t pathTally) add(q PathQuestion, h pathHit, tokens int, took time.Duration
 		groups = append(groups, pathZh)
 	}
 	for _, name := range groups {
-		g := t[name]
-		if g == nil {
-			g = &pathGroup{}
-			t[name] = g
+		t.addTo(name, h, tokens, took)
+	}
+}
+
+// addTo tallies one question's hit in group name.
+func (t pathTally) addTo(name string, h pathHit, tokens int, took time.Duration) {
+	g := t[name]
+	if g == nil {
+		g = &pathGroup{}
+		t[name] = g
+	}
+	g.n++
+	g.tokens += tokens
+	g.ms = append(g.ms, ms(took))
+	if h.all {
+		g.all++
+	}
+	if h.answer {
+		g.answer++
+	}
+	for i, in := range h.hops {
+		for len(g.hopN) <= i {
+			g.hopN, g.hopIn = append(g.hopN, 0), append(g.hopIn, 0)
 		}
-		g.n++
-		g.tokens += tokens
-		g.ms = append(g.ms, ms(took))
-		if h.all {
-			g.all++
-		}
-		if h.answer {
-			g.answer++
-		}
-		for i, in := range h.hops {
-			for len(g.hopN) <= i {
-				g.hopN, g.hopIn = append(g.hopN, 0), append(g.hopIn, 0)
-			}
-			g.hopN[i]++
-			if in {
-				g.hopIn[i]++
-			}
+		g.hopN[i]++
+		if in {
+			g.hopIn[i]++
 		}
 	}
 }
@@ -213,7 +222,7 @@ func (t pathTally) scores() map[string]PathScores {
 // question whose graphmem block lacks a fact of its path.
 func askPaths(ctx context.Context, eng *recall.Engine, idx *search.Index, store graph.Store, svc *memory.Service,
 	scope entity.Scope, qs []PathQuestion, progress func(done, total int), misses io.Writer) (PathReport, error) {
-	ours, base := pathTally{}, pathTally{}
+	ours, base, chains := pathTally{}, pathTally{}, pathTally{}
 	texts := map[string]string{} // fact id → text, for BM25's blocks
 	for qi, q := range qs {
 		ids, err := resolvePath(ctx, svc, scope, q)
@@ -229,6 +238,7 @@ func askPaths(ctx context.Context, eng *recall.Engine, idx *search.Index, store 
 		b := contextBlock(res)
 		h := scorePath(b, q, ids)
 		ours.add(q, h, b.tokens, took)
+		chains.addTo(q.Chain, h, b.tokens, took)
 		if !h.all && misses != nil {
 			pathMissed(misses, q, ids, b)
 		}
@@ -248,7 +258,7 @@ func askPaths(ctx context.Context, eng *recall.Engine, idx *search.Index, store 
 			progress(qi+1, len(qs))
 		}
 	}
-	return PathReport{Questions: len(qs), Graphmem: ours.scores(), Baseline: base.scores()}, nil
+	return PathReport{Questions: len(qs), Graphmem: ours.scores(), Baseline: base.scores(), ByChain: chains.scores()}, nil
 }
 
 // bm25Block is the block of BM25's hits: their facts' texts, one a line.
@@ -321,5 +331,14 @@ func (r PathReport) WriteTable(w io.Writer) error {
 	}
 	row("graphmem", r.Graphmem)
 	row("BM25 only", r.Baseline)
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprint(w, "graphmem by chain (every fact / answer):")
+	for _, c := range slices.Sorted(maps.Keys(r.ByChain)) {
+		s := r.ByChain[c]
+		fmt.Fprintf(w, "\n  %-40s %3d  %.2f / %.2f", c, s.Questions, s.AllFacts, s.Answer)
+	}
+	fmt.Fprintln(w)
+	return nil
 }

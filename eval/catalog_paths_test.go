@@ -55,8 +55,8 @@ func TestPathQuestions_PathsHold(t *testing.T) {
 				}
 			}
 		}
-		if shapes[ShapeTwoHop] != 72 || shapes[ShapeThreeHop] != 54 || shapes[ShapeDated] != 54 {
-			t.Errorf("seed %d: shapes %v, want 72 two-hop, 54 three-hop, 54 dated", seed, shapes)
+		if shapes[ShapeTwoHop] != 120 || shapes[ShapeThreeHop] != 90 || shapes[ShapeDated] != 90 {
+			t.Errorf("seed %d: shapes %v, want 120 two-hop, 90 three-hop, 90 dated", seed, shapes)
 		}
 		for _, c := range pathChains {
 			if !chains[c.name()] {
