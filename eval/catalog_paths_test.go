@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"context"
 	"reflect"
 	"slices"
 	"strings"
@@ -186,5 +187,37 @@ func TestScorePath(t *testing.T) {
 	}
 	if d := s[ShapeDated]; d.Questions != 1 || d.AllFacts != 0 || s[pathZh].Questions != 1 || s[pathHeldOut].Questions != 1 {
 		t.Errorf("dated %+v, zh %+v, held out %+v", d, s[pathZh], s[pathHeldOut])
+	}
+}
+
+// TestCatalogPaths loads the dev seed's catalog and asks only its
+// relational questions: every recorded path resolves to stored facts, and
+// the report has every shape for both systems.
+func TestCatalogPaths(t *testing.T) {
+	if testing.Short() {
+		t.Skip("loads a generated catalog of about 9,000 facts")
+	}
+	rep, err := Catalog(context.Background(), CatalogOptions{Seed: TuneSeed, PathsOnly: true, PathQuestions: 60})
+	if err != nil {
+		t.Fatal(err) // a path fact the store does not hold fails here
+	}
+	var b strings.Builder
+	if err := rep.WriteTable(&b); err != nil {
+		t.Fatal(err)
+	}
+	t.Log("\n" + b.String())
+	p := rep.Paths
+	if p == nil || p.Questions != 60 || rep.BaselineSet() != "" {
+		t.Fatalf("relational report %+v, baseline set %q: want 60 questions and no baseline", p, rep.BaselineSet())
+	}
+	for _, shape := range append(slices.Clone(PathShapes), pathAll) {
+		g, base := p.Graphmem[shape], p.Baseline[shape]
+		if g.Questions == 0 || g.Questions != base.Questions || len(g.ByHop) < 2 || g.Tokens == 0 || base.Tokens == 0 {
+			t.Errorf("%s: graphmem %+v, BM25 %+v", shape, g, base)
+		}
+	}
+	// The first hop names the anchor: today's builder already finds it.
+	if h := p.Graphmem[pathAll].ByHop[0]; h < 0.8 {
+		t.Errorf("first hop's fact in the block %.3f: want at least 0.8", h)
 	}
 }
