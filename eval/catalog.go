@@ -209,7 +209,11 @@ func Catalog(ctx context.Context, o CatalogOptions) (CatalogReport, error) {
 			n = PathQuestionsDefault
 		}
 		qs := generatePathQuestions(o.Seed, data.facts, n)
-		p, err := askPaths(ctx, eng, idx, store, svc, scope, qs, o.Progress, o.PathMisses)
+		var progress func(done, total int) // one bar: the single-hop questions' when they follow
+		if o.PathsOnly {
+			progress = o.Progress
+		}
+		p, err := askPaths(ctx, eng, idx, store, svc, scope, qs, progress, o.PathMisses)
 		if err != nil {
 			return CatalogReport{}, err
 		}
