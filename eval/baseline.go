@@ -88,7 +88,7 @@ const CatalogQuestions = 200
 // BaselineSet names the set a catalog run belongs to: only the report
 // seed's default run has a baseline ("" otherwise).
 func (r CatalogReport) BaselineSet() string {
-	if r.Seed != ReportSeed || r.Questions != CatalogQuestions {
+	if r.Seed != ReportSeed || r.Questions != CatalogQuestions || r.PathsOnly {
 		return ""
 	}
 	return "catalog"

@@ -56,6 +56,15 @@ type CatalogOptions struct {
 	// Reworded also asks every question reworded as people word them, in
 	// words the lexicon does not know (catalog_reworded.go).
 	Reworded bool
+	// PathQuestions is how many relational questions to ask
+	// (catalog_paths.go): none when 0, PathQuestionsDefault when negative.
+	PathQuestions int
+	// PathsOnly asks only the relational questions: no single-hop ones,
+	// no unknown subjects, no vectors (the report has no baseline then).
+	PathsOnly bool
+	// PathMisses, when set, receives each relational question whose
+	// block lacks a fact of its path.
+	PathMisses io.Writer
 }
 
 // CatalogScores are the figures of one system on the catalog questions.
@@ -117,6 +126,10 @@ type CatalogReport struct {
 	// (CatalogOptions.Reworded), without and with the vector list.
 	Reworded        *CatalogScores `json:"reworded,omitempty"`
 	RewordedVectors *CatalogScores `json:"reworded_vectors,omitempty"`
+	// Paths are the relational questions' figures (CatalogOptions
+	// .PathQuestions); PathsOnly says nothing else was asked.
+	Paths     *PathReport `json:"relational,omitempty"`
+	PathsOnly bool        `json:"relational_only,omitempty"`
 }
 
 // UnknownScores are the figures of one system on the questions about
@@ -186,9 +199,28 @@ func Catalog(ctx context.Context, o CatalogOptions) (CatalogReport, error) {
 		return CatalogReport{}, err
 	}
 	rep := CatalogReport{Seed: o.Seed, Entities: data.entities, Predicates: len(onto.Predicates),
-		Changing: len(data.changing), ByGroup: map[string]float64{}}
+		Changing: len(data.changing), ByGroup: map[string]float64{}, PathsOnly: o.PathsOnly}
 	if rep.Facts, rep.Superseded, err = countFacts(ctx, svc, scope, data); err != nil {
 		return CatalogReport{}, err
+	}
+	if o.PathQuestions != 0 || o.PathsOnly {
+		n := o.PathQuestions
+		if n <= 0 {
+			n = PathQuestionsDefault
+		}
+		qs := generatePathQuestions(o.Seed, data.facts, n)
+		var progress func(done, total int) // one bar: the single-hop questions' when they follow
+		if o.PathsOnly {
+			progress = o.Progress
+		}
+		p, err := askPaths(ctx, eng, idx, store, svc, scope, qs, progress, o.PathMisses)
+		if err != nil {
+			return CatalogReport{}, err
+		}
+		rep.Paths = &p
+		if o.PathsOnly {
+			return rep, nil
+		}
 	}
 
 	var engV *recall.Engine
@@ -433,6 +465,11 @@ func (r CatalogReport) JSON() ([]byte, error) { return json.Marshal(r) }
 
 // WriteTable prints graphmem's figures next to the BM25 baseline.
 func (r CatalogReport) WriteTable(w io.Writer) error {
+	if r.PathsOnly {
+		fmt.Fprintf(w, "Service catalog (seed %d): %d entities, %d facts (%d superseded), %d predicates (%d change over time)\n",
+			r.Seed, r.Entities, r.Facts, r.Superseded, r.Predicates, r.Changing)
+		return r.Paths.WriteTable(w)
+	}
 	fmt.Fprintf(w, "Service catalog (seed %d): %d entities, %d facts (%d superseded), %d predicates (%d change over time), %d questions\n",
 		r.Seed, r.Entities, r.Facts, r.Superseded, r.Predicates, r.Changing, r.Questions)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -477,6 +514,9 @@ func (r CatalogReport) WriteTable(w io.Writer) error {
 			fmt.Fprintf(w, ", reworded %d of %d", r.RewordedVectors.VectorsSkipped, 3*r.Questions)
 		}
 		fmt.Fprintf(w, "; wait for a question's vector at the end: %.0f ms\n", r.Vectors.VectorWaitMs)
+	}
+	if r.Paths != nil {
+		return r.Paths.WriteTable(w)
 	}
 	return nil
 }

@@ -41,7 +41,7 @@ func runEval(ctx context.Context, args []string) error {
 		return runEvalTune(ctx, args[1:])
 	}
 	if len(args) == 0 || args[0] != "locomo" {
-		return fmt.Errorf("usage: graphmem eval locomo [--data DIR] [--part test|dev|all] [--k 5,10,20] [--weights FILE] [--misses] [--json] [--write-baseline]\n       graphmem eval gen-conversations --out DIR [--dev-seed N] [--test-seed N] [--conversations N]\n       graphmem eval tune [--conversations DIR] [--out FILE]\n       graphmem eval catalog [--seed N] [--questions N] [--reworded] [--misses] [--json] [--write-baseline]\n       graphmem eval scenarios [--misses] [--json] [--write-baseline]\n       graphmem eval extract [--gold FILE] [--misses] [--json]")
+		return fmt.Errorf("usage: graphmem eval locomo [--data DIR] [--part test|dev|all] [--k 5,10,20] [--weights FILE] [--misses] [--json] [--write-baseline]\n       graphmem eval gen-conversations --out DIR [--dev-seed N] [--test-seed N] [--conversations N]\n       graphmem eval tune [--conversations DIR] [--out FILE]\n       graphmem eval catalog [--seed N] [--questions N] [--relational N] [--relational-only] [--reworded] [--misses] [--json] [--write-baseline]\n       graphmem eval scenarios [--misses] [--json] [--write-baseline]\n       graphmem eval extract [--gold FILE] [--misses] [--json]")
 	}
 	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
 	data := fs.String("data", "../shared/data/locomo", "folder of LoCoMo conversations (*.json; parts.json names each part's, else LoCoMo's split)")
@@ -283,13 +283,17 @@ func runEvalCatalog(ctx context.Context, args []string) error {
 	reworded := fs.Bool("reworded", false, "also ask every question reworded as people word them, in words the lexicon does not know (the dev wordings with the tuning seed, the test wordings otherwise)")
 	asJSON := fs.Bool("json", false, "print only the JSON object")
 	quiet := fs.Bool("quiet", false, "no progress bar")
+	relational := fs.Int("relational", eval.PathQuestionsDefault, "number of relational questions (two and three hops, current and dated); 0: none")
+	relOnly := fs.Bool("relational-only", false, "ask only the relational questions (no single-hop ones, no unknown subjects, no vectors, no baseline check)")
 	cache := fs.String("embed-cache", "", "file keeping the vectors of texts embedded by earlier runs (with an embedding model)")
 	also := fs.String("embed-also", "", "more base URLs serving the same embedding model, comma-separated: the catalog is embedded by all at once")
 	wipe := fs.Bool("wipe-neo4j", false, wipeHelp)
-	resolve := configFlags(fs, `eval catalog [--seed N] [--questions N] [--reworded] [--misses] [--json] [--store neo4j --neo4j-uri URI [--wipe-neo4j]]
+	resolve := configFlags(fs, `eval catalog [--seed N] [--questions N] [--relational N] [--relational-only] [--reworded] [--misses] [--json] [--store neo4j --neo4j-uri URI [--wipe-neo4j]]
 
 Asks a generated service catalog's questions through search and context, next
-to plain BM25. With an embedding model configured (GRAPHMEM_EMBED_BASE_URL,
+to plain BM25. Relational questions (an answer two or three facts away from the
+entity named, about now or a time the question names) are scored by whether
+the context block holds every fact of their path and the answer's value. With an embedding model configured (GRAPHMEM_EMBED_BASE_URL,
 GRAPHMEM_EMBED_MODEL) it reports graphmem with the vector list too, and what
 embedding the catalog cost; every question is embedded anew and waited for as
 a server would (GRAPHMEM_EMBED_QUERY_WAIT). `+onNeo4j, modelSettings, neo4jSettings)
@@ -307,12 +311,18 @@ a server would (GRAPHMEM_EMBED_QUERY_WAIT). `+onNeo4j, modelSettings, neo4jSetti
 	if err != nil {
 		return err
 	}
-	o := eval.CatalogOptions{Seed: *seed, Questions: *n, Reworded: *reworded, VectorWait: wait}
-	if *misses {
-		o.Misses = os.Stdout
+	if *relational < 0 || (*relOnly && *relational == 0) {
+		return fmt.Errorf("--relational: must not be negative, and at least 1 with --relational-only")
 	}
-	if o.Embeddings, err = evalEmbeddings(cfg, *also, *cache); err != nil {
-		return err
+	o := eval.CatalogOptions{Seed: *seed, Questions: *n, Reworded: *reworded, VectorWait: wait,
+		PathQuestions: *relational, PathsOnly: *relOnly}
+	if *misses {
+		o.Misses, o.PathMisses = os.Stdout, os.Stdout
+	}
+	if !o.PathsOnly {
+		if o.Embeddings, err = evalEmbeddings(cfg, *also, *cache); err != nil {
+			return err
+		}
 	}
 	if o.Embeddings != nil {
 		if *misses {
