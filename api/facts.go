@@ -84,7 +84,7 @@ func (s *Server) registerFactRoutes() {
 				{Name: "graph", To: "GET /v1/entities/:id/graph", Param: "id", From: "$response.body#/fact/subject_id"},
 			}},
 		Endpoint{Method: "DELETE", Path: "/v1/facts/:id", Tag: "facts", Summary: "Retract a fact (it was never true: from now on it is not found, reads with an earlier known_at still see it) or forget it (it leaves every recall path and cannot come back).",
-			Query: deleteFactQuery, Response: OneOf{Fact{}, memory.ForgetResult{}}, Errors: []int{http.StatusNotFound}},
+			Query: deleteFactQuery, Response: OneOf{Fact{}, wire.ForgetResult{}}, Errors: []int{http.StatusNotFound}},
 	)
 }
 
@@ -115,7 +115,7 @@ func (s *Server) postFacts(c *gin.Context) {
 	}
 	out := FactsResponse{Results: make([]FactResult, len(res))}
 	for i, r := range res {
-		out.Results[i] = FactResult{FactID: r.FactID, Action: r.Action, Superseded: append([]string{}, r.Superseded...), Warning: r.Warning}
+		out.Results[i] = FactResult{FactID: r.FactID, Action: string(r.Action), Superseded: append([]string{}, r.Superseded...), Warning: r.Warning}
 		s.metrics.facts.WithLabelValues(string(r.Action)).Inc()
 	}
 	c.JSON(http.StatusOK, out)
@@ -275,6 +275,6 @@ func (s *Server) deleteFact(c *gin.Context) {
 			Error(c, err)
 			return
 		}
-		c.JSON(http.StatusOK, res)
+		c.JSON(http.StatusOK, forgetResult(res))
 	}
 }

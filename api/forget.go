@@ -5,6 +5,7 @@ import (
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/graphmem/graphmem/api/wire"
 	"github.com/graphmem/graphmem/memory"
 )
 
@@ -26,7 +27,7 @@ func (s *Server) registerForgetRoutes() {
 	s.Document(
 		Endpoint{Method: "POST", Path: "/v1/forget", Tag: "forgetting",
 			Summary: "Forget facts (they leave every recall path; tombstones stop them coming back) or purge them with their source episodes (privacy). A query can run as a dry run that lists what it would remove.",
-			Body:    forgetRequest{}, Response: memory.ForgetResult{},
+			Body:    forgetRequest{}, Response: wire.ForgetResult{},
 			Example: map[string]any{"query": "production database port", "dry_run": true},
 			Errors:  []int{http.StatusBadRequest, http.StatusNotFound, http.StatusUnprocessableEntity}},
 		Endpoint{Method: "GET", Path: "/v1/audit", Tag: "forgetting",
@@ -56,7 +57,7 @@ func (s *Server) postForget(c *gin.Context) {
 			return
 		}
 	}
-	c.JSON(http.StatusOK, res)
+	c.JSON(http.StatusOK, forgetResult(res))
 }
 
 var auditQuery = []Param{limitParam}
@@ -72,8 +73,5 @@ func (s *Server) getAudit(c *gin.Context) {
 		Error(c, err)
 		return
 	}
-	if items == nil {
-		items = []memory.AuditRecord{}
-	}
-	c.JSON(http.StatusOK, AuditList{Items: items})
+	c.JSON(http.StatusOK, AuditList{Items: auditRecords(items)})
 }

@@ -22,7 +22,7 @@ func TestFollowersLag(t *testing.T) {
 	if err := json.Unmarshal(w.Body.Bytes(), &h); err != nil || w.Code != 200 {
 		t.Fatalf("readyz: %d %s", w.Code, w.Body)
 	}
-	if h.Status != "ready" || h.Lag["search_index"] != lag {
+	if h.Status != "ready" || h.Lag["search_index"] != api.Lag(lag) {
 		t.Errorf("readyz = %+v, want ready with lag %+v", h, lag)
 	}
 

@@ -8,8 +8,8 @@ import (
 	"github.com/gin-gonic/gin"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/graphmem/graphmem/api/wire"
 	"github.com/graphmem/graphmem/entity"
-	"github.com/graphmem/graphmem/graph"
 )
 
 // readyTimeout bounds a readiness check, so a hung store answers 503
@@ -55,9 +55,9 @@ func (s *Server) ready(c *gin.Context) {
 	h := Health{Status: "ready"}
 	for name, lag := range s.opts.Followers {
 		if h.Lag == nil {
-			h.Lag = map[string]graph.Lag{}
+			h.Lag = map[string]wire.Lag{}
 		}
-		h.Lag[name] = lag()
+		h.Lag[name] = wire.Lag(lag())
 	}
 	c.JSON(http.StatusOK, h)
 }

@@ -1,6 +1,9 @@
 package api
 
-import "github.com/graphmem/graphmem/api/wire"
+import (
+	"github.com/graphmem/graphmem/api/wire"
+	"github.com/graphmem/graphmem/memory"
+)
 
 // The API's answers, in package wire so that clients can decode them
 // without the server.
@@ -32,6 +35,7 @@ type (
 	ChangeItem      = wire.ChangeItem
 	Session         = wire.Session
 	Health          = wire.Health
+	Lag             = wire.Lag
 	ErrorBody       = wire.ErrorBody
 	ErrorDetail     = wire.ErrorDetail
 )
@@ -42,3 +46,23 @@ const (
 	ScopeHeader     = wire.ScopeHeader
 	NDJSON          = wire.NDJSON
 )
+
+// auditRecords is the service's audit records in the API's shape.
+func auditRecords(rs []memory.AuditRecord) []wire.AuditRecord {
+	out := make([]wire.AuditRecord, len(rs))
+	for i, r := range rs {
+		out[i] = wire.AuditRecord{ID: r.ID, At: r.At, Actor: r.Actor, Action: r.Action, Reason: r.Reason,
+			FactIDs: r.FactIDs, EpisodeID: r.EpisodeID, EntityID: r.EntityID, Result: forgetResult(r.Result)}
+	}
+	return out
+}
+
+// forgetResult is a forget's counts in the API's shape.
+func forgetResult(r memory.ForgetResult) wire.ForgetResult {
+	out := wire.ForgetResult{Mode: string(r.Mode), DryRun: r.DryRun, Facts: r.Facts, Episodes: r.Episodes,
+		Entities: r.Entities, Tombstones: r.Tombstones, FactIDs: r.FactIDs}
+	for _, it := range r.Items {
+		out.Items = append(out.Items, wire.ForgetItem(it))
+	}
+	return out
+}

@@ -2,6 +2,7 @@ package client
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,13 +10,13 @@ import (
 	"iter"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/graphmem/graphmem/api/wire"
 	"github.com/graphmem/graphmem/entity"
-	"github.com/graphmem/graphmem/memory"
 )
 
 // DefaultTimeout bounds one call, unless WithTimeout says otherwise.
@@ -69,9 +70,18 @@ func WithTimeout(d time.Duration) Option { return func(c *Client) { c.timeout = 
 // 429 or 503 answer (DefaultRetries without it; 0: never).
 func WithRetries(n int) Option { return func(c *Client) { c.retries = max(n, 0) } }
 
+// DefaultURL is the server's address when neither New's baseURL nor
+// GRAPHMEM_URL gives one, as in the Python and TypeScript clients and the
+// CLI.
+const DefaultURL = "http://127.0.0.1:8080"
+
 // New returns a client of the server at baseURL (e.g.
-// http://127.0.0.1:8080).
+// http://127.0.0.1:8080); "" means $GRAPHMEM_URL, or DefaultURL when
+// that is unset.
 func New(baseURL string, opts ...Option) *Client {
+	if baseURL == "" {
+		baseURL = cmp.Or(os.Getenv("GRAPHMEM_URL"), DefaultURL)
+	}
 	c := &Client{url: strings.TrimRight(baseURL, "/"), timeout: DefaultTimeout, retries: DefaultRetries, http: http.DefaultClient}
 	for _, o := range opts {
 		o(c)
@@ -140,7 +150,7 @@ func (c *Client) retryWait(resp *http.Response, attempt int, method string, body
 	if attempt >= c.retries || (resp.StatusCode != http.StatusTooManyRequests && resp.StatusCode != http.StatusServiceUnavailable) {
 		return 0, false
 	}
-	ep, isEpisode := body.(memory.EpisodeInput)
+	ep, isEpisode := body.(wire.EpisodeInput)
 	if method != http.MethodGet && !(isEpisode && ep.IdempotencyKey != "") {
 		return 0, false
 	}

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graphmem/graphmem/api/wire"
 	"github.com/graphmem/graphmem/client"
 	"github.com/graphmem/graphmem/entity"
-	"github.com/graphmem/graphmem/memory"
 )
 
 func day(s string) *time.Time {
@@ -39,18 +39,18 @@ func TestClient_FactsOverTime(t *testing.T) {
 	ctx := context.Background()
 	c := client.New(serverURL, client.WithAPIKey(aliceKey))
 	res, err := c.AddFacts(ctx,
-		memory.FactInput{Subject: "orders database", Predicate: "port", Value: "5432", ValidFrom: day("2023-01-10")},
-		memory.FactInput{Subject: "orders database", Predicate: "runs_on", Object: "db-host-1", ValidFrom: day("2023-01-10")},
+		wire.FactInput{Subject: "orders database", Predicate: "port", Value: "5432", ValidFrom: day("2023-01-10")},
+		wire.FactInput{Subject: "orders database", Predicate: "runs_on", Object: "db-host-1", ValidFrom: day("2023-01-10")},
 	)
 	if err != nil || len(res) != 2 || res[0].Action != "created" {
 		t.Fatalf("%+v %v", res, err)
 	}
-	moved, err := c.AddFacts(ctx, memory.FactInput{Subject: "orders database", Predicate: "port", Value: "3307", ValidFrom: day("2024-03-01")})
+	moved, err := c.AddFacts(ctx, wire.FactInput{Subject: "orders database", Predicate: "port", Value: "3307", ValidFrom: day("2024-03-01")})
 	if err != nil || moved[0].Action != "superseded_previous" || len(moved[0].Superseded) != 1 || moved[0].Superseded[0] != res[0].FactID {
 		t.Fatalf("%+v %v", moved, err)
 	}
 
-	q := memory.FactQuery{Subject: "orders database", Predicate: "port"}
+	q := client.FactQuery{Subject: "orders database", Predicate: "port"}
 	now, err := c.FactsPage(ctx, q)
 	if err != nil || len(now.Items) != 1 || now.Items[0].Value != "3307" || now.NextCursor != nil {
 		t.Fatalf("now: %+v %v", now, err)
@@ -61,7 +61,7 @@ func TestClient_FactsOverTime(t *testing.T) {
 		t.Fatalf("as of 2023-06-01: %+v %v", then, err)
 	}
 	var values []string
-	for f, err := range c.Facts(ctx, memory.FactQuery{Subject: "orders database", IncludeHistory: true, Limit: 1}) {
+	for f, err := range c.Facts(ctx, client.FactQuery{Subject: "orders database", IncludeHistory: true, Limit: 1}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,8 +118,8 @@ func TestClient_Recall(t *testing.T) {
 	ctx := context.Background()
 	c := client.New(serverURL, client.WithAPIKey(aliceKey))
 	if _, err := c.AddFacts(ctx,
-		memory.FactInput{Subject: "Dana", Predicate: "lives_in", Object: "Lisbon", ValidFrom: day("2020-02-01")},
-		memory.FactInput{Subject: "Dana", Predicate: "lives_in", Object: "Porto", ValidFrom: day("2025-05-01")},
+		wire.FactInput{Subject: "Dana", Predicate: "lives_in", Object: "Lisbon", ValidFrom: day("2020-02-01")},
+		wire.FactInput{Subject: "Dana", Predicate: "lives_in", Object: "Porto", ValidFrom: day("2025-05-01")},
 	); err != nil {
 		t.Fatal(err)
 	}
@@ -148,13 +148,13 @@ func TestClient_Episodes(t *testing.T) {
 	c := client.New(serverURL, client.WithAPIKey(aliceKey), client.WithScope("shared"))
 	var ids []string
 	for i, content := range []string{"We moved the cache to port 6380.", "Dana said she moved to Porto.", "Lunch was good."} {
-		acc, created, err := c.Remember(ctx, memory.EpisodeInput{Content: content, Speaker: "Sam", IdempotencyKey: content})
+		acc, created, err := c.Remember(ctx, wire.EpisodeInput{Content: content, Speaker: "Sam", IdempotencyKey: content})
 		if err != nil || !created || acc.EpisodeID == "" || acc.Warning == "" {
 			t.Fatalf("episode %d: %+v %v %v", i, acc, created, err)
 		}
 		ids = append(ids, acc.EpisodeID)
 	}
-	again, created, err := c.Remember(ctx, memory.EpisodeInput{Content: "Lunch was good.", IdempotencyKey: "Lunch was good."})
+	again, created, err := c.Remember(ctx, wire.EpisodeInput{Content: "Lunch was good.", IdempotencyKey: "Lunch was good."})
 	if err != nil || created || again.EpisodeID != ids[2] {
 		t.Errorf("repeat: %+v %v %v", again, created, err)
 	}
@@ -174,7 +174,7 @@ func TestClient_Episodes(t *testing.T) {
 	}
 	_, err = c.RetryEpisode(ctx, ids[0])
 	mustCode(t, err, entity.ECONFLICT)
-	waited, err := c.RememberAndWait(ctx, memory.EpisodeInput{Content: "Plain text, no model."})
+	waited, err := c.RememberAndWait(ctx, wire.EpisodeInput{Content: "Plain text, no model."})
 	if err != nil || waited.EpisodeID == "" {
 		t.Errorf("wait: %+v %v", waited, err)
 	}
@@ -186,8 +186,8 @@ func TestClient_ForgetExportImport(t *testing.T) {
 	ctx := context.Background()
 	bob := client.New(serverURL, client.WithAPIKey(bobKey))
 	if _, err := bob.AddFacts(ctx,
-		memory.FactInput{Subject: "Priya", Predicate: "works_at", Object: "Globex"},
-		memory.FactInput{Subject: "Priya", Predicate: "lives_in", Object: "Leeds"},
+		wire.FactInput{Subject: "Priya", Predicate: "works_at", Object: "Globex"},
+		wire.FactInput{Subject: "Priya", Predicate: "lives_in", Object: "Leeds"},
 	); err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestClient_ForgetExportImport(t *testing.T) {
 		t.Fatalf("export: %d bytes, %v", export.Len(), err)
 	}
 	res, err := bob.Forget(ctx, client.ForgetRequest{Query: "Priya lives in Leeds", Limit: 1, Reason: "asked"})
-	if err != nil || res.Facts != 1 || res.Mode != memory.ModeForget {
+	if err != nil || res.Facts != 1 || res.Mode != wire.ModeForget {
 		t.Fatalf("forget: %+v %v", res, err)
 	}
 	audit, err := bob.Audit(ctx, 10)
@@ -223,7 +223,7 @@ func TestClient_ForgetExportImport(t *testing.T) {
 func TestClient_Errors(t *testing.T) {
 	ctx := context.Background()
 	alice := client.New(serverURL, client.WithAPIKey(aliceKey))
-	_, err := alice.AddFacts(ctx, memory.FactInput{Subject: "x", Predicate: "port", ValidFrom: day("2024-01-01"), ValidTo: day("2023-01-01")})
+	_, err := alice.AddFacts(ctx, wire.FactInput{Subject: "x", Predicate: "port", ValidFrom: day("2024-01-01"), ValidTo: day("2023-01-01")})
 	e := mustCode(t, err, entity.EINVALID)
 	if e.Fields["facts[0].object"] == "" || e.Fields["facts[0].valid_to"] == "" || e.Op != "POST /v1/facts (400)" {
 		t.Errorf("fields: %+v", e)
@@ -286,5 +286,21 @@ func TestClient_ImportsNoServer(t *testing.T) {
 				t.Errorf("the client imports %s", dep)
 			}
 		}
+	}
+}
+
+// TestDefaultURL: New("") talks to $GRAPHMEM_URL, or to the address the
+// other clients and the CLI default to.
+func TestDefaultURL(t *testing.T) {
+	t.Setenv("GRAPHMEM_URL", "")
+	if got := client.New("").URL(); got != "http://127.0.0.1:8080" {
+		t.Errorf("without GRAPHMEM_URL: %q", got)
+	}
+	t.Setenv("GRAPHMEM_URL", "http://memory.internal:9000/")
+	if got := client.New("").URL(); got != "http://memory.internal:9000" {
+		t.Errorf("with GRAPHMEM_URL: %q", got)
+	}
+	if got := client.New("http://other:1").URL(); got != "http://other:1" {
+		t.Errorf("an address given: %q", got)
 	}
 }

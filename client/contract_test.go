@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/graphmem/graphmem/api/wire"
 	"github.com/graphmem/graphmem/client"
-	"github.com/graphmem/graphmem/memory"
 )
 
 // jsonFields are the names a struct's fields take in JSON.
@@ -28,7 +28,7 @@ func jsonFields(t reflect.Type) []string {
 // TestRequests_MatchTheLiveDocument: the client's request types say what
 // the server's /openapi.json says a body holds, no more (the server would
 // refuse the field) and no less (a caller could not say it). The domain's
-// inputs the client sends (memory.FactInput, memory.EpisodeInput) can say
+// inputs the client sends (wire.FactInput, wire.EpisodeInput) can say
 // everything the API takes.
 func TestRequests_MatchTheLiveDocument(t *testing.T) {
 	resp, err := http.Get(serverURL + "/openapi.json")
@@ -87,8 +87,8 @@ func TestRequests_MatchTheLiveDocument(t *testing.T) {
 		api schema
 		typ reflect.Type
 	}{
-		"/v1/facts":    {facts, reflect.TypeFor[memory.FactInput]()},
-		"/v1/episodes": {body("/v1/episodes"), reflect.TypeFor[memory.EpisodeInput]()},
+		"/v1/facts":    {facts, reflect.TypeFor[wire.FactInput]()},
+		"/v1/episodes": {body("/v1/episodes"), reflect.TypeFor[wire.EpisodeInput]()},
 	} {
 		have := jsonFields(c.typ)
 		if len(c.api.Properties) == 0 {

@@ -8,7 +8,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/graphmem/graphmem/api/wire"
-	"github.com/graphmem/graphmem/memory"
 )
 
 // Remember stores an episode durably and queues it for extraction (POST
@@ -17,7 +16,7 @@ import (
 // given a random one, so that a retry (after a 429 or 503) cannot store it
 // twice. Warning is set when the server has no extraction model (the
 // episode is kept and searchable, but yields no facts).
-func (c *Client) Remember(ctx context.Context, in memory.EpisodeInput) (res wire.EpisodeAccepted, created bool, err error) {
+func (c *Client) Remember(ctx context.Context, in wire.EpisodeInput) (res wire.EpisodeAccepted, created bool, err error) {
 	status, err := c.call(ctx, http.MethodPost, "/v1/episodes", withKey(in), &res)
 	return res, status == http.StatusAccepted, err
 }
@@ -26,14 +25,14 @@ func (c *Client) Remember(ctx context.Context, in memory.EpisodeInput) (res wire
 // long as the server's episode wait, GRAPHMEM_EPISODE_WAIT): the answer
 // carries the facts the episode produced, or the status it had when the
 // wait ran out. Only ctx bounds it.
-func (c *Client) RememberAndWait(ctx context.Context, in memory.EpisodeInput) (wire.EpisodeAccepted, error) {
+func (c *Client) RememberAndWait(ctx context.Context, in wire.EpisodeInput) (wire.EpisodeAccepted, error) {
 	var out wire.EpisodeAccepted
 	_, err := c.callLong(ctx, http.MethodPost, "/v1/episodes?wait=true", withKey(in), &out)
 	return out, err
 }
 
 // withKey is in with an idempotency key: its own, else a random one.
-func withKey(in memory.EpisodeInput) memory.EpisodeInput {
+func withKey(in wire.EpisodeInput) wire.EpisodeInput {
 	if in.IdempotencyKey == "" {
 		in.IdempotencyKey = "client-" + uuid.NewString()
 	}

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/graphmem/graphmem/api/wire"
 	"github.com/graphmem/graphmem/client"
 	"github.com/graphmem/graphmem/entity"
-	"github.com/graphmem/graphmem/memory"
 )
 
 // A program that tells graphmem a fact that changed, asks for the context
@@ -22,12 +22,12 @@ import (
 // program.
 func Example() {
 	ctx := context.Background()
-	g := client.New(os.Getenv("GRAPHMEM_URL"), client.WithAPIKey(os.Getenv("GRAPHMEM_API_KEY")))
+	g := client.New("", client.WithAPIKey(os.Getenv("GRAPHMEM_API_KEY")))
 
 	jan, mar := time.Date(2024, 1, 10, 0, 0, 0, 0, time.UTC), time.Date(2024, 3, 1, 0, 0, 0, 0, time.UTC)
 	if _, err := g.AddFacts(ctx,
-		memory.FactInput{Subject: "payments-db", Predicate: "port", Value: "5432", ValidFrom: &jan},
-		memory.FactInput{Subject: "payments-db", Predicate: "port", Value: "3307", ValidFrom: &mar},
+		wire.FactInput{Subject: "payments-db", Predicate: "port", Value: "5432", ValidFrom: &jan},
+		wire.FactInput{Subject: "payments-db", Predicate: "port", Value: "3307", ValidFrom: &mar},
 	); err != nil {
 		log.Fatal(err)
 	}
@@ -40,14 +40,14 @@ func Example() {
 		fmt.Println("3307:", strings.Contains(ans.Context, "3307"), "5432:", strings.Contains(ans.Context, "5432"))
 	}
 
-	for f, err := range g.Facts(ctx, memory.FactQuery{Subject: "payments-db", IncludeHistory: true, Limit: 1}) {
+	for f, err := range g.Facts(ctx, client.FactQuery{Subject: "payments-db", IncludeHistory: true, Limit: 1}) {
 		if err != nil {
 			log.Fatal(err)
 		}
 		fmt.Println(f.Value, f.ValidFrom.Format(time.DateOnly), f.Status)
 	}
 
-	_, err := g.AddFacts(ctx, memory.FactInput{Subject: "payments-db", Predicate: "port"})
+	_, err := g.AddFacts(ctx, wire.FactInput{Subject: "payments-db", Predicate: "port"})
 	var e *entity.Error
 	if errors.As(err, &e) {
 		fmt.Println(e.Code, e.Fields["facts[0].object"])

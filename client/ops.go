@@ -6,8 +6,6 @@ import (
 	"net/http"
 
 	"github.com/graphmem/graphmem/api/wire"
-	"github.com/graphmem/graphmem/memory"
-	"github.com/graphmem/graphmem/ontology"
 )
 
 // Health reports whether the server process answers (GET /healthz).
@@ -34,8 +32,8 @@ func (c *Client) Session(ctx context.Context) (wire.Session, error) {
 
 // Ontology describes the entity types and predicates the server knows
 // (GET /v1/ontology).
-func (c *Client) Ontology(ctx context.Context) (ontology.Description, error) {
-	var out ontology.Description
+func (c *Client) Ontology(ctx context.Context) (wire.Ontology, error) {
+	var out wire.Ontology
 	_, err := c.call(ctx, http.MethodGet, "/v1/ontology", nil, &out)
 	return out, err
 }
@@ -69,8 +67,8 @@ func (c *Client) Export(ctx context.Context, w io.Writer) error {
 // Import loads an export (JSON Lines, as Export writes) into the scope
 // (POST /v1/import), keeping ids and times. A refused import writes
 // nothing: EINVALID names the line and the field.
-func (c *Client) Import(ctx context.Context, r io.Reader) (memory.ImportResult, error) {
-	var out memory.ImportResult
+func (c *Client) Import(ctx context.Context, r io.Reader) (wire.ImportResult, error) {
+	var out wire.ImportResult
 	resp, err := c.send(ctx, http.MethodPost, "/v1/import", wire.NDJSON, r)
 	if err != nil {
 		return out, err

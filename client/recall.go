@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/graphmem/graphmem/api/wire"
-	"github.com/graphmem/graphmem/memory"
 )
 
 // SearchRequest is the body of POST /v1/search; zero fields take the
@@ -69,10 +68,10 @@ type ForgetRequest struct {
 	// Query selects the facts search finds for it, at most Limit.
 	Query     string `json:"query,omitempty"`
 	EpisodeID string `json:"episode_id,omitempty"`
-	// Mode is memory.ModeForget ("") or memory.ModePurge, which deletes
+	// Mode is wire.ModeForget ("") or wire.ModePurge, which deletes
 	// the facts with their source episodes.
-	Mode   memory.ForgetMode `json:"mode,omitempty"`
-	Reason string            `json:"reason,omitempty"`
+	Mode   string `json:"mode,omitempty"`
+	Reason string `json:"reason,omitempty"`
 	// DryRun lists what would go, removing nothing.
 	DryRun bool `json:"dry_run,omitzero"`
 	Limit  int  `json:"limit,omitzero"`
@@ -80,15 +79,15 @@ type ForgetRequest struct {
 
 // Forget forgets facts (they leave every recall path, and tombstones keep
 // them from coming back) or purges them (POST /v1/forget).
-func (c *Client) Forget(ctx context.Context, req ForgetRequest) (memory.ForgetResult, error) {
-	var out memory.ForgetResult
+func (c *Client) Forget(ctx context.Context, req ForgetRequest) (wire.ForgetResult, error) {
+	var out wire.ForgetResult
 	_, err := c.call(ctx, http.MethodPost, "/v1/forget", req, &out)
 	return out, err
 }
 
 // Audit returns the scope's forget and purge records, most recent first,
 // at most limit (0: the server's default) (GET /v1/audit).
-func (c *Client) Audit(ctx context.Context, limit int) ([]memory.AuditRecord, error) {
+func (c *Client) Audit(ctx context.Context, limit int) ([]wire.AuditRecord, error) {
 	var out wire.AuditList
 	_, err := c.call(ctx, http.MethodGet, params{}.int("limit", limit).path("/v1/audit"), nil, &out)
 	return out.Items, err

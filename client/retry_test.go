@@ -8,9 +8,9 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/graphmem/graphmem/api/wire"
 	"github.com/graphmem/graphmem/client"
 	"github.com/graphmem/graphmem/entity"
-	"github.com/graphmem/graphmem/memory"
 )
 
 // TestClient_RetriesWhatIsSafe: a 503 or 429 is waited out for a read and
@@ -27,7 +27,7 @@ func TestClient_RetriesWhatIsSafe(t *testing.T) {
 		defer mu.Unlock()
 		tries[r.Method+" "+r.URL.Path]++
 		if r.URL.Path == "/v1/episodes" {
-			var in memory.EpisodeInput
+			var in wire.EpisodeInput
 			_ = json.NewDecoder(r.Body).Decode(&in)
 			keys[in.IdempotencyKey] = true
 		}
@@ -56,10 +56,10 @@ func TestClient_RetriesWhatIsSafe(t *testing.T) {
 	if h, err := c.Ready(ctx); err != nil || h.Status != "ready" || count("GET /readyz") != 3 {
 		t.Errorf("read: %+v %v after %d tries", h, err, count("GET /readyz"))
 	}
-	if _, _, err := c.Remember(ctx, memory.EpisodeInput{Content: "x"}); err != nil || count("POST /v1/episodes") != 3 || len(keys) != 1 {
+	if _, _, err := c.Remember(ctx, wire.EpisodeInput{Content: "x"}); err != nil || count("POST /v1/episodes") != 3 || len(keys) != 1 {
 		t.Errorf("episode: %v after %d tries with keys %v", err, count("POST /v1/episodes"), keys)
 	}
-	_, err := c.AddFacts(ctx, memory.FactInput{Subject: "a", Predicate: "p", Value: "v"})
+	_, err := c.AddFacts(ctx, wire.FactInput{Subject: "a", Predicate: "p", Value: "v"})
 	mustCode(t, err, entity.EUNAVAILABLE)
 	if count("POST /v1/facts") != 1 {
 		t.Errorf("a write was sent %d times", count("POST /v1/facts"))

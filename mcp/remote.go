@@ -8,6 +8,7 @@ import (
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/ontology"
 	"github.com/graphmem/graphmem/recall"
+	"github.com/graphmem/graphmem/temporal"
 )
 
 // Remote is a Backend that sends every call to a running graphmem server's
@@ -27,7 +28,7 @@ func NewRemote(base, key, scope string) *Remote {
 
 // Remember implements Backend.
 func (r *Remote) Remember(ctx context.Context, in memory.EpisodeInput) (RememberResult, error) {
-	acc, created, err := r.Client.Remember(ctx, in)
+	acc, created, err := r.Client.Remember(ctx, wire.EpisodeInput(in))
 	if err != nil {
 		return RememberResult{}, err
 	}
@@ -40,15 +41,28 @@ func (r *Remote) Remember(ctx context.Context, in memory.EpisodeInput) (Remember
 
 // AddFacts implements Backend.
 func (r *Remote) AddFacts(ctx context.Context, facts []memory.FactInput) ([]memory.FactResult, error) {
-	res, err := r.Client.AddFacts(ctx, facts...)
+	in := make([]wire.FactInput, len(facts))
+	for i := range facts {
+		in[i] = WireFact(facts[i])
+	}
+	res, err := r.Client.AddFacts(ctx, in...)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]memory.FactResult, len(res))
 	for i, x := range res {
-		out[i] = memory.FactResult(x)
+		out[i] = memory.FactResult{FactID: x.FactID, Action: temporal.Action(x.Action), Superseded: x.Superseded, Warning: x.Warning}
 	}
 	return out, nil
+}
+
+// WireFact is a statement in the client's type, which has the same JSON.
+func WireFact(f memory.FactInput) wire.FactInput {
+	return wire.FactInput{Subject: f.Subject, SubjectType: f.SubjectType, Predicate: f.Predicate, Object: f.Object,
+		ObjectType: f.ObjectType, Value: f.Value, Text: f.Text, ValidFrom: f.ValidFrom, ValidTo: f.ValidTo,
+		StartUnknown: f.StartUnknown, SourceKind: f.SourceKind, EpisodeID: f.EpisodeID, Confidence: f.Confidence,
+		Importance: f.Importance, Attributes: f.Attributes, Cardinality: string(f.Cardinality),
+		SubjectAliases: f.SubjectAliases, ObjectAliases: f.ObjectAliases}
 }
 
 // Recall implements Backend.
@@ -114,13 +128,30 @@ func (r *Remote) Forget(ctx context.Context, req ForgetRequest) (memory.ForgetRe
 	if mode == "" {
 		mode = memory.ModeForget
 	}
-	return r.Client.Forget(ctx, client.ForgetRequest{
+	res, err := r.Client.Forget(ctx, client.ForgetRequest{
 		FactIDs: req.FactIDs, Entity: req.Entity, Query: req.Query, EpisodeID: req.EpisodeID,
-		Mode: mode, Reason: req.Reason, DryRun: req.DryRun,
+		Mode: string(mode), Reason: req.Reason, DryRun: req.DryRun,
 	})
+	out := memory.ForgetResult{Mode: memory.ForgetMode(res.Mode), DryRun: res.DryRun, Facts: res.Facts, Episodes: res.Episodes,
+		Entities: res.Entities, Tombstones: res.Tombstones, FactIDs: res.FactIDs}
+	for _, it := range res.Items {
+		out.Items = append(out.Items, memory.ForgetItem(it))
+	}
+	return out, err
 }
 
 // Ontology implements Backend.
 func (r *Remote) Ontology(ctx context.Context) (ontology.Description, error) {
-	return r.Client.Ontology(ctx)
+	o, err := r.Client.Ontology(ctx)
+	d := ontology.Description{EntityTypes: make([]ontology.TypeDescription, len(o.EntityTypes)),
+		Predicates: make([]ontology.PredicateDescription, len(o.Predicates)), Unknown: o.Unknown}
+	for i, t := range o.EntityTypes {
+		d.EntityTypes[i] = ontology.TypeDescription(t)
+	}
+	for i, p := range o.Predicates {
+		d.Predicates[i] = ontology.PredicateDescription{Name: p.Name, Description: p.Description,
+			Cardinality: ontology.Cardinality(p.Cardinality), Synonyms: p.Synonyms, Inverse: p.Inverse, Symmetric: p.Symmetric,
+			Decision: p.Decision, Reverses: p.Reverses, TTL: p.TTL}
+	}
+	return d, err
 }

@@ -2,18 +2,14 @@ package wire
 
 import (
 	"time"
-
-	"github.com/graphmem/graphmem/graph"
-	"github.com/graphmem/graphmem/memory"
-	"github.com/graphmem/graphmem/temporal"
 )
 
 // FactResult says what became of one fact of a POST /v1/facts batch.
 type FactResult struct {
-	FactID     string          `json:"fact_id,omitempty" doc:"absent when blocked_by_tombstone"`
-	Action     temporal.Action `json:"action" doc:"created, corroborated, corrected, superseded_previous, historical, ended, blocked_by_tombstone or refused (a permission granted to the agent)"`
-	Superseded []string        `json:"superseded" doc:"ids of the facts this one ended"`
-	Warning    string          `json:"warning,omitempty"`
+	FactID     string   `json:"fact_id,omitempty" doc:"absent when blocked_by_tombstone"`
+	Action     string   `json:"action" doc:"created, corroborated, corrected, superseded_previous, historical, ended, blocked_by_tombstone or refused (a permission granted to the agent)"`
+	Superseded []string `json:"superseded" doc:"ids of the facts this one ended"`
+	Warning    string   `json:"warning,omitempty"`
 }
 
 // FactsResponse answers POST /v1/facts, one result per fact, in order.
@@ -145,7 +141,7 @@ type EpisodeAccepted struct {
 
 // AuditList is the answer of GET /v1/audit.
 type AuditList struct {
-	Items []memory.AuditRecord `json:"items"`
+	Items []AuditRecord `json:"items"`
 }
 
 // Overview answers GET /v1/overview: what a scope holds and what changed
@@ -188,7 +184,7 @@ type Health struct {
 	Status string `json:"status"`
 	// Lag is, on /readyz, how far each follower of the store
 	// (search_index, vector_index) is behind it.
-	Lag map[string]graph.Lag `json:"lag,omitempty"`
+	Lag map[string]Lag `json:"lag,omitempty"`
 }
 
 // Period is the range of valid time a question names.

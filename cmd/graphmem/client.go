@@ -75,14 +75,14 @@ func (cf *clientFlags) offline() bool {
 
 // reader answers the client commands, from a server or from a data folder.
 type reader interface {
-	facts(ctx context.Context, q memory.FactQuery) (api.FactList, error)
+	facts(ctx context.Context, q gmclient.FactQuery) (wire.FactList, error)
 	// timeline is the entity an id or a name denotes, with its facts over
 	// time (memory.Service.Timeline).
-	timeline(ctx context.Context, ref, predicate string, knownAt time.Time) (api.Timeline, error)
+	timeline(ctx context.Context, ref, predicate string, knownAt time.Time) (wire.Timeline, error)
 	// episode is one episode with its extraction report; episodes a list
 	// of at most limit, of one status when status is set.
-	episode(ctx context.Context, id string) (api.Episode, error)
-	episodes(ctx context.Context, status string, limit int) (api.EpisodeList, error)
+	episode(ctx context.Context, id string) (wire.Episode, error)
+	episodes(ctx context.Context, status string, limit int) (wire.EpisodeList, error)
 	close() error
 }
 
@@ -117,8 +117,8 @@ func newAPIClient(cfg Config, scope string) *gmclient.Client {
 
 type remoteReader struct{ c *gmclient.Client }
 
-func (r *remoteReader) facts(ctx context.Context, q memory.FactQuery) (api.FactList, error) {
-	var out api.FactList
+func (r *remoteReader) facts(ctx context.Context, q gmclient.FactQuery) (wire.FactList, error) {
+	var out wire.FactList
 	want := q.Limit
 	for {
 		q.Limit = min(want-len(out.Items), entity.MaxPageSize)
@@ -135,7 +135,7 @@ func (r *remoteReader) facts(ctx context.Context, q memory.FactQuery) (api.FactL
 	}
 }
 
-func (r *remoteReader) timeline(ctx context.Context, ref, predicate string, knownAt time.Time) (api.Timeline, error) {
+func (r *remoteReader) timeline(ctx context.Context, ref, predicate string, knownAt time.Time) (wire.Timeline, error) {
 	return r.c.Timeline(ctx, ref, gmclient.TimelineQuery{Predicate: predicate, KnownAt: knownAt})
 }
 
@@ -146,12 +146,12 @@ type localReader struct {
 	scope entity.Scope
 }
 
-func (r *localReader) facts(ctx context.Context, q memory.FactQuery) (api.FactList, error) {
-	var out api.FactList
+func (r *localReader) facts(ctx context.Context, q gmclient.FactQuery) (wire.FactList, error) {
+	var out wire.FactList
 	want := q.Limit
 	for {
 		q.Limit = min(want-len(out.Items), entity.MaxPageSize)
-		fs, next, err := r.svc.Facts(ctx, r.scope, q)
+		fs, next, err := r.svc.Facts(ctx, r.scope, memory.FactQuery(q))
 		if err != nil {
 			return out, err
 		}
@@ -167,9 +167,9 @@ func (r *localReader) facts(ctx context.Context, q memory.FactQuery) (api.FactLi
 	}
 }
 
-func (r *localReader) timeline(ctx context.Context, ref, predicate string, knownAt time.Time) (api.Timeline, error) {
+func (r *localReader) timeline(ctx context.Context, ref, predicate string, knownAt time.Time) (wire.Timeline, error) {
 	d, err := r.svc.Timeline(ctx, r.scope, ref, predicate, knownAt)
-	return api.Timeline{Entity: wire.NewEntity(d.Entity), Items: wire.NewFacts(d.Facts, time.Time{}, time.Now())}, err
+	return wire.Timeline{Entity: wire.NewEntity(d.Entity), Items: wire.NewFacts(d.Facts, time.Time{}, time.Now())}, err
 }
 
 func (r *localReader) close() error { return r.svc.Store.Close() }
@@ -198,7 +198,7 @@ Lists facts: those valid at --as-of (default now), as graphmem knew them at
 	if *limit < 1 {
 		return fmt.Errorf("--limit must be positive")
 	}
-	q := memory.FactQuery{Subject: *subject, Predicate: *predicate, Object: *object, IncludeHistory: *history, Limit: *limit}
+	q := gmclient.FactQuery{Subject: *subject, Predicate: *predicate, Object: *object, IncludeHistory: *history, Limit: *limit}
 	if q.AsOf, err = parseWhen("--as-of", *asOf); err != nil {
 		return err
 	}

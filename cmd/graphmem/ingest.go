@@ -16,10 +16,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/graphmem/graphmem/api/wire"
 	gmclient "github.com/graphmem/graphmem/client"
 	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/mcp"
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/ontology"
+	"github.com/graphmem/graphmem/temporal"
 )
 
 // runIngest loads a JSON Lines file of facts (memory.FactInput) and
@@ -402,15 +405,19 @@ func (s *serviceSink) episode(ctx context.Context, ep memory.EpisodeInput) error
 type httpSink struct{ c *gmclient.Client }
 
 func (s *httpSink) facts(ctx context.Context, fs []memory.FactInput) ([]memory.FactResult, error) {
-	res, err := s.c.AddFacts(ctx, fs...)
+	in := make([]wire.FactInput, len(fs))
+	for i := range fs {
+		in[i] = mcp.WireFact(fs[i])
+	}
+	res, err := s.c.AddFacts(ctx, in...)
 	out := make([]memory.FactResult, len(res))
 	for i, r := range res {
-		out[i] = memory.FactResult(r)
+		out[i] = memory.FactResult{FactID: r.FactID, Action: temporal.Action(r.Action), Superseded: r.Superseded, Warning: r.Warning}
 	}
 	return out, err
 }
 
 func (s *httpSink) episode(ctx context.Context, ep memory.EpisodeInput) error {
-	_, _, err := s.c.Remember(ctx, ep)
+	_, _, err := s.c.Remember(ctx, wire.EpisodeInput(ep))
 	return err
 }

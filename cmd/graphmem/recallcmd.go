@@ -10,8 +10,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/graphmem/graphmem/api"
+	"github.com/graphmem/graphmem/api/wire"
 	gmclient "github.com/graphmem/graphmem/client"
-	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/search"
 	"github.com/graphmem/graphmem/vector"
 )
@@ -169,9 +169,9 @@ entity goes with all its facts. --dry-run lists what would go, by name.`, false)
 		return err
 	}
 	req := gmclient.ForgetRequest{FactIDs: ids, Entity: *ent, Query: *query, EpisodeID: *episode,
-		Reason: *reason, DryRun: *dry, Mode: memory.ModeForget}
+		Reason: *reason, DryRun: *dry, Mode: wire.ModeForget}
 	if *purge {
-		req.Mode = memory.ModePurge
+		req.Mode = wire.ModePurge
 	}
 	out, err := c.Forget(ctx, req)
 	if err != nil {

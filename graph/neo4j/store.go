@@ -351,30 +351,7 @@ func (s *Store) run(ctx context.Context, op string, scope entity.Scope, write bo
 				err = panicked
 			}
 		}()
-		if write {
-			recs, err := t.query(stmtLock, map[string]any{"counter": counterName(scope)})
-			if err != nil {
-				fnErr = err
-				return nil, t.forDriver(err)
-			}
-			if len(recs) == 1 {
-				t.head = uint64(asInt(recs[0].Values[0]))
-			}
-			t.start = t.head
-			if cached {
-				t.cached = newTxCache()
-				t.cached.added = s.cache.begin(scope, t.head)
-			}
-		}
-		fnErr = fn(t)
-		if fnErr == nil {
-			fnErr = t.flush()
-		}
-		if fnErr == nil && write {
-			// A context cancelled while fn ran rolls back: the caller has
-			// stopped waiting and must not assume a commit.
-			fnErr = translate(op, ctx.Err())
-		}
+		fnErr = t.do(op, fn)
 		return nil, t.forDriver(fnErr)
 	}
 	var err error
@@ -398,11 +375,8 @@ func (s *Store) run(ctx context.Context, op string, scope entity.Scope, write bo
 			defer s.leaveWriters()
 			_, err = sess.ExecuteWrite(ctx, func(mtx neo.ManagedTransaction) (any, error) { return work(mtx) })
 		}()
-		switch {
-		case err == nil && cached && last.cached != nil:
-			s.cache.commit(scope, last.start, last.head, last.cached)
-		case cached:
-			s.cache.abort(scope)
+		if cached {
+			s.ended(scope, last, err)
 		}
 	} else {
 		err = s.readRetrying(ctx, func(r runner) error { _, err := work(r); return err })
@@ -416,6 +390,50 @@ func (s *Store) run(ctx context.Context, op string, scope entity.Scope, write bo
 		return fnErr // the caller's own error, as it returned it
 	}
 	return translate(op, err)
+}
+
+// do runs fn over one attempt's transaction t. A write first takes the
+// scope's lock, which reads the head the Store's cache is checked against
+// (writeCache.begin); the facts fn left waiting are written before it
+// returns.
+func (t *tx) do(op string, fn func(graph.Tx) error) error {
+	if t.writable {
+		recs, err := t.query(stmtLock, map[string]any{"counter": counterName(t.scope)})
+		if err != nil {
+			return err
+		}
+		if len(recs) == 1 {
+			t.head = uint64(asInt(recs[0].Values[0]))
+		}
+		t.start = t.head
+		if t.store.cache.on() {
+			t.cached = newTxCache()
+			t.cached.added = t.store.cache.begin(t.scope, t.head)
+		}
+	}
+	if err := fn(t); err != nil {
+		return err
+	}
+	if err := t.flush(); err != nil {
+		return err
+	}
+	if t.writable {
+		// A context cancelled while fn ran rolls back: the caller has
+		// stopped waiting and must not assume a commit.
+		return translate(op, t.ctx.Err())
+	}
+	return nil
+}
+
+// ended gives the Store's cache the outcome err of a write transaction of
+// scope whose last attempt was last (nil if none ran): its writes if it
+// committed; otherwise the next transaction's head tells.
+func (s *Store) ended(scope entity.Scope, last *tx, err error) {
+	if err == nil && last != nil && last.cached != nil {
+		s.cache.commit(scope, last.start, last.head, last.cached)
+	} else {
+		s.cache.abort(scope)
+	}
 }
 
 // enterWriters waits for a write transaction's token (Config.Writers).
