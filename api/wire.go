@@ -60,7 +60,7 @@ func auditRecords(rs []memory.AuditRecord) []wire.AuditRecord {
 // forgetResult is a forget's counts in the API's shape.
 func forgetResult(r memory.ForgetResult) wire.ForgetResult {
 	out := wire.ForgetResult{Mode: string(r.Mode), DryRun: r.DryRun, Facts: r.Facts, Episodes: r.Episodes,
-		Entities: r.Entities, Tombstones: r.Tombstones, FactIDs: r.FactIDs}
+		Entities: r.Entities, Tombstones: r.Tombstones, FactIDs: r.FactIDs, Resolved: r.Resolved}
 	for _, it := range r.Items {
 		out.Items = append(out.Items, wire.ForgetItem(it))
 	}

@@ -133,7 +133,7 @@ func (r *Remote) Forget(ctx context.Context, req ForgetRequest) (memory.ForgetRe
 		Mode: string(mode), Reason: req.Reason, DryRun: req.DryRun,
 	})
 	out := memory.ForgetResult{Mode: memory.ForgetMode(res.Mode), DryRun: res.DryRun, Facts: res.Facts, Episodes: res.Episodes,
-		Entities: res.Entities, Tombstones: res.Tombstones, FactIDs: res.FactIDs}
+		Entities: res.Entities, Tombstones: res.Tombstones, FactIDs: res.FactIDs, Resolved: res.Resolved}
 	for _, it := range res.Items {
 		out.Items = append(out.Items, memory.ForgetItem(it))
 	}

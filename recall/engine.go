@@ -321,4 +321,3 @@ func orNow(t, now time.Time) time.Time {
 	}
 	return t.UTC()
 }
-

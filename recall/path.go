@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -51,6 +52,7 @@ const (
 	pathBeam    = 48  // partial paths kept per level
 	pathRead    = 200 // facts read around an entity
 	pathAnchors = 3   // entities a walk starts from
+	pathFanOut  = 5   // paths alike shown (a many predicate's fan-out)
 )
 
 // Path is a chain of facts a question's answer crosses, in walk order:
@@ -83,13 +85,19 @@ type PathHop struct {
 type plan struct {
 	anchors []entity.Entity
 	// words are the question's words that may name a predicate (stemmed
-	// terms; "cjk:" and a phrase for Chinese); typed are those that name
-	// an entity type ("team"): they help a phrase ("owning team") but
-	// name no hop alone.
+	// terms, as often as the question says them; "cjk:" and a phrase for
+	// Chinese). kinds maps those that name a kind of thing ("team",
+	// "engineer") to the entity type they name: they help a phrase
+	// ("owning team"), hint at a hop alone, and are used up by an entity
+	// of their type on the path.
 	words []string
-	typed map[string]bool
-	asOf  time.Time
-	lx    *lexicon
+	kinds map[string]string
+	// nearest is, for each anchor, the word written closest to its name:
+	// the first hop usually names it ("the lead of Umar's team", "who
+	// leads the team that owns cart-api").
+	nearest map[string]string
+	asOf    time.Time
+	lx      *lexicon
 }
 
 // String prints the plan, for tests and debugging.
@@ -102,19 +110,41 @@ func (pl *plan) String() string {
 	b.WriteString("; words")
 	for _, w := range pl.words {
 		b.WriteString(" " + w)
-		if pl.typed[w] {
-			b.WriteString("(type)")
+		if k := pl.kinds[w]; k != "" {
+			b.WriteString("(" + k + ")")
 		}
 	}
 	fmt.Fprintf(&b, "; at %s", pl.asOf.UTC().Format(time.RFC3339))
 	return b.String()
 }
 
+// kindWords name a kind of thing, by the entity type they name: in "the
+// on-call engineer" or "the team that owns", they say what an entity of
+// the path is, not how it is reached. The ontology's entity types name
+// themselves.
+var kindWords = map[string]string{}
+
+func init() {
+	for typ, words := range map[string]string{
+		"person":   "engineer engineers person people someone somebody employee staff",
+		"team":     "team teams group squad",
+		"service":  "service services system app application",
+		"project":  "project",
+		"database": "database databases cluster datastore",
+	} {
+		for _, w := range strings.Fields(words) {
+			for _, t := range search.Analyze(w) {
+				kindWords[t] = typ
+			}
+		}
+	}
+}
+
 // makePlan reads a plan from the question's analysis: anchors are the
 // entities it names; words its terms that some predicate's phrase holds,
 // without the anchors' names and the times it names.
 func makePlan(a analysis, lx *lexicon, o *ontology.Ontology, anchors []entity.Entity, asOf time.Time) *plan {
-	pl := &plan{anchors: anchors, typed: map[string]bool{}, asOf: asOf, lx: lx}
+	pl := &plan{anchors: anchors, kinds: map[string]string{}, nearest: map[string]string{}, asOf: asOf, lx: lx}
 	drop := map[string]bool{}
 	norm := entity.Normalize(a.text)
 	for _, en := range anchors {
@@ -130,31 +160,58 @@ func makePlan(a analysis, lx *lexicon, o *ontology.Ontology, anchors []entity.En
 			drop[w] = true
 		}
 	}
-	types := map[string]bool{}
-	for _, t := range search.Analyze(kindWords) {
-		types[t] = true
-	}
+	types := map[string]string{}
 	for _, et := range o.EntityTypes {
 		for _, t := range search.Analyze(et.Name) {
-			types[t] = true
+			types[t] = et.Name
 		}
 	}
 	named := lx.termsNamed()
-	for _, t := range search.Analyze(a.text) {
-		if drop[t] || questionFiller[t] || isCJKTerm(t) || !named[t] || slices.Contains(pl.words, t) {
-			continue
+	lower := strings.ToLower(a.text)
+	spans := anchorSpans(lower, anchors)
+	closest := map[string]int{}
+	off := 0
+	for _, field := range strings.Fields(a.text) {
+		at := off + strings.Index(lower[off:], strings.ToLower(field))
+		off = at + len(field)
+		for _, t := range search.Analyze(field) {
+			if drop[t] || questionFiller[t] || isCJKTerm(t) {
+				continue
+			}
+			kind := cmp.Or(types[t], kindWords[t])
+			if !named[t] && kind == "" {
+				continue
+			}
+			pl.words = append(pl.words, t)
+			if kind != "" {
+				pl.kinds[t] = kind
+			}
+			for id, sp := range spans {
+				d := max(sp[0]-off, at-sp[1])
+				if c, ok := closest[id]; d >= 0 && (!ok || d < c) {
+					closest[id], pl.nearest[id] = d, t
+				}
+			}
 		}
-		pl.words = append(pl.words, t)
-		pl.typed[t] = types[t]
 	}
 	pl.words = append(pl.words, lx.cjkPhrases(norm)...)
 	return pl
 }
 
-// kindWords name a kind of thing, as entity types do: in "the on-call
-// engineer" or "the team that owns", they say what the bridge is, not how
-// it is reached.
-const kindWords = "engineer engineers person people someone somebody employee staff team group service system app application project database cluster"
+// anchorSpans are where the anchors' names (or aliases) stand in the
+// lower-cased question, by entity id.
+func anchorSpans(lower string, anchors []entity.Entity) map[string][2]int {
+	out := map[string][2]int{}
+	for _, en := range anchors {
+		for _, n := range append([]string{en.Name}, en.Aliases...) {
+			if i := strings.Index(lower, strings.ToLower(n)); i >= 0 && n != "" {
+				out[en.ID] = [2]int{i, i + len(n)}
+				break
+			}
+		}
+	}
+	return out
+}
 
 // termsNamed are the terms of every phrase naming a predicate by name,
 // synonym or lexicon word (not description).
@@ -213,38 +270,43 @@ func (lx *lexicon) cjkPhrases(norm string) []string {
 	return out
 }
 
-// names is how well pred is named by the words left (a set of the plan's
-// words), in [0, 1], and the words its best phrase uses. A phrase must
-// use a word that is not an entity type.
-func (pl *plan) names(pred string, left map[string]bool) (float64, []string) {
+// names is how well pred is named by the words left (the plan's words
+// not used yet, with how often), in [0, 1], and the words its best phrase
+// uses. A phrase that uses only kind words ("database" of uses_database)
+// only hints at the predicate: hinted is then true, and the score 0.
+func (pl *plan) names(pred string, left map[string]int) (score float64, used []string, hinted bool) {
 	best, bestUsed := 0.0, []string(nil)
+	var hint []string
 	try := func(ph phrase) {
 		if ph.desc {
 			return
 		}
 		if ph.cjk != "" {
-			if k := "cjk:" + ph.cjk; left[k] && best < 1 {
+			if k := "cjk:" + ph.cjk; left[k] > 0 && best < 1 {
 				best, bestUsed = 1, []string{k}
 			}
 			return
 		}
 		var got, all float64
 		var used []string
-		typedOnly := true
+		kindOnly := true
 		for _, t := range ph.terms {
 			w := pl.lx.weight(t)
 			all += w
-			if left[t] {
+			if left[t] > 0 {
 				got += w
 				used = append(used, t)
-				typedOnly = typedOnly && pl.typed[t]
+				kindOnly = kindOnly && pl.kinds[t] != ""
 			}
 		}
-		if len(used) == 0 || typedOnly {
-			return
-		}
-		if s := got / all; s > best || s == best && len(used) > len(bestUsed) {
-			best, bestUsed = s, used
+		switch {
+		case len(used) == 0:
+		case kindOnly:
+			if len(used) > len(hint) {
+				hint = used
+			}
+		case got/all > best || got/all == best && len(used) > len(bestUsed):
+			best, bestUsed = got/all, used
 		}
 	}
 	phs, known := pl.lx.phrases[pred]
@@ -254,38 +316,86 @@ func (pl *plan) names(pred string, left map[string]bool) (float64, []string) {
 	if ph, ok := newPhrase(strings.ReplaceAll(pred, "_", " ")); ok && !known {
 		try(ph)
 	}
-	return best, bestUsed
+	if best == 0 && hint != nil {
+		return 0, hint, true
+	}
+	return best, bestUsed, false
 }
 
-// Scores of a path's hops.
+// Scores of a path's hops. A path has at most one hop that no word names
+// fully: hinted by a kind word ("the database behind X"; it must reach
+// an entity of that kind) or unnamed (it may not end the path). An
+// unnamed hop costs a little, so that of two paths named alike the one
+// without it wins.
+//
+// Every hop costs hopCost, so that a longer path must explain more; a
+// hop against a fact's direction counts less than one along it; a path
+// whose first hop uses the word written closest to its anchor gains
+// nearBonus.
 const (
-	namedHop   = 0.5  // a hop is named when its predicate's match reaches it
-	unnamedHop = 0.1  // what a hop no word names counts
-	inverseHop = 0.95 // a hop against a fact's direction, relative to along it
+	namedHop   = 0.5   // a hop is named when its predicate's match reaches it
+	hintedHop  = 0.5   // what a hop only a kind word names counts
+	unnamedHop = -0.05 // what a hop no word names counts
+	inverseHop = 0.9   // a hop against a fact's direction, relative to along it
+	hopCost    = 0.1
+	nearBonus  = 0.1
 )
 
 // partial is a path being walked.
 type partial struct {
 	facts   []entity.Fact
 	inverse []bool
-	at      string // the entity reached
-	left    map[string]bool
+	at      string // the entity reached ("" after a value)
+	left    map[string]int
+	first   []string // the words the first hop used, and its entity's kind
 	score   float64
-	unnamed int
+	bridged bool   // a hop no word names fully
+	hint    string // the kind the last hop, hinted, must reach
+	// lastUnnamed: the last hop is named by no word; the path does not
+	// answer.
+	lastUnnamed bool
 }
 
 func (p *partial) extend(f entity.Fact, inverse bool, to string, used []string, score float64) *partial {
 	n := &partial{facts: append(slices.Clip(p.facts), f), inverse: append(slices.Clip(p.inverse), inverse), at: to,
-		left: make(map[string]bool, len(p.left)), score: p.score + score, unnamed: p.unnamed}
-	for w := range p.left {
-		if !slices.Contains(used, w) {
-			n.left[w] = true
+		left: maps.Clone(p.left), score: p.score + score - hopCost, bridged: p.bridged, first: p.first}
+	if len(p.facts) == 0 {
+		n.first = used
+	}
+	for _, w := range used {
+		if n.left[w]--; n.left[w] <= 0 {
+			delete(n.left, w)
 		}
 	}
-	if used == nil {
-		n.unnamed++
-	}
 	return n
+}
+
+// arrive uses up the kind words the type of the entity reached names;
+// it reports false when the last hop was hinted at another kind.
+func (p *partial) arrive(pl *plan, typ string) bool {
+	if p.hint != "" && p.hint != typ {
+		return false
+	}
+	for w, k := range pl.kinds {
+		if k == typ && p.left[w] > 0 {
+			if p.left[w]--; p.left[w] == 0 {
+				delete(p.left, w)
+			}
+			if len(p.facts) == 1 {
+				p.first = append(slices.Clip(p.first), w)
+			}
+			break
+		}
+	}
+	return true
+}
+
+// anchor is the entity the path starts from.
+func (p *partial) anchor() string {
+	if p.inverse[0] {
+		return p.facts[0].ObjectID
+	}
+	return p.facts[0].SubjectID
 }
 
 // visits reports whether the path already passed through entity id.
@@ -298,26 +408,142 @@ func (p *partial) visits(id string) bool {
 	return false
 }
 
-// walked is what the walk found: the best path (nil when the question
-// asks for no more than one fact of its anchor) and, when it is broken,
-// the predicate missing.
+// signature is the walk a path took, whatever entities it passed: paths
+// alike fan out from one entity through a many predicate.
+func (p *partial) signature() string {
+	var b strings.Builder
+	for i, f := range p.facts {
+		fmt.Fprintf(&b, "%s/%v ", f.Predicate, p.inverse[i])
+	}
+	return b.String()
+}
+
+// walked is what the walk found: the best paths (none when the question
+// asks for no more than one fact of its anchor; several alike when a
+// many predicate fans out) and, when they are broken, the predicate
+// missing.
 type walked struct {
-	path    *partial
+	paths   []*partial
 	missing string
 }
 
-// walkPlan walks pl through the store at the plan's time, as p sees facts.
+// walkPlan walks pl through the store at the plan's time, as p sees
+// facts: per level, one read of the types of the entities reached and one
+// of the facts around them.
 func walkPlan(tx graph.Tx, pl *plan, p *params) (walked, error) {
 	if len(pl.anchors) == 0 || len(pl.words) == 0 {
 		return walked{}, nil
 	}
-	all := map[string]bool{}
+	all := map[string]int{}
 	for _, w := range pl.words {
-		all[w] = true
+		all[w]++
 	}
 	level := make([]*partial, 0, len(pl.anchors))
 	for _, a := range pl.anchors {
-		level = append(level, &partial{at: a.ID, left: all})
+		level = append(level, &partial{at: a.ID, left: maps.Clone(all)})
+	}
+	var ends []*partial // paths whose last hop is named or hinted
+	for hop := 0; hop <= pathHops && len(level) > 0; hop++ {
+		ids := make([]string, 0, len(level))
+		for _, pa := range level {
+			if !slices.Contains(ids, pa.at) {
+				ids = append(ids, pa.at)
+			}
+		}
+		types, err := graph.EntitiesByID(tx, ids)
+		if err != nil {
+			return walked{}, err
+		}
+		arrived := level[:0]
+		for _, pa := range level {
+			if pa.arrive(pl, types[pa.at].Type) {
+				pa.hint = ""
+				arrived = append(arrived, pa)
+				if len(pa.facts) > 0 && !pa.bridgedLast() {
+					ends = append(ends, pa)
+				}
+			}
+		}
+		if hop == pathHops {
+			break
+		}
+		around, err := tx.FactsAround(ids, p.pointAround(pathRead))
+		if err != nil {
+			return walked{}, err
+		}
+		var next []*partial
+		for _, pa := range arrived {
+			if len(pa.left) == 0 {
+				continue
+			}
+			for _, f := range around[pa.at] {
+				if np := pl.step(pa, f, p, hop); np != nil {
+					if np.at == "" {
+						ends = append(ends, np) // a value: the path ends
+					} else {
+						next = append(next, np)
+					}
+				}
+			}
+		}
+		sort.SliceStable(next, func(i, j int) bool { return next[i].score > next[j].score })
+		level = next[:min(len(next), pathBeam)]
+	}
+	return pl.choose(ends), nil
+}
+
+// bridgedLast reports whether the path's last hop was unnamed: such a
+// path does not answer.
+func (p *partial) bridgedLast() bool { return p.lastUnnamed }
+
+// step extends pa by fact f, or returns nil when f does not fit the plan.
+func (pl *plan) step(pa *partial, f entity.Fact, p *params, hop int) *partial {
+	f, ok := p.visibleAt(f)
+	if !ok {
+		return nil
+	}
+	inverse, to := false, f.ObjectID
+	if f.SubjectID != pa.at {
+		inverse, to = true, f.SubjectID
+	}
+	if to != "" && pa.visits(to) {
+		return nil
+	}
+	// Back along the predicate just followed reaches the entity's
+	// siblings ("the other services of its team"), which no question here
+	// asks for.
+	if n := len(pa.facts); n > 0 && inverse != pa.inverse[n-1] && f.Predicate == pa.facts[n-1].Predicate {
+		return nil
+	}
+	s, used, hinted := pl.names(f.Predicate, pa.left)
+	if inverse {
+		s *= inverseHop
+	}
+	bridge := to != "" && !pa.bridged && hop+1 < pathHops
+	switch {
+	case s >= namedHop:
+		return pa.extend(f, inverse, to, used, s)
+	case hinted && to != "" && !pa.bridged:
+		np := pa.extend(f, inverse, to, used, hintedHop)
+		np.bridged, np.hint = true, pl.kinds[used[0]]
+		return np
+	case bridge:
+		np := pa.extend(f, inverse, to, nil, unnamedHop)
+		np.bridged, np.lastUnnamed = true, true
+		return np
+	}
+	return nil
+}
+
+// choose picks the best of the paths that end named: it answers when it
+// crosses an entity, explaining more of the question than any one fact
+// of the anchor; paths alike (a many predicate's fan-out) come with it.
+// A path that leaves words naming a predicate is broken there.
+func (pl *plan) choose(ends []*partial) walked {
+	for _, pa := range ends {
+		if w := pl.nearest[pa.anchor()]; w != "" && slices.Contains(pa.first, w) {
+			pa.score += nearBonus
+		}
 	}
 	var single, best *partial
 	better := func(a, b *partial) bool {
@@ -329,81 +555,50 @@ func walkPlan(tx graph.Tx, pl *plan, p *params) (walked, error) {
 		}
 		return len(a.facts) < len(b.facts)
 	}
-	for hop := 1; hop <= pathHops && len(level) > 0; hop++ {
-		ids := make([]string, 0, len(level))
-		for _, pa := range level {
-			if !slices.Contains(ids, pa.at) {
-				ids = append(ids, pa.at)
-			}
+	for _, pa := range ends {
+		if len(pa.facts) == 1 && better(pa, single) {
+			single = pa
 		}
-		around, err := tx.FactsAround(ids, p.pointAround(pathRead))
-		if err != nil {
-			return walked{}, err
+		if len(pa.facts) > 1 && better(pa, best) {
+			best = pa
 		}
-		var next []*partial
-		for _, pa := range level {
-			for _, f := range around[pa.at] {
-				f, ok := p.visibleAt(f)
-				if !ok {
-					continue
-				}
-				inverse, to := false, f.ObjectID
-				if f.SubjectID != pa.at {
-					inverse, to = true, f.SubjectID
-				}
-				if to != "" && pa.visits(to) {
-					continue
-				}
-				s, used := pl.names(f.Predicate, pa.left)
-				if inverse {
-					s *= inverseHop
-				}
-				if s >= namedHop {
-					np := pa.extend(f, inverse, to, used, s)
-					if len(np.facts) == 1 && better(np, single) {
-						single = np
-					}
-					if len(np.facts) > 1 && better(np, best) {
-						best = np
-					}
-					if to != "" && len(np.left) > 0 {
-						next = append(next, np)
-					}
-				} else if to != "" && pa.unnamed == 0 && hop < pathHops {
-					next = append(next, pa.extend(f, inverse, to, nil, unnamedHop))
-				}
-			}
-		}
-		sort.SliceStable(next, func(i, j int) bool { return next[i].score > next[j].score })
-		level = next[:min(len(next), pathBeam)]
 	}
-	// A path answers when it explains more than one fact of the anchor.
-	if best != nil && (single == nil || best.score > single.score+unnamedHop/2) {
-		return walked{path: best, missing: pl.missing(best)}, nil
+	if best != nil && (single == nil || best.score > single.score) {
+		w := walked{missing: pl.missing(best)}
+		sig := best.signature()
+		for _, pa := range ends {
+			alike := pa.signature() == sig && math.Abs(pa.score-best.score) < 1e-9 && pa.anchor() == best.anchor()
+			if pa == best || alike && len(w.paths) < pathFanOut {
+				if !slices.Contains(w.paths, pa) {
+					w.paths = append(w.paths, pa)
+				}
+			}
+		}
+		return w
 	}
 	if single != nil && single.at != "" {
 		if m := pl.missing(single); m != "" {
-			return walked{path: single, missing: m}, nil
+			return walked{paths: []*partial{single}, missing: m}
 		}
 	}
-	return walked{}, nil
+	return walked{}
 }
 
 // missing is the predicate the words a path left name best, when they
 // name one fully: what the path lacks.
 func (pl *plan) missing(pa *partial) string {
-	untyped := false
+	named := false
 	for w := range pa.left {
 		// Beyond the first hop, a Chinese word left is more often a
 		// particle of the wording than a hop not found.
-		untyped = untyped || !pl.typed[w] && (len(pa.facts) == 1 || !strings.HasPrefix(w, "cjk:"))
+		named = named || pl.kinds[w] == "" && (len(pa.facts) == 1 || !strings.HasPrefix(w, "cjk:"))
 	}
-	if !untyped || pa.at == "" {
+	if !named || pa.at == "" {
 		return ""
 	}
 	best, name := 0.0, ""
 	for _, pred := range slices.Sorted(maps.Keys(pl.lx.phrases)) {
-		if s, _ := pl.names(pred, pa.left); s > best {
+		if s, _, _ := pl.names(pred, pa.left); s > best {
 			best, name = s, pred
 		}
 	}
@@ -431,12 +626,12 @@ func (p *params) visibleAt(f entity.Fact) (entity.Fact, bool) {
 	return q.visible(f)
 }
 
-// hops describes a walked path for the answer.
-func (w walked) hops(p *params) Path {
-	out := Path{Complete: w.missing == "", Missing: w.missing, Hops: []PathHop{}}
+// describe is a walked path as the answer shows it.
+func describe(pa *partial, missing string, p *params) Path {
+	out := Path{Complete: missing == "", Missing: missing, Hops: []PathHop{}}
 	var parts []string
-	for i, f := range w.path.facts {
-		h := PathHop{Predicate: f.Predicate, Inverse: w.path.inverse[i], FactID: f.ID, Status: f.StatusAt(p.asOf, p.now)}
+	for i, f := range pa.facts {
+		h := PathHop{Predicate: f.Predicate, Inverse: pa.inverse[i], FactID: f.ID, Status: f.StatusAt(p.asOf, p.now)}
 		if h.Inverse {
 			h.Entity, h.EntityID, h.To, h.ToID = f.ObjectText(), f.ObjectID, f.Subject, f.SubjectID
 		} else {
@@ -446,33 +641,40 @@ func (w walked) hops(p *params) Path {
 		parts = append(parts, fmt.Sprintf("%s %s %s", f.Subject, f.Predicate, f.ObjectText()))
 	}
 	out.Text = strings.Join(parts, " → ")
-	if w.missing != "" {
-		last := out.Hops[len(out.Hops)-1]
-		out.Text += fmt.Sprintf(" → memory holds no %s for %s", w.missing, last.To)
+	if missing != "" {
+		out.Text += fmt.Sprintf(" → memory holds no %s for %s", missing, out.Hops[len(out.Hops)-1].To)
 	}
 	return out
 }
 
-// pathBlock is the block of a walked path: a line showing the chain, then
-// every fact of the path in walk order, the answer last; for a broken
-// path, where it broke. It ranks above every other fact block.
-func (b *builder) pathBlock(w walked, path Path, top float64) *block {
+// pathBlock is the block of walked paths: for each, a line showing the
+// chain, then every fact of the path not shown yet, in walk order, the
+// answer last; for a broken path, where it broke. It ranks above every
+// other fact block.
+func (b *builder) pathBlock(w walked, paths []Path, top float64) *block {
 	bl := &block{priority: top}
-	chain := line{Kind: "path", Text: flatten(path.Text)}
-	for i, f := range w.path.facts {
-		h := path.Hops[i]
-		chain.hops = append(chain.hops, pathLineHop{subject: flatten(f.Subject), predicate: f.Predicate, object: flatten(f.ObjectText())})
-		if i == len(w.path.facts)-1 && path.Missing != "" {
-			chain.missing, chain.missingAt = path.Missing, flatten(h.To)
+	shown := map[string]bool{}
+	for k, pa := range w.paths {
+		path := paths[k]
+		chain := line{Kind: "path", Text: flatten(path.Text)}
+		for i, f := range pa.facts {
+			chain.hops = append(chain.hops, pathLineHop{subject: flatten(f.Subject), predicate: f.Predicate, object: flatten(f.ObjectText())})
+			if i == len(pa.facts)-1 && path.Missing != "" {
+				chain.missing, chain.missingAt = path.Missing, flatten(path.Hops[i].To)
+			}
 		}
-	}
-	bl.lines = append(bl.lines, chain)
-	for i := range w.path.facts {
-		f := &w.path.facts[i]
-		l := b.factLine("fact", f)
-		l.nested = true
-		bl.lines = append(bl.lines, l)
-		bl.facts = append(bl.facts, ContextFact{Fact: boundedFact(*f), Status: l.Status, Role: "path", Score: round(top)})
+		bl.lines = append(bl.lines, chain)
+		for i := range pa.facts {
+			f := &pa.facts[i]
+			if shown[f.ID] {
+				continue
+			}
+			shown[f.ID] = true
+			l := b.factLine("fact", f)
+			l.nested = true
+			bl.lines = append(bl.lines, l)
+			bl.facts = append(bl.facts, ContextFact{Fact: boundedFact(*f), Status: l.Status, Role: "path", Score: round(top)})
+		}
 	}
 	return bl
 }
@@ -481,8 +683,8 @@ func (b *builder) pathBlock(w walked, path Path, top float64) *block {
 // quoted.
 type pathLineHop struct{ subject, predicate, object string }
 
-// walk adds the block of the question's path, if it crosses entities,
-// and returns the path for the answer. The facts of the path leave the
+// walk adds the block of the question's paths, if it crosses entities,
+// and returns them for the answer. The facts of the paths leave the
 // blocks they were in.
 func (b *builder) walk(tx graph.Tx) ([]Path, error) {
 	var anchors []entity.Entity
@@ -495,13 +697,16 @@ func (b *builder) walk(tx graph.Tx) ([]Path, error) {
 	anchors = anchors[:min(len(anchors), pathAnchors)]
 	pl := makePlan(b.p.a, lexiconOf(b.e.ontology()), b.e.ontology(), anchors, b.p.asOf)
 	w, err := walkPlan(tx, pl, b.p)
-	if err != nil || w.path == nil {
+	if err != nil || len(w.paths) == 0 {
 		return []Path{}, err
 	}
-	path := w.hops(b.p)
+	paths := make([]Path, len(w.paths))
 	in := map[string]bool{}
-	for _, f := range w.path.facts {
-		in[f.ID] = true
+	for i, pa := range w.paths {
+		paths[i] = describe(pa, w.missing, b.p)
+		for _, f := range pa.facts {
+			in[f.ID] = true
+		}
 	}
 	top := 1.0
 	kept := b.blocks[:0]
@@ -512,6 +717,6 @@ func (b *builder) walk(tx graph.Tx) ([]Path, error) {
 		top = max(top, bl.priority)
 		kept = append(kept, bl)
 	}
-	b.blocks = append([]*block{b.pathBlock(w, path, top*2)}, kept...)
-	return []Path{path}, nil
+	b.blocks = append([]*block{b.pathBlock(w, paths, top*2)}, kept...)
+	return paths, nil
 }

@@ -60,14 +60,16 @@ const (
 // ForgetResult counts what a forget or purge removed (or, for a dry run,
 // would remove).
 type ForgetResult struct {
-	Mode       string       `json:"mode"`
-	DryRun     bool         `json:"dry_run,omitempty"`
-	Facts      int          `json:"facts"`
-	Episodes   int          `json:"episodes"`
-	Entities   int          `json:"entities"`
-	Tombstones int          `json:"tombstones"`
-	FactIDs    []string     `json:"fact_ids,omitempty"`
-	Items      []ForgetItem `json:"items,omitempty"`
+	Mode       string   `json:"mode"`
+	DryRun     bool     `json:"dry_run,omitempty"`
+	Facts      int      `json:"facts"`
+	Episodes   int      `json:"episodes"`
+	Entities   int      `json:"entities"`
+	Tombstones int      `json:"tombstones"`
+	FactIDs    []string `json:"fact_ids,omitempty"`
+	// Resolved: which entity each name of a query was taken for.
+	Resolved []entity.NameMatch `json:"resolved,omitempty" doc:"for a request by query, the entity each name it mentions resolved to; a query naming what memory does not know, or several entities, is refused with 422 and its candidates"`
+	Items    []ForgetItem       `json:"items,omitempty"`
 }
 
 // ForgetItem is one record a forget or purge removes.
