@@ -55,6 +55,9 @@ type RecallResult struct {
 	// Unresolved are the names the question mentions that memory knows
 	// nothing about, with the closest known names.
 	Unresolved []recall.NameLink `json:"unresolved"`
+	// Paths are the chains of facts the answer crosses when the question
+	// joins facts through an entity it does not name.
+	Paths []recall.Path `json:"paths"`
 	// Vectors says whether the vector list was used (used, skipped, off)
 	// and VectorsSkipped why it was skipped, as the HTTP API does.
 	Vectors        string `json:"vectors,omitempty"`

@@ -77,7 +77,7 @@ func (l *Local) Recall(ctx context.Context, req recall.ContextRequest) (RecallRe
 		return RecallResult{}, err
 	}
 	out := RecallResult{Context: res.Context, Tokens: res.Tokens, Mode: res.Mode, FactIDs: []string{}, Unresolved: res.Unresolved,
-		Vectors: res.Vectors, VectorsSkipped: res.VectorsSkipped}
+		Paths: res.Paths, Vectors: res.Vectors, VectorsSkipped: res.VectorsSkipped}
 	for _, f := range res.Facts {
 		out.FactIDs = append(out.FactIDs, f.Fact.ID)
 	}

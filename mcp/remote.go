@@ -5,6 +5,7 @@ import (
 
 	"github.com/graphmem/graphmem/api/wire"
 	"github.com/graphmem/graphmem/client"
+	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
 	"github.com/graphmem/graphmem/ontology"
 	"github.com/graphmem/graphmem/recall"
@@ -75,7 +76,7 @@ func (r *Remote) Recall(ctx context.Context, req recall.ContextRequest) (RecallR
 		return RecallResult{}, err
 	}
 	res := RecallResult{Context: out.Context, Tokens: out.Tokens, Mode: recall.Mode(out.Mode), FactIDs: make([]string, len(out.Facts)),
-		Unresolved: nameLinks(out.Unresolved), Vectors: out.Vectors, VectorsSkipped: out.VectorsSkipped}
+		Unresolved: nameLinks(out.Unresolved), Paths: paths(out.Paths), Vectors: out.Vectors, VectorsSkipped: out.VectorsSkipped}
 	for i, f := range out.Facts {
 		res.FactIDs[i] = f.Fact.ID
 	}
@@ -103,6 +104,19 @@ func nameLinks(ns []wire.NameLink) []recall.NameLink {
 	out := make([]recall.NameLink, len(ns))
 	for i, n := range ns {
 		out[i] = recall.NameLink(n)
+	}
+	return out
+}
+
+// paths are a context's walked paths in recall's type.
+func paths(ps []wire.Path) []recall.Path {
+	out := make([]recall.Path, len(ps))
+	for i, p := range ps {
+		out[i] = recall.Path{Complete: p.Complete, Missing: p.Missing, Text: p.Text, Hops: make([]recall.PathHop, len(p.Hops))}
+		for j, h := range p.Hops {
+			out[i].Hops[j] = recall.PathHop{Entity: h.Entity, EntityID: h.EntityID, Predicate: h.Predicate, Inverse: h.Inverse,
+				To: h.To, ToID: h.ToID, FactID: h.FactID, Status: entity.Status(h.Status)}
+		}
 	}
 	return out
 }

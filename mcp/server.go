@@ -307,6 +307,9 @@ func (t tools) recall(ctx context.Context, a RecallArgs) (RecallResult, string, 
 	if res.Unresolved == nil {
 		res.Unresolved = []recall.NameLink{}
 	}
+	if res.Paths == nil {
+		res.Paths = []recall.Path{}
+	}
 	text := res.Context
 	if strings.TrimSpace(text) == "" {
 		text = "Memory holds nothing relevant to this question."

@@ -191,6 +191,16 @@ def test_search_and_context(alice: Graphmem, name: str) -> None:
     assert [n.name for n in nctx.unresolved] == [unknown] and "6543" not in nctx.text
     assert f'memory holds nothing about "{unknown}"' in nctx.text
 
+    # A question that crosses an entity gets the path: both facts, the chain.
+    alice.add_facts([
+        {"subject": name, "predicate": "owned_by", "object": f"{name}-owners", "object_type": "team"},
+        {"subject": f"{name}-owners", "subject_type": "team", "predicate": "led_by", "object": "Bob Aziz", "object_type": "person"},
+    ])
+    walked = alice.context(f"who leads the team that owns {name}?")
+    assert len(walked.paths) == 1 and walked.paths[0].complete, walked.text
+    assert [h.predicate for h in walked.paths[0].hops] == ["owned_by", "led_by"]
+    assert walked.paths[0].hops[-1].to == "Bob Aziz" and "[path]" in walked.text
+
 
 def test_remember_and_read_episodes(alice: Graphmem, name: str) -> None:
     ep = alice.remember(

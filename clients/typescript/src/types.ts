@@ -379,8 +379,33 @@ export interface Period {
   to: Date;
 }
 
+/** One fact of a path: it leaves `entity` through `predicate` (back, object to subject, when `inverse`) and reaches `to`. */
+export interface PathHop {
+  entity: string;
+  entityId: string;
+  predicate: string;
+  inverse?: boolean;
+  to: string;
+  toId?: string;
+  factId: string;
+  status: string;
+}
+
+/**
+ * A chain of facts a context crosses, from the entity the question names to the answer. `complete` is false
+ * when memory lacks a hop the question asks for; `missing` then names the predicate.
+ */
+export interface Path {
+  hops: PathHop[];
+  complete: boolean;
+  missing?: string;
+  text: string;
+}
+
 /**
  * What to put in the prompt: `text` is the block (the JSON `context`); the lists hold what it cites.
+ * `paths` are the chains of facts the answer crosses when the question joins facts through an entity it does
+ * not name ("who leads the team that owns cart-api?").
  * `mode` is the one used (current or history); `timeNamed` the phrase of the question that set the
  * time of the answer and `period` the range it names; `unresolved` the names memory knows nothing
  * about (the block says so) and `ambiguous` those naming several entities; `vectors` as in a search.
@@ -397,6 +422,7 @@ export interface Context {
   period?: Period | null;
   unresolved: NameLink[];
   ambiguous: NameLink[];
+  paths: Path[];
   vectors: string;
   vectorsSkipped?: string;
 }

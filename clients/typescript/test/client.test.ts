@@ -235,6 +235,20 @@ test("search and context, now and as of a date, and names memory does not know",
     none.unresolved.map((n) => n.name),
     [unknown],
   );
+  // A question that crosses an entity gets the path: both facts, the chain.
+  await alice.addFacts([
+    { subject: name, predicate: "owned_by", object: `${name}-owners`, objectType: "team" },
+    { subject: `${name}-owners`, subjectType: "team", predicate: "led_by", object: "Bob Aziz", objectType: "person" },
+  ]);
+  const walked = await alice.context(`who leads the team that owns ${name}?`);
+  assert.equal(walked.paths.length, 1, walked.text);
+  assert.deepEqual(
+    walked.paths[0].hops.map((h) => h.predicate),
+    ["owned_by", "led_by"],
+  );
+  assert.equal(walked.paths[0].hops[1].to, "Bob Aziz");
+  assert.ok(walked.paths[0].complete && walked.text.includes("[path]"));
+
   const nctx = await alice.context(`which port does ${unknown} use?`);
   assert.deepEqual(
     nctx.unresolved.map((n) => n.name),

@@ -467,8 +467,38 @@ class Period(Model):
     to: AwareDatetime
 
 
+class PathHop(Model):
+    """One fact of a path: it leaves ``entity`` through ``predicate`` (back, object to subject, when ``inverse``) and reaches ``to``."""
+
+    entity: str
+    entity_id: str
+    predicate: str
+    inverse: bool = False
+    to: str
+    to_id: str = ""
+    fact_id: str
+    status: str
+
+
+class Path(Model):
+    """A chain of facts a context crosses, from the entity the question names to the answer.
+
+    ``complete`` is false when memory lacks a hop the question asks for;
+    ``missing`` then names the predicate. ``text`` is the chain in one line.
+    """
+
+    hops: list[PathHop]
+    complete: bool
+    missing: str = ""
+    text: str
+
+
 class Context(Model):
     """What to put in the prompt: ``text`` is the block; the lists hold what it cites, with ids.
+
+    ``paths`` are the chains of facts the answer crosses when the question
+    joins facts through an entity it does not name ("who leads the team
+    that owns cart-api?").
 
     ``time_named`` is the phrase of the question that set the time of the
     answer (mode auto, no ``as_of``), and ``period`` the range it names.
@@ -487,6 +517,7 @@ class Context(Model):
     period: Period | None = None
     unresolved: list[NameLink] = Field(description="names the question mentions that memory knows nothing about; the block says so")
     ambiguous: list[NameLink] = Field(description="names the question mentions that denote several entities")
+    paths: list[Path] = []
     vectors: str
     vectors_skipped: str = ""
 
