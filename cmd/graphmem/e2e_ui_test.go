@@ -495,3 +495,26 @@ func (b *browser) shot(name string) {
 	}
 	b.t.Logf("screenshot: %s", path)
 }
+
+// TestWebUI_Path: the ask page draws the path a question crosses, each
+// entity a link, and says where a broken path broke.
+func TestWebUI_Path(t *testing.T) {
+	chrome := mustChromium(t)
+	m := MustRunMain(t, nil)
+	c := newClient(t, m).as("", uiScope)
+	c.postFacts(
+		map[string]any{"subject": "cart-api", "subject_type": "service", "predicate": "owned_by", "object": "search team", "object_type": "team"},
+		map[string]any{"subject": "search team", "subject_type": "team", "predicate": "led_by", "object": "Bob Aziz", "object_type": "person"},
+		map[string]any{"subject": "payments-api", "subject_type": "service", "predicate": "owned_by", "object": "billing team", "object_type": "team"},
+	)
+	b := newBrowser(t, chrome, "http://"+m.Addr())
+	b.open("/ui/")
+	b.run(chromedp.SetValue(chromedp.CSS("#scope"), uiScope), chromedp.Evaluate[chromedp.Void](`document.querySelector('#scope').dispatchEvent(new Event('change'))`))
+	b.open("/ui/ask?q=" + url.QueryEscape("who leads the team that owns cart-api?"))
+	b.waitText("#paths", "cart-api —owned_by→ current search team —led_by→ current Bob Aziz")
+	b.waitText("#context-block", `[path] "cart-api" owned_by "search team" → "search team" led_by "Bob Aziz"`)
+	b.shot("ask-path")
+	b.open("/ui/ask?q=" + url.QueryEscape("who leads the team that owns payments-api?"))
+	b.waitText("#paths", "memory holds no led_by for billing team")
+	b.shot("ask-path-broken")
+}

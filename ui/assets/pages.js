@@ -54,6 +54,27 @@ function ambiguousView(names) {
     h('strong', { text: n.name }), ' names several entities: ', nameLinks(n.candidates), ' — the answer weighs each')));
 }
 
+// pathsView draws the chains of facts an answer crosses: each entity a
+// link, each hop its predicate and status, and where a broken path broke.
+function pathsView(paths) {
+  if (!paths || !paths.length) return null;
+  return h('div', { class: 'paths', id: 'paths' }, h('h2', { text: 'Path' }), paths.map((p) => {
+    const first = p.hops[0];
+    const nodes = [node(first.entity, first.entity_id)];
+    for (const hop of p.hops) {
+      nodes.push(h('span', { class: 'hop' + (hop.status === 'current' ? '' : ' past') },
+        ' —', h('code', { text: hop.predicate + (hop.inverse ? ' (of)' : '') }), '→ ',
+        h('span', { class: 'muted', text: hop.status })), ' ', node(hop.to, hop.to_id));
+    }
+    if (!p.complete) nodes.push(h('span', { class: 'broken', text: ` — memory holds no ${p.missing} for ${p.hops[p.hops.length - 1].to}` }));
+    return h('p', { class: 'path' + (p.complete ? '' : ' incomplete') }, nodes);
+  }));
+}
+
+function node(name, id) {
+  return id ? h('a', { class: 'node', href: entityHref(id), text: name }) : h('strong', { class: 'node', text: name });
+}
+
 function nameLinks(names) {
   return names.map((c, i) => [i ? ', ' : '', h('a', { href: '/ui/?q=' + enc(c), text: c })]);
 }
@@ -173,6 +194,7 @@ export async function askPage(main, { params, alive, navigate }) {
       vectorNote(ctx),
       unresolvedView(ctx.unresolved),
       ambiguousView(ctx.ambiguous),
+      pathsView(ctx.paths),
       h('pre', { class: 'block', id: 'context-block', tabindex: 0, text: ctx.context }),
       h('h2', { text: 'Facts in it' }),
       ctx.facts.length ? h('ol', { class: 'hits' }, ctx.facts.map((cf) => h('li', null, factLine(cf.fact),
