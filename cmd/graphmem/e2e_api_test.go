@@ -597,11 +597,19 @@ func TestE2E_Operations(t *testing.T) {
 	}
 	c.as("key-0123456789abcdef", "").postFacts(fact("db", "port", "5432", ""))
 	c.do("GET", "/v1/facts", nil) // 401
-	r := c.do("GET", "/metrics", nil)
+	// With keys, the metrics need one, as /v1 does.
+	if e := c.do("GET", "/metrics", nil).errorDetail(t); e.Code != entity.EUNAUTHENTICATED {
+		t.Errorf("/metrics without a key: %+v", e)
+	}
+	if r := c.as("key-wrong-0123456789", "").do("GET", "/metrics", nil); r.status != 401 {
+		t.Errorf("/metrics with a wrong key: %d", r.status)
+	}
+	r := c.as("key-0123456789abcdef", "").do("GET", "/metrics", nil)
 	r.ok(t, 200, nil)
 	for _, want := range []string{
 		`graphmem_http_requests_total{method="POST",route="/v1/facts",status="200"} 1`,
 		`graphmem_http_requests_total{method="GET",route="/v1/facts",status="401"} 1`,
+		`graphmem_http_requests_total{method="GET",route="/metrics",status="401"} 2`,
 		`graphmem_http_request_duration_seconds_bucket{method="POST",route="/v1/facts"`,
 		`graphmem_facts_ingested_total{action="created"} 1`,
 		`graphmem_store_duration_seconds_count{op="update",outcome="ok"}`,
