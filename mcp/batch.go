@@ -23,16 +23,21 @@ const (
 	MaxBatchWork  = 32
 )
 
-// codeInvalidRequest is JSON-RPC's error code for a request that is not a
-// valid one.
-const codeInvalidRequest = -32600
+// JSON-RPC's error codes for a request that is not a valid one, and for
+// invalid parameters.
+const (
+	codeInvalidRequest = -32600
+	codeInvalidParams  = -32602
+)
 
-// limitBatches refuses, before the transport reads them, POST bodies that
-// are batches over the bounds, answering 400 with a JSON-RPC error (no id,
-// as the protocol says for a batch refused whole). Anything else passes
-// on unchanged, its body still whole; a body over maxBody is left for the
-// transport to refuse.
-func limitBatches(next http.Handler, maxBody int64) http.Handler {
+// checkBodies refuses, before the transport reads them, POST bodies that
+// are batches over the bounds or hold a string that is not valid UTF-8
+// (which the transport would read with U+FFFD in its place, and a tool
+// store changed without a word), answering 400 with a JSON-RPC error (no
+// id, as the protocol says for a request refused whole). Anything else
+// passes on unchanged, its body still whole; a body over maxBody is left
+// for the transport to refuse.
+func checkBodies(next http.Handler, maxBody int64) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost || r.Body == nil {
 			next.ServeHTTP(w, r)
@@ -41,8 +46,12 @@ func limitBatches(next http.Handler, maxBody int64) http.Handler {
 		body, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
 		r.Body = readCloser{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
 		if err == nil && int64(len(body)) <= maxBody {
+			if path, bad := entity.InvalidJSONText(body); bad {
+				writeRefusal(w, codeInvalidParams, path+": must be valid UTF-8", map[string]any{"field": path})
+				return
+			}
 			if msg, data := batchProblem(body); msg != "" {
-				writeBatchRefusal(w, msg, data)
+				writeRefusal(w, codeInvalidRequest, msg, data)
 				return
 			}
 		}
@@ -125,11 +134,11 @@ func units(n float64, per int) int {
 	return u
 }
 
-func writeBatchRefusal(w http.ResponseWriter, msg string, data map[string]int) {
+func writeRefusal[D any](w http.ResponseWriter, code int, msg string, data D) {
 	body, _ := json.Marshal(map[string]any{
 		"jsonrpc": "2.0",
 		"id":      nil,
-		"error":   map[string]any{"code": codeInvalidRequest, "message": msg, "data": data},
+		"error":   map[string]any{"code": code, "message": msg, "data": data},
 	})
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusBadRequest)

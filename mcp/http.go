@@ -19,7 +19,8 @@ const maxCachedServers = 256
 // asks); backendFor makes the backend of the first request with a key,
 // and the server built on it answers every later request with that key.
 // A request keyOf or backendFor rejects is answered 400, and so is a
-// JSON-RPC batch over MaxBatchCalls or MaxBatchWork.
+// JSON-RPC batch over MaxBatchCalls or MaxBatchWork and a body with a
+// string that is not valid UTF-8.
 func Handler(keyOf func(r *http.Request) (string, bool), backendFor func(r *http.Request) Backend, opts *Options) http.Handler {
 	if opts == nil {
 		opts = &Options{}
@@ -30,7 +31,7 @@ func Handler(keyOf func(r *http.Request) (string, bool), backendFor func(r *http
 	if maxBody <= 0 {
 		maxBody = sdk.DefaultMaxRequestBodyBytes
 	}
-	return limitBatches(sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
+	return checkBodies(sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
 		key, ok := keyOf(r)
 		if !ok {
 			return nil

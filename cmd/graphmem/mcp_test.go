@@ -436,3 +436,39 @@ func TestMCP_HTTPBatch(t *testing.T) {
 	status, body = post(many...)
 	refused("300 recalls", status, body, "calls")
 }
+
+// TestMCP_HTTPInvalidUTF8: a tool argument that is not valid UTF-8 is
+// refused by its path, not stored with U+FFFD in its place.
+func TestMCP_HTTPInvalidUTF8(t *testing.T) {
+	m := runMCPServer(t)
+	body := "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"remember\",\"arguments\":{\"content\":\"caf\xe9 opens at 9\"}}}"
+	req, err := http.NewRequest("POST", "http://"+m.Addr()+api.MCPPath, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	req.Header.Set("Authorization", "Bearer key-payments-0123456")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Error struct {
+			Code int               `json:"code"`
+			Data map[string]string `json:"data"`
+		} `json:"error"`
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusBadRequest || json.Unmarshal(raw, &out) != nil || out.Error.Code != -32602 ||
+		out.Error.Data["field"] != "params.arguments.content" {
+		t.Errorf("%d %s, want 400 naming params.arguments.content", resp.StatusCode, raw)
+	}
+	var eps api.EpisodeList
+	newClient(t, m).as("key-payments-0123456", "").do("GET", "/v1/episodes", nil).ok(t, 200, &eps)
+	if len(eps.Items) != 0 {
+		t.Errorf("stored: %+v", eps.Items)
+	}
+}

@@ -1,11 +1,15 @@
-package api
+package entity_test
 
-import "testing"
+import (
+	"testing"
 
-// TestBadUTF8Path: the path of the first string that is not UTF-8 text,
+	"github.com/graphmem/graphmem/entity"
+)
+
+// TestInvalidJSONText: the path of the first string that is not UTF-8 text,
 // keys and values alike; escaped surrogate pairs and escaped backslashes
 // are text.
-func TestBadUTF8Path(t *testing.T) {
+func TestInvalidJSONText(t *testing.T) {
 	for _, tc := range []struct {
 		body string
 		path string
@@ -23,7 +27,7 @@ func TestBadUTF8Path(t *testing.T) {
 		{`{"a":"é ☃","b":[true,null,2.5]}`, "", false},
 		{`{"a":`, "", false},
 	} {
-		path, bad := badUTF8Path([]byte(tc.body))
+		path, bad := entity.InvalidJSONText([]byte(tc.body))
 		if bad != tc.bad || path != tc.path {
 			t.Errorf("%q: %q %v, want %q %v", tc.body, path, bad, tc.path, tc.bad)
 		}
