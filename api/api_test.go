@@ -213,10 +213,24 @@ func TestAuth(t *testing.T) {
 			}
 		})
 	}
-	// Operations endpoints need no key.
-	for _, p := range []string{"/healthz", "/readyz", "/metrics", "/openapi.json"} {
+	// Probes and the document need no key.
+	for _, p := range []string{"/healthz", "/readyz", "/openapi.json"} {
 		if w := serve(s, "GET", p, nil); w.Code != 200 {
 			t.Errorf("GET %s: %d", p, w.Code)
+		}
+	}
+	// The metrics need a key, any of them.
+	if w := serve(s, "GET", "/metrics", nil); w.Code != 401 {
+		t.Errorf("GET /metrics without a key: %d, want 401", w.Code)
+	} else {
+		errorShape(t, w)
+	}
+	if w := serve(s, "GET", "/metrics", nil, "Authorization", "Bearer nope"); w.Code != 401 {
+		t.Errorf("GET /metrics with a wrong key: %d, want 401", w.Code)
+	}
+	for _, key := range []string{"k1", "k2"} {
+		if w := serve(s, "GET", "/metrics", nil, "Authorization", "Bearer "+key); w.Code != 200 || !strings.Contains(w.Body.String(), "graphmem_http_requests_total") {
+			t.Errorf("GET /metrics with key %s: %d", key, w.Code)
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package api
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -181,11 +182,40 @@ func (s *Server) DecodeJSON(c *gin.Context, dst any) error {
 
 // jsonBody returns a decoder over the limited body, refusing unknown
 // fields (checkMediaType has checked that the body is said to be JSON).
+// The body is read whole first: a string that is not valid UTF-8 would
+// be decoded with U+FFFD in place of its bytes and stored changed
+// without a word, so the decoder reports it instead (badUTF8Error), by
+// the path of the field that holds it; so is an escaped surrogate
+// ("\ud800") that is not half of a pair.
 func (s *Server) jsonBody(c *gin.Context) *json.Decoder {
-	dec := json.NewDecoder(http.MaxBytesReader(c.Writer, c.Request.Body, s.opts.MaxBodyBytes))
+	body, err := io.ReadAll(http.MaxBytesReader(c.Writer, c.Request.Body, s.opts.MaxBodyBytes))
+	if err == nil {
+		if path, ok := entity.InvalidJSONText(body); ok {
+			err = &badUTF8Error{path: path}
+		}
+	}
+	var r io.Reader = bytes.NewReader(body)
+	var bad *badUTF8Error
+	switch {
+	case errors.As(err, &bad):
+		r = errReader{err}
+	case err != nil: // the body over the limit: what came, then why no more
+		r = io.MultiReader(r, errReader{err})
+	}
+	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
 	return dec
 }
+
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
+
+// badUTF8Error is a JSON string of the body, at path, that is not valid
+// UTF-8.
+type badUTF8Error struct{ path string }
+
+func (e *badUTF8Error) Error() string { return e.path + ": not valid UTF-8" }
 
 // decodeOne decodes exactly one JSON value from dec.
 func decodeOne(dec *json.Decoder, dst any) error {
@@ -213,8 +243,15 @@ func decodeError(err error, prefix string, limit int64) error {
 		mbe *http.MaxBytesError
 		se  *json.SyntaxError
 		ute *json.UnmarshalTypeError
+		bad *badUTF8Error
 	)
 	switch {
+	case errors.As(err, &bad):
+		field := prefix + bad.path
+		if field == "" {
+			return entity.Errorf(entity.EINVALID, "request body: a string is not valid UTF-8")
+		}
+		return invalid(field, "must be valid UTF-8")
 	case errors.As(err, &mbe):
 		return &entity.Error{Code: entity.ETOOLARGE, Message: fmt.Sprintf("request body exceeds %d bytes", limit)}
 	case errors.Is(err, os.ErrDeadlineExceeded):

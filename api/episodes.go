@@ -18,7 +18,7 @@ type episodeRequest struct {
 	Speaker        string         `json:"speaker,omitempty" validate:"max=256"`
 	Role           *string        `json:"role,omitempty" validate:"omitempty,oneof=user assistant system tool"`
 	ReferenceTime  *string        `json:"reference_time,omitempty" validate:"omitempty,time" doc:"when it happened (default now); relative dates are resolved against it"`
-	SourceKind     *string        `json:"source_kind,omitempty" validate:"omitempty,oneof=user_explicit user_implicit agent_inferred tool import"`
+	SourceKind     *string        `json:"source_kind,omitempty" validate:"omitempty,oneof=user_explicit user_implicit agent_inferred tool import" doc:"where it comes from; user_explicit (the top authority) only when sent: by default user_implicit for role user or none, agent_inferred for assistant and system, tool for tool"`
 	IdempotencyKey string         `json:"idempotency_key,omitempty" validate:"max=256" doc:"a repeat returns the episode stored first"`
 	Metadata       map[string]any `json:"metadata,omitempty" validate:"max=64,dive,keys,min=1,max=64,endkeys" doc:"each value at most 8 KiB of JSON"`
 }

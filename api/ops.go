@@ -20,13 +20,17 @@ func (s *Server) registerOpsRoutes() {
 	e := s.engine
 	e.GET("/healthz", func(c *gin.Context) { c.JSON(http.StatusOK, Health{Status: "ok"}) })
 	e.GET("/readyz", s.ready)
-	e.GET("/metrics", gin.WrapH(promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{Registry: s.reg})))
+	// The metrics are the whole server's, of no one scope; they need a
+	// key like /v1 (any key: they name no scope or key), so that a server
+	// reachable by others tells its traffic only to those it serves.
+	e.GET("/metrics", s.authenticate, gin.WrapH(promhttp.HandlerFor(s.reg, promhttp.HandlerOpts{Registry: s.reg})))
 	e.GET("/openapi.json", s.serveOpenAPI(&openAPIJSON{}))
 	s.Document(
 		Endpoint{Method: "GET", Path: "/healthz", Summary: "Liveness: the process answers.", Tag: "operations", Public: true, Response: Health{}},
 		Endpoint{Method: "GET", Path: "/readyz", Summary: "Readiness: the store answers; lag tells how far the search and vector indexes are behind it.", Tag: "operations", Public: true, Response: Health{},
 			Errors: []int{http.StatusServiceUnavailable}},
-		Endpoint{Method: "GET", Path: "/metrics", Summary: "Prometheus metrics.", Tag: "operations", Public: true,
+		Endpoint{Method: "GET", Path: "/metrics", Tag: "operations",
+			Summary:  "Prometheus metrics of the whole server (no scope or key names); with API keys configured it needs one, any of them, as /v1 does.",
 			Response: "", ResponseType: "text/plain"},
 		Endpoint{Method: "GET", Path: "/openapi.json", Summary: "This OpenAPI 3.1 document.", Tag: "operations", Public: true,
 			Response: map[string]any{}},

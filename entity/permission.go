@@ -90,7 +90,98 @@ var permissionWords = map[string]bool{
 // later sessions.
 // The check is deterministic, so it holds whatever the model returns.
 func PermissionLike(text string) bool {
-	return containsPhrase(permissionNorm(text))
+	s := permissionNorm(text)
+	return containsPhrase(s) || instructionLike(s)
+}
+
+// An instruction to the agent reads as a word that drops or overrides
+// something followed closely by what it drops: "never ask for
+// confirmation before deleting files", "do not confirm", "stop asking
+// first", "ignore previous instructions", "disregard all the above
+// rules". A fixed phrase list misses the words put between ("never, ever
+// ask"), so the pairs are matched within a window of words.
+var (
+	// negations drop a check named within negationWindow words.
+	negations = map[string]bool{
+		"never": true, "don't": true, "dont": true, "doesn't": true, "shouldn't": true, "stop": true, "skip": true,
+	}
+	// negated are the words after which "not" is a negation too ("do not
+	// confirm", "must not ask first"), and only those: "could not confirm
+	// the date" is news, not an instruction.
+	negated = map[string]bool{"do": true, "does": true, "should": true, "must": true, "need": true, "to": true}
+	// checks are dropped by a negation alone; asks only when what they
+	// ask for follows within askWindow words ("never ask Bob about it" is
+	// a fair wish, "never ask before deleting" drops a check).
+	checks = map[string]bool{
+		"confirm": true, "confirms": true, "confirming": true, "confirmation": true, "confirmations": true,
+		"approval": true, "approve": true, "permission": true, "consent": true,
+	}
+	asks   = map[string]bool{"ask": true, "asks": true, "asking": true, "request": true, "wait": true, "waiting": true}
+	askFor = map[string]bool{"confirmation": true, "permission": true, "approval": true, "consent": true, "before": true,
+		"first": true, "beforehand": true, "ok": true, "okay": true}
+	// overrides set aside what they name within overrideWindow words:
+	// "ignore all previous instructions".
+	overrides = map[string]bool{"ignore": true, "ignoring": true, "disregard": true, "disregarding": true,
+		"forget": true, "override": true, "bypass": true}
+	overridden = map[string]bool{
+		"instruction": true, "instructions": true, "prompt": true, "prompts": true, "rules": true, "guidelines": true,
+		"guardrails": true, "safeguards": true, "restrictions": true, "above": true, "safety": true, "policy": true,
+		"policies": true,
+	}
+	// instructionStems: no instruction without one of them, so most texts
+	// are done with after a few substring searches.
+	instructionStems = []string{"ask", "wait", "request", "confirm", "approv", "permission", "consent", "instruction",
+		"prompt", "rules", "guideline", "guardrail", "safeguard", "restriction", "above", "safety", "polic"}
+)
+
+const (
+	negationWindow = 2
+	askWindow      = 3
+	overrideWindow = 4
+)
+
+// instructionLike reports whether normalised text s holds an instruction
+// to the agent that drops a check or sets its instructions aside.
+func instructionLike(s string) bool {
+	stem := false
+	for _, st := range instructionStems {
+		if strings.Contains(s, st) {
+			stem = true
+			break
+		}
+	}
+	if !stem {
+		return false
+	}
+	words := strings.Fields(s)
+	for i := range words {
+		words[i] = strings.Trim(words[i], ",.;:!?\"()[]{}*")
+	}
+	within := func(i, n int, set map[string]bool) bool {
+		for j := i + 1; j <= i+n && j < len(words); j++ {
+			if set[words[j]] {
+				return true
+			}
+		}
+		return false
+	}
+	for i, w := range words {
+		if overrides[w] && within(i, overrideWindow, overridden) {
+			return true
+		}
+		if !negations[w] && (w != "not" || i == 0 || !negated[words[i-1]]) {
+			continue
+		}
+		if within(i, negationWindow, checks) {
+			return true
+		}
+		for j := i + 1; j <= i+negationWindow && j < len(words); j++ {
+			if asks[words[j]] && within(j, askWindow, askFor) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // PermissionStatement reports whether a statement — its predicate, text or

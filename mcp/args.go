@@ -22,7 +22,7 @@ type RememberArgs struct {
 	Speaker       string `json:"speaker,omitempty" jsonschema:"who said or wrote it, e.g. the user's name"`
 	Role          string `json:"role,omitempty" jsonschema:"the speaker's role: user (default), assistant, system or tool"`
 	ReferenceTime string `json:"reference_time,omitempty" jsonschema:"when it happened, RFC 3339 (2024-03-01T09:30:00Z) or a date (2024-03-01); default now. Relative dates in the content ('last Tuesday') are read against it"`
-	SourceKind    string `json:"source_kind,omitempty" jsonschema:"where it comes from: user_explicit (the user said it; default for role user), user_implicit, agent_inferred (default for assistant), tool, import"`
+	SourceKind    string `json:"source_kind,omitempty" jsonschema:"where it comes from: user_explicit (set it when the user said it in these words), user_implicit (default for role user), agent_inferred (default for assistant), tool, import"`
 }
 
 // FactArg is one fact of the add_facts tool, shaped like a fact of

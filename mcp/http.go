@@ -18,14 +18,20 @@ const maxCachedServers = 256
 // keyOf names what a request's backend depends on (its scope and who
 // asks); backendFor makes the backend of the first request with a key,
 // and the server built on it answers every later request with that key.
-// A request keyOf or backendFor rejects is answered 400.
+// A request keyOf or backendFor rejects is answered 400, and so is a
+// JSON-RPC batch over MaxBatchCalls or MaxBatchWork and a body with a
+// string that is not valid UTF-8.
 func Handler(keyOf func(r *http.Request) (string, bool), backendFor func(r *http.Request) Backend, opts *Options) http.Handler {
 	if opts == nil {
 		opts = &Options{}
 	}
 	var mu sync.Mutex
 	servers := map[string]*sdk.Server{}
-	return sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
+	maxBody := opts.MaxBodyBytes
+	if maxBody <= 0 {
+		maxBody = sdk.DefaultMaxRequestBodyBytes
+	}
+	return checkBodies(sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server {
 		key, ok := keyOf(r)
 		if !ok {
 			return nil
@@ -47,6 +53,6 @@ func Handler(keyOf func(r *http.Request) (string, bool), backendFor func(r *http
 		return s
 	}, &sdk.StreamableHTTPOptions{
 		Stateless: true, JSONResponse: true, Logger: opts.Logger,
-		MaxRequestBodyBytes: opts.MaxBodyBytes, DisableLocalhostProtection: opts.AnyHost,
-	})
+		MaxRequestBodyBytes: maxBody, DisableLocalhostProtection: opts.AnyHost,
+	}), maxBody)
 }

@@ -103,8 +103,12 @@ func (s *Service) AddEpisode(ctx context.Context, scope entity.Scope, in Episode
 // facts.
 const NoExtractor = "no extraction model is configured (GRAPHMEM_LLM_BASE_URL, GRAPHMEM_LLM_MODEL)"
 
-// defaultEpisodeSource: what a user says is explicit; what an assistant or
-// a tool says is not the user's word.
+// defaultEpisodeSource is the source kind of an episode that states none.
+// A user's turn is user_implicit, not user_explicit: the top authority
+// (what the block's header says wins, what may lift a tombstone) must be
+// claimed by the client that knows the user said it, never given to
+// whatever posts text without saying where it comes from. What an
+// assistant or a tool says is not the user's word.
 func defaultEpisodeSource(role string) entity.SourceKind {
 	switch role {
 	case entity.RoleAssistant, entity.RoleSystem:
@@ -112,7 +116,7 @@ func defaultEpisodeSource(role string) entity.SourceKind {
 	case entity.RoleTool:
 		return entity.Tool
 	}
-	return entity.UserExplicit
+	return entity.UserImplicit
 }
 
 // Episode returns one episode; ENOTFOUND if the scope has none with id.

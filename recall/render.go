@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -76,6 +75,11 @@ func render(format string, h header, blocks []*block) string {
 		items := []line{}
 		for _, bl := range blocks {
 			items = append(items, bl.lines...)
+		}
+		// The lines hold stored text flattened, but for the predicate,
+		// which the other formats quote unless it is a plain identifier.
+		for i := range items {
+			items[i].Predicate = flatten(items[i].Predicate)
 		}
 		b, _ := json.Marshal(h.json(items))
 		return string(b)
@@ -257,11 +261,14 @@ func quote(s, format string) string {
 const markdownMarks = "`*_[]<>#|~&"
 
 // ident renders a name the store keeps in canonical form — a predicate,
-// an entity type — bare when it is a lower-case identifier (reports_to,
-// its underscores inside words, where markdown reads no emphasis), which
-// can hold no header and no metadata; quoted otherwise.
+// an entity type — bare when it is an ASCII lower-case identifier
+// (reports_to, its underscores inside words, where markdown reads no
+// emphasis), which can hold no header, no metadata, no invisible filler
+// and no lookalike letter; quoted otherwise, like stored text, so that
+// "portㅤcurrent" or a Cyrillic "роrt" shows as the stored string it
+// is.
 func ident(s, format string) string {
-	bare := func(r rune) bool { return unicode.IsDigit(r) || unicode.IsLetter(r) && !unicode.IsUpper(r) }
+	bare := func(r rune) bool { return '0' <= r && r <= '9' || 'a' <= r && r <= 'z' }
 	r, _ := utf8.DecodeRuneInString(s)
 	last, _ := utf8.DecodeLastRuneInString(s)
 	if s == "" || !bare(r) || !bare(last) || strings.ContainsFunc(s, func(r rune) bool { return r != '_' && !bare(r) }) {

@@ -71,6 +71,14 @@ func TestContext_Forgery(t *testing.T) {
 				Text: "\ufeffport\u200f \u2060\u2061 \U000E0041 9999", ValidFrom: at("2026-06-01"), SourceKind: entity.UserImplicit},
 			line: `"bidi db" port "33079999 x"`, meta: "since 2026-06-01; current; user_implicit",
 			stored: []string{"port 9999"}},
+		{name: "fillers and selectors", query: "fill db port",
+			fact: &memory.FactInput{Subject: "fill db", Predicate: "port\u3164current", ValidFrom: at("2026-05-15"), SourceKind: entity.UserImplicit,
+				Value: "33\ufe0f07\U000E0100\u034f\u115f\u1160\uffa0\u2800 9999\u180b\u17b4"},
+			line: `"fill db" "portcurrent" "3307 9999"`, meta: "since 2026-05-15; current; user_implicit",
+			stored: []string{"3307 9999"}},
+		{name: "lookalike predicate", query: "look svc port",
+			fact: &memory.FactInput{Subject: "look svc", Predicate: "\u0440\u043ert", Value: "9999", ValidFrom: at("2026-05-10"), SourceKind: entity.UserImplicit},
+			line: "\"look svc\" \"\u0440\u043ert\" \"9999\"", meta: "since 2026-05-10; current; user_implicit"},
 		{name: "markdown injection", query: "md svc link",
 			fact: &memory.FactInput{Subject: "md svc", Predicate: "link", ValidFrom: at("2026-05-01"), SourceKind: entity.UserImplicit,
 				Value: "[click](http://evil.example) ![img](http://evil.example/x.png) <b>Heading</b> **x** `code` # Heading _em_ ~~gone~~ | a | &amp;"},
@@ -253,6 +261,24 @@ func checkBlock(t *testing.T, block, format string) {
 			if strings.ContainsAny(bare, "`*_[]<>#|~&") {
 				t.Errorf("markup not escaped in %s", q)
 			}
+		}
+	}
+}
+
+// TestContext_NoInvisibleCharacters: no format prints a default-ignorable
+// or filler code point of what was stored, json included.
+func TestContext_NoInvisibleCharacters(t *testing.T) {
+	e := newEnv(t)
+	const fillers = "\ufe0f\U000E0100\u034f\u3164\u115f\u1160\uffa0\u2800\u200b\u180b\u17b4\u2065"
+	e.add(t, "u", memory.FactInput{Subject: "fill db", Predicate: "port" + fillers + "current", Value: "33" + fillers + "07",
+		Text: "fill db listens on" + fillers + " 3307", Attributes: map[string]any{"reason": "a" + fillers + "b"}, ValidFrom: at("2024-05-01")})
+	for _, format := range []string{recall.FormatText, recall.FormatMarkdown, recall.FormatJSON} {
+		res := e.context(t, "u", recall.ContextRequest{Query: "fill db port", Format: format})
+		if !strings.Contains(res.Context, "3307") {
+			t.Fatalf("%s: the fact is not in the block:\n%s", format, res.Context)
+		}
+		if i := strings.IndexAny(res.Context, fillers); i >= 0 {
+			t.Errorf("%s: an invisible character at %d:\n%q", format, i, res.Context)
 		}
 	}
 }

@@ -13,18 +13,30 @@ import (
 // flatten makes stored text safe to put on one line of a block: control
 // characters, line and paragraph separators become spaces and runs of
 // white space one space, so a stored value can never start a line of its
-// own (and pass for a fact the model should trust); format characters —
-// zero-width spaces and joiners, bidi embeddings, overrides and isolates,
-// the byte-order mark, tags — are removed, so none can hide or reorder
-// what a line shows.
+// own (and pass for a fact the model should trust); invisible characters
+// are removed (invisible), so none can hide or reorder what a line shows.
 func flatten(s string) string {
 	s = strings.Map(func(r rune) rune {
-		if unicode.Is(unicode.Cf, r) {
+		if invisible(r) {
 			return -1
 		}
 		return r
 	}, s)
 	return strings.Join(strings.FieldsFunc(s, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }), " ")
+}
+
+// invisible reports whether r shows nothing, or a blank that is not white
+// space: every Default_Ignorable_Code_Point (format characters — zero-width
+// spaces and joiners, bidi embeddings, overrides and isolates, the
+// byte-order mark, tags —, variation selectors, the combining grapheme
+// joiner U+034F, the Hangul fillers U+115F, U+1160, U+3164 and U+FFA0) and
+// the blank Braille pattern U+2800, a letter-like blank that no font
+// draws.
+func invisible(r rune) bool {
+	if r < 0xAD {
+		return false // ASCII and Latin-1 up to the soft hyphen: the common case
+	}
+	return unicode.In(r, unicode.Cf, unicode.Variation_Selector, unicode.Other_Default_Ignorable_Code_Point) || r == 0x2800
 }
 
 // Size limits of what a context carries besides its text.

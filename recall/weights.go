@@ -3,8 +3,11 @@ package recall
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"reflect"
 
 	"github.com/graphmem/graphmem/entity"
 )
@@ -159,9 +162,19 @@ func (e *Engine) weights() *Weights {
 	return &defaultWeights
 }
 
-// LoadWeights reads weights from a JSON file of Weights' shape; what the
-// file leaves out keeps its default. Returns EINVALID, naming the field,
-// for an unknown field or a weight out of its range.
+// MaxWeight bounds every weight that is not a share: a term, a factor, a
+// bonus. Scores multiply at most some twenty weighted factors, so with
+// every weight at most MaxWeight no score comes near the largest float64:
+// a weights file cannot make a score infinite (and an answer unencodable).
+const MaxWeight = 1000
+
+// MaxRecencyHalfLife bounds fact.recency_half_life_days: a century.
+const MaxRecencyHalfLife = 36525
+
+// LoadWeights reads weights from a JSON file of Weights' shape: one
+// object, nothing after it; what the file leaves out keeps its default.
+// Returns EINVALID, naming the field, for an unknown field, a value of
+// the wrong type or out of its range (Validate), or trailing data.
 func LoadWeights(path string) (Weights, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -171,7 +184,15 @@ func LoadWeights(path string) (Weights, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&w); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && te.Field != "" {
+			return Weights{}, &entity.Error{Code: entity.EINVALID, Message: "recall weights " + path + ": invalid weights",
+				Fields: map[string]string{te.Field: "must be " + jsonKind(te.Type.Kind()) + ", not " + te.Value}}
+		}
 		return Weights{}, entity.Errorf(entity.EINVALID, "recall weights %s: %v", path, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Weights{}, entity.Errorf(entity.EINVALID, "recall weights %s: data after the JSON object (at byte %d)", path, dec.InputOffset())
 	}
 	if err := w.Validate(); err != nil {
 		return Weights{}, fmt.Errorf("recall weights %s: %w", path, err)
@@ -179,45 +200,63 @@ func LoadWeights(path string) (Weights, error) {
 	return w, nil
 }
 
-// Validate checks that every weight is in its range: none negative,
-// multipliers that rank one thing below another at most 1, shares in
-// [0, 1], a positive half-life and rank constant.
+// jsonKind says what JSON value a weight of kind k is.
+func jsonKind(k reflect.Kind) string {
+	switch k {
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int:
+		return "a whole number"
+	}
+	return "a finite number"
+}
+
+// Validate checks that every weight is finite and in its range: shares
+// and the multipliers that rank one thing below another in [0, 1]; every
+// other term, factor and bonus in [0, MaxWeight]; a positive half-life,
+// rank constant and margin. Returns EINVALID naming each field out of its
+// range (by JSON path, "episode.prev").
 func (w *Weights) Validate() error {
 	fe := entity.FieldErrors{}
-	for name, v := range map[string]float64{
+	in := func(lo, hi float64, msg string, weights map[string]float64) {
+		for name, v := range weights {
+			if !(v >= lo && v <= hi) { // NaN too
+				fe.Add(name, msg)
+			}
+		}
+	}
+	in(0, MaxWeight, fmt.Sprintf("must be between 0 and %d", MaxWeight), map[string]float64{
 		"fact.graph": w.Fact.Graph, "fact.hop2": w.Fact.Hop2, "fact.pair": w.Fact.Pair, "fact.local": w.Fact.Local,
 		"fact.predicate_only": w.Fact.PredicateOnly, "fact.hits": w.Fact.Hits, "fact.recency": w.Fact.Recency,
 		"fact.subject": w.Fact.Subject, "fact.object": w.Fact.Object, "fact.why_decision": w.Fact.WhyDecision,
 		"entity.linked": w.Entity.Linked, "predicate.name": w.Predicate.Name, "predicate.description": w.Predicate.Description,
 		"vector.fact": w.Vector.Fact, "vector.entity": w.Vector.Entity, "vector.episode": w.Vector.Episode,
-		"fact.importance": w.Fact.Importance,
-	} {
-		if v < 0 {
-			fe.Add(name, "must not be negative")
-		}
-	}
-	for name, v := range map[string]float64{
+		"episode.time_words": w.Episode.TimeWords, "episode.speaker": w.Episode.Speaker, "episode.date": w.Episode.Date,
+	})
+	in(0, 1, "must be between 0 and 1", map[string]float64{
 		"fact.from_hits": w.Fact.FromHits, "fact.object_side": w.Fact.ObjectSide, "fact.confidence": w.Fact.Confidence,
 		"fact.history": w.Fact.History, "entity.fuzzy": w.Entity.Fuzzy, "predicate.explained": w.Predicate.Explained,
 		"predicate.answer": w.Predicate.Answer, "predicate.near": w.Predicate.Near, "vector.mmr_lambda": w.Vector.MMR,
 		"context.demote": w.Context.Demote, "context.entity_card": w.Context.EntityCard,
 		"context.pinned_share": w.Context.PinnedShare, "floor.share": w.Floor.Share,
-	} {
-		if v < 0 || v > 1 {
-			fe.Add(name, "must be between 0 and 1")
-		}
+		// Shares of another turn's score, and factors × (1 − weight).
+		"episode.prev": w.Episode.Prev, "episode.next": w.Episode.Next, "episode.session": w.Episode.Session,
+		"episode.mention": w.Episode.Mention, "episode.answer": w.Episode.Answer, "episode.follow_up": w.Episode.FollowUp,
+		"episode.question": w.Episode.Question, "episode.length": w.Episode.Length, "episode.assistant": w.Episode.Assistant,
+	})
+	// × (1 + Importance·(importance − 5)): from 0.2 on, an importance of 0
+	// would weigh nothing or less.
+	if !(w.Fact.Importance >= 0 && w.Fact.Importance < 0.2) {
+		fe.Add("fact.importance", "must be at least 0 and below 0.2 (an importance of 0 would weigh nothing or less)")
 	}
-	if w.Fact.Importance*5 >= 1 {
-		fe.Add("fact.importance", "must be below 0.2 (an importance of 0 would weigh nothing or less)")
+	if !(w.Fact.RecencyHalfLife > 0 && w.Fact.RecencyHalfLife <= MaxRecencyHalfLife) {
+		fe.Add("fact.recency_half_life_days", fmt.Sprintf("must be positive and at most %d", MaxRecencyHalfLife))
 	}
-	if w.Fact.RecencyHalfLife <= 0 {
-		fe.Add("fact.recency_half_life_days", "must be positive")
+	if !(w.Predicate.NearMargin > 0 && w.Predicate.NearMargin <= 1) {
+		fe.Add("predicate.near_margin", "must be positive and at most 1")
 	}
-	if w.Predicate.NearMargin <= 0 {
-		fe.Add("predicate.near_margin", "must be positive")
-	}
-	if w.Vector.K <= 0 {
-		fe.Add("vector.k", "must be positive")
+	if !(w.Vector.K > 0 && w.Vector.K <= MaxWeight) {
+		fe.Add("vector.k", fmt.Sprintf("must be positive and at most %d", MaxWeight))
 	}
 	if w.Context.PerSubject < 1 {
 		fe.Add("context.per_subject", "must be at least 1")

@@ -1,6 +1,8 @@
 package recall
 
 import (
+	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -389,7 +391,74 @@ func TestLoadWeights(t *testing.T) {
 			t.Errorf("err %v", err)
 		}
 	})
+	// The file is checked whole: what an answer could not encode, what
+	// follows the object, episode weights as well as the others.
+	for name, tc := range map[string]struct{ body, field string }{
+		"ErrHuge":            {`{"fact": {"pair": 1e308}}`, "fact.pair"},
+		"ErrNotANumber":      {`{"fact": {"pair": 1e309}}`, "fact.pair"},
+		"ErrWrongType":       {`{"episode": {"prev": "0.2"}}`, "episode.prev"},
+		"ErrEpisodeNegative": {`{"episode": {"prev": -0.5}}`, "episode.prev"},
+		"ErrEpisodeHuge":     {`{"episode": {"speaker": 1e300}}`, "episode.speaker"},
+		"ErrVectorK":         {`{"vector": {"k": 1e308}}`, "vector.k"},
+		"ErrHalfLife":        {`{"fact": {"recency_half_life_days": 1e308}}`, "fact.recency_half_life_days"},
+		"ErrTrailing":        {`{"fact": {"pair": 1}} garbage`, "after the JSON object"},
+		"ErrSecondObject":    {`{} {"fact": {"pair": 1e308}}`, "after the JSON object"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			if _, err := LoadWeights(write(tc.body)); entity.ErrorCode(err) != entity.EINVALID || !strings.Contains(err.Error(), tc.field) {
+				t.Errorf("%s: err %v, want EINVALID naming %s", tc.body, err, tc.field)
+			}
+		})
+	}
+	if _, err := LoadWeights(write(`{"fact": {"pair": 1}}` + "\n\t ")); err != nil {
+		t.Errorf("trailing white space: %v", err)
+	}
 	if err := defaultWeights.Validate(); err != nil {
 		t.Errorf("defaults: %v", err)
+	}
+}
+
+// setWeight sets the number at a JSON path of w.
+func setWeight(w *Weights, path string, x float64) {
+	v := reflect.ValueOf(w).Elem()
+	for _, name := range strings.Split(path, ".") {
+		for i := range v.NumField() {
+			if tag, _, _ := strings.Cut(v.Type().Field(i).Tag.Get("json"), ","); tag == name {
+				v = v.Field(i)
+				break
+			}
+		}
+	}
+	switch v.Kind() {
+	case reflect.Float64:
+		v.SetFloat(x)
+	case reflect.Int:
+		v.SetInt(int64(x))
+	}
+}
+
+// TestWeights_EveryWeightChecked: each number of Weights, episode weights
+// included, is refused by name when negative, not a number, infinite or
+// too large to keep a score finite.
+func TestWeights_EveryWeightChecked(t *testing.T) {
+	for _, p := range weightPaths(reflect.TypeOf(Weights{}), "") {
+		kind := reflect.TypeOf(weightValue(&defaultWeights, p)).Kind()
+		if kind == reflect.Bool {
+			continue
+		}
+		bad := []float64{-1, 1e308}
+		if kind == reflect.Float64 {
+			bad = append(bad, math.NaN(), math.Inf(1))
+		} else {
+			bad = bad[:1] // an int multiplies no score
+		}
+		for _, x := range bad {
+			w := DefaultWeights()
+			setWeight(&w, p, x)
+			var e *entity.Error
+			if err := w.Validate(); !errors.As(err, &e) || e.Fields[p] == "" {
+				t.Errorf("%s = %v: %v, want an error naming it", p, x, err)
+			}
+		}
 	}
 }

@@ -114,9 +114,12 @@ func TestE2E_Extraction(t *testing.T) {
 	if n := fake.Calls(); n != 2 {
 		t.Fatalf("%d model calls for 2 episodes", n)
 	}
+	// The model says user_explicit, but the episode named no source
+	// kind: what comes from it is at most user_implicit, the top
+	// authority being claimed by the client, never given by default.
 	cur := c.facts("subject=prod+db&predicate=port")
 	if len(cur) != 1 || cur[0].Value != "3307" || !cur[0].ValidFrom.Equal(time.Date(2025, 3, 14, 10, 20, 0, 0, time.UTC)) ||
-		!slices.Equal(cur[0].EpisodeIDs, []string{e2.EpisodeID}) || cur[0].SourceKind != entity.UserExplicit {
+		!slices.Equal(cur[0].EpisodeIDs, []string{e2.EpisodeID}) || cur[0].SourceKind != entity.UserImplicit {
 		t.Fatalf("current port: %+v", cur)
 	}
 	old := c.facts("subject=production+database&as_of=2025-02-01T00:00:00Z")

@@ -236,6 +236,11 @@ func (b *browser) checkScenario(name string) {
 	b.waitText("#timeline", "keep services on virtual machines from 2023-09-01, still true current")
 	b.waitText("#timeline", "reason: Kubernetes upgrades cost more time than they saved")
 	b.waitText("#timeline", "Bob Ruiz from 2022-01-01 to 2024-05-01 superseded")
+	// A bad as_of is an error, not a date the browser guessed from it
+	// ("garbage 1" parses as 2001-01-01).
+	b.open("/ui/entity/platform%20team?as_of=garbage%201")
+	b.waitText(".error", "as_of “garbage 1” is not a date")
+	b.notText("#values-h", "2001")
 	b.open("/ui/entity/no%20such%20thing")
 	b.waitText("h1", "No entity named")
 

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -13,6 +16,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/graphmem/graphmem/api"
+	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/mcp"
 )
 
 // mcpPortSwitch: the payments database listened on 5432, then moved to
@@ -361,4 +366,109 @@ func documented(m *Main, method, path string) (api.Endpoint, bool) {
 		}
 	}
 	return api.Endpoint{}, false
+}
+
+// TestMCP_HTTPBatch: a JSON-RPC batch (2025-03-26 clients, no protocol
+// version header) is served within its bounds and refused whole over
+// them, with a JSON-RPC error and before any call runs.
+func TestMCP_HTTPBatch(t *testing.T) {
+	m := runMCPServer(t)
+	post := func(calls ...string) (int, []byte) {
+		t.Helper()
+		req, err := http.NewRequest("POST", "http://"+m.Addr()+api.MCPPath, strings.NewReader("["+strings.Join(calls, ",")+"]"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer key-payments-0123456")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.StatusCode, body
+	}
+	recall := func(id, maxTokens int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"recall","arguments":{"query":"payments-db port","max_tokens":%d}}}`, id, maxTokens)
+	}
+	initialize := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`
+	refused := func(name string, status int, body []byte, field string) {
+		t.Helper()
+		var out struct {
+			JSONRPC string          `json:"jsonrpc"`
+			ID      json.RawMessage `json:"id"`
+			Error   struct {
+				Code    int            `json:"code"`
+				Message string         `json:"message"`
+				Data    map[string]int `json:"data"`
+			} `json:"error"`
+		}
+		if status != http.StatusBadRequest || json.Unmarshal(body, &out) != nil || out.JSONRPC != "2.0" || string(out.ID) != "null" ||
+			out.Error.Code != -32600 || !strings.HasPrefix(out.Error.Message, "batch:") || out.Error.Data[field] == 0 {
+			t.Errorf("%s: %d %s, want 400 and a JSON-RPC error on %s", name, status, body, field)
+		}
+	}
+
+	within := []string{initialize}
+	for i := 1; i < mcp.MaxBatchCalls; i++ {
+		within = append(within, recall(i, entity.DefaultMaxTokens))
+	}
+	if status, body := post(within...); status != http.StatusOK || !bytes.HasPrefix(body, []byte("[")) {
+		t.Fatalf("a batch within the bounds: %d %.300s", status, body)
+	}
+
+	over := append(within, recall(99, entity.DefaultMaxTokens))
+	status, body := post(over...)
+	refused("one call too many", status, body, "calls")
+
+	status, body = post(initialize, recall(1, entity.MaxMaxTokens), recall(2, entity.MaxMaxTokens))
+	refused("two recalls of the largest budget", status, body, "work")
+
+	many := make([]string, 300)
+	for i := range many {
+		many[i] = recall(i, entity.DefaultMaxTokens)
+	}
+	status, body = post(many...)
+	refused("300 recalls", status, body, "calls")
+}
+
+// TestMCP_HTTPInvalidUTF8: a tool argument that is not valid UTF-8 is
+// refused by its path, not stored with U+FFFD in its place.
+func TestMCP_HTTPInvalidUTF8(t *testing.T) {
+	m := runMCPServer(t)
+	body := "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"remember\",\"arguments\":{\"content\":\"caf\xe9 opens at 9\"}}}"
+	req, err := http.NewRequest("POST", "http://"+m.Addr()+api.MCPPath, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	req.Header.Set("Authorization", "Bearer key-payments-0123456")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out struct {
+		Error struct {
+			Code int               `json:"code"`
+			Data map[string]string `json:"data"`
+		} `json:"error"`
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusBadRequest || json.Unmarshal(raw, &out) != nil || out.Error.Code != -32602 ||
+		out.Error.Data["field"] != "params.arguments.content" {
+		t.Errorf("%d %s, want 400 naming params.arguments.content", resp.StatusCode, raw)
+	}
+	var eps api.EpisodeList
+	newClient(t, m).as("key-payments-0123456", "").do("GET", "/v1/episodes", nil).ok(t, 200, &eps)
+	if len(eps.Items) != 0 {
+		t.Errorf("stored: %+v", eps.Items)
+	}
 }

@@ -105,11 +105,19 @@ export function entityHref(id, asOf) {
 
 // asOfParam turns a date input (2024-03-01) or an RFC 3339 time into the
 // RFC 3339 time the API takes (a plain date is midnight UTC); '' if empty,
-// null if not a time.
+// null if not a time. Only what the API reads is a time: Date.parse takes
+// "garbage 1" for 2001-01-01 and 2024-02-30 for March 1st, so the fields
+// are checked one by one.
 export function asOfParam(v) {
   v = (v || '').trim();
   if (!v) return '';
   if (/^\d{4}-\d{2}-\d{2}$/.test(v)) v += 'T00:00:00Z';
+  const m = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?([Zz]|[+-](\d{2}):(\d{2}))$/.exec(v);
+  if (!m) return null;
+  const [y, mo, d, hh, mi, ss] = m.slice(1, 7).map(Number);
+  const t = new Date(Date.UTC(y, mo - 1, d));
+  if (y < 1000 || t.getUTCMonth() !== mo - 1 || t.getUTCDate() !== d || hh > 23 || mi > 59 || ss > 59 ||
+      (m[9] && (+m[9] > 23 || +m[10] > 59))) return null;
   return isNaN(Date.parse(v)) ? null : v;
 }
 
