@@ -56,6 +56,12 @@ func TestSameFiguresOnNeo4j(t *testing.T) {
 			return eval.Catalog(ctx, eval.CatalogOptions{Seed: eval.ReportSeed, Questions: 100, Store: s})
 		})
 	})
+	// The walk answers relational questions alike on both stores.
+	t.Run("relational", func(t *testing.T) {
+		both(t, func(s graph.Store) (any, error) {
+			return eval.Catalog(ctx, eval.CatalogOptions{Seed: eval.ReportSeed, PathQuestions: 100, PathsOnly: true, Store: s})
+		})
+	})
 	t.Run("locomo dev", func(t *testing.T) {
 		dir := "../../shared/data/locomo"
 		if _, err := os.Stat(dir); err != nil {

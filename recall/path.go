@@ -352,13 +352,14 @@ type partial struct {
 	bridged bool   // a hop no word names fully
 	hint    string // the kind the last hop, hinted, must reach
 	// lastUnnamed: the last hop is named by no word; the path does not
-	// answer.
+	// answer. unnamed counts such hops.
 	lastUnnamed bool
+	unnamed     int
 }
 
 func (p *partial) extend(f entity.Fact, inverse bool, to string, used []string, score float64) *partial {
 	n := &partial{facts: append(slices.Clip(p.facts), f), inverse: append(slices.Clip(p.inverse), inverse), at: to,
-		left: maps.Clone(p.left), score: p.score + score - hopCost, bridged: p.bridged, first: p.first}
+		left: maps.Clone(p.left), score: p.score + score - hopCost, bridged: p.bridged, first: p.first, unnamed: p.unnamed}
 	if len(p.facts) == 0 {
 		n.first = used
 	}
@@ -383,6 +384,9 @@ func (p *partial) arrive(pl *plan, typ string) bool {
 			}
 			if len(p.facts) == 1 {
 				p.first = append(slices.Clip(p.first), w)
+			}
+			if p.lastUnnamed && p.unnamed > 0 {
+				p.unnamed-- // a bridge the question describes ("the services X changes")
 			}
 			break
 		}
@@ -431,8 +435,8 @@ type walked struct {
 // facts: per level, one read of the types of the entities reached and one
 // of the facts around them.
 func walkPlan(tx graph.Tx, pl *plan, p *params) (walked, error) {
-	if len(pl.anchors) == 0 || len(pl.words) == 0 {
-		return walked{}, nil
+	if len(pl.anchors) == 0 || len(pl.words) < 2 {
+		return walked{}, nil // one word names one hop: no path to walk
 	}
 	all := map[string]int{}
 	for _, w := range pl.words {
@@ -530,6 +534,7 @@ func (pl *plan) step(pa *partial, f entity.Fact, p *params, hop int) *partial {
 	case bridge:
 		np := pa.extend(f, inverse, to, nil, unnamedHop)
 		np.bridged, np.lastUnnamed = true, true
+		np.unnamed++
 		return np
 	}
 	return nil
@@ -559,7 +564,9 @@ func (pl *plan) choose(ends []*partial) walked {
 		if len(pa.facts) == 1 && better(pa, single) {
 			single = pa
 		}
-		if len(pa.facts) > 1 && better(pa, best) {
+		// Two hops at least must be the question's: a path that only one
+		// word leads is a guess.
+		if len(pa.facts) > 1 && len(pa.facts)-pa.unnamed >= 2 && better(pa, best) {
 			best = pa
 		}
 	}
