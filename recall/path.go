@@ -571,17 +571,7 @@ func (pl *plan) choose(ends []*partial) walked {
 		}
 	}
 	if best != nil && (single == nil || best.score > single.score) {
-		w := walked{missing: pl.missing(best)}
-		sig := best.signature()
-		for _, pa := range ends {
-			alike := pa.signature() == sig && math.Abs(pa.score-best.score) < 1e-9 && pa.anchor() == best.anchor()
-			if pa == best || alike && len(w.paths) < pathFanOut {
-				if !slices.Contains(w.paths, pa) {
-					w.paths = append(w.paths, pa)
-				}
-			}
-		}
-		return w
+		return walked{paths: alike(best, ends), missing: pl.missing(best)}
 	}
 	if single != nil && single.at != "" {
 		if m := pl.missing(single); m != "" {
@@ -589,6 +579,23 @@ func (pl *plan) choose(ends []*partial) walked {
 		}
 	}
 	return walked{}
+}
+
+// alike is best and, up to pathFanOut in all, the paths of ends that
+// walked as it did from its anchor with its score: a many predicate's
+// fan-out ("the services Project Nova changes").
+func alike(best *partial, ends []*partial) []*partial {
+	out := []*partial{best}
+	sig := best.signature()
+	for _, pa := range ends {
+		if len(out) == pathFanOut {
+			break
+		}
+		if pa != best && pa.signature() == sig && math.Abs(pa.score-best.score) < 1e-9 && pa.anchor() == best.anchor() {
+			out = append(out, pa)
+		}
+	}
+	return out
 }
 
 // missing is the predicate the words a path left name best, when they
