@@ -25,8 +25,9 @@ var commit string
 // the -X value; the toolchain's vcs.revision stamp (`go build` and `go
 // install` in a checkout), with "+modified" when vcs.modified says the tree
 // had changes; the commit of the source tree the binary was compiled from,
-// asked of git and marked "(source tree)" — `go run` stamps no VCS
-// information, nor does a build with -buildvcs=false; else "unknown".
+// asked of git and marked "(source tree)", for a binary `go run` built to
+// run at once — `go run` stamps no VCS information; else "unknown" (as for
+// a `go build` with -buildvcs=false).
 func version() string {
 	goVersion, settings := "unknown", []debug.BuildSetting(nil)
 	if bi, ok := debug.ReadBuildInfo(); ok {
@@ -65,10 +66,15 @@ func buildCommit(stamped string, settings []debug.BuildSetting, tree func() (str
 
 // sourceTreeCommit asks git for the commit of the checkout this file was
 // compiled from, with "+modified" for uncommitted changes to tracked files.
-// It answers only when the binary knows its source path (not -trimpath),
-// that folder still exists and git knows it — as under `go run`, which
-// compiles the tree it then runs.
+// It answers only for a binary the go command built in its temporary work
+// folder to run at once (`go run`, `go test`), which is the tree as it is
+// now — a binary kept by `go build` may be older than the tree — and only
+// when the binary knows its source path (not -trimpath), that folder still
+// exists and git knows it.
 func sourceTreeCommit() (string, bool) {
+	if exe, err := os.Executable(); err != nil || !builtToRun(exe) {
+		return "", false
+	}
 	_, file, _, ok := runtime.Caller(0)
 	if !ok || !filepath.IsAbs(file) {
 		return "", false
@@ -91,6 +97,18 @@ func sourceTreeCommit() (string, bool) {
 		head += "+modified"
 	}
 	return head, true
+}
+
+// builtToRun reports whether exe lies in a work folder of the go command
+// ($TMPDIR/go-build…/b001/exe/graphmem under `go run`,
+// $TMPDIR/go-build…/b001/graphmem.test under `go test`).
+func builtToRun(exe string) bool {
+	for _, part := range strings.FieldsFunc(exe, func(r rune) bool { return r == '/' || r == '\\' }) {
+		if strings.HasPrefix(part, "go-build") {
+			return true
+		}
+	}
+	return false
 }
 
 // runVersion is `graphmem version`.

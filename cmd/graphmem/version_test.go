@@ -64,3 +64,17 @@ func TestVersion_UnstampedBuildNamesTheSourceTree(t *testing.T) {
 		t.Errorf("version() = %q, want it to hold %q and \"(source tree)\"", got, want)
 	}
 }
+
+func TestBuiltToRun(t *testing.T) {
+	for exe, want := range map[string]bool{
+		"/tmp/go-build1770727494/b001/exe/graphmem": true,
+		"/tmp/go-build2208/b001/graphmem.test":      true,
+		"/usr/local/bin/graphmem":                   false,
+		"/home/me/src/graphmem/graphmem":            false,
+		`C:\Temp\go-build123\b001\exe\graphmem.exe`: true,
+	} {
+		if got := builtToRun(exe); got != want {
+			t.Errorf("builtToRun(%q) = %v, want %v", exe, got, want)
+		}
+	}
+}
