@@ -26,20 +26,23 @@ var commit string
 // install` in a checkout), with "+modified" when vcs.modified says the tree
 // had changes; the commit of the source tree the binary was compiled from,
 // asked of git and marked "(source tree)", for a binary `go run` built to
-// run at once — `go run` stamps no VCS information; else "unknown" (as for
-// a `go build` with -buildvcs=false).
+// run at once — `go run` stamps no VCS information; else "unknown", with
+// where the source tree is now when git knows it (a `go build` that
+// stamped nothing: -buildvcs=false, or a git worktree, whose .git is a file
+// the go command does not recognise).
 func version() string {
 	goVersion, settings := "unknown", []debug.BuildSetting(nil)
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		goVersion, settings = bi.GoVersion, bi.Settings
 	}
-	return fmt.Sprintf("%s commit %s %s", graphmem.Version, buildCommit(commit, settings, sourceTreeCommit), goVersion)
+	return fmt.Sprintf("%s commit %s %s", graphmem.Version, buildCommit(commit, settings, sourceTreeCommit, ranAtOnce()), goVersion)
 }
 
 // buildCommit is version's commit: stamped (the -X value), else the build
 // settings' vcs.revision and vcs.modified, else tree() marked "(source
-// tree)", else "unknown".
-func buildCommit(stamped string, settings []debug.BuildSetting, tree func() (string, bool)) string {
+// tree)" when the binary is fresh (built to run at once), else "unknown",
+// naming tree() when it answers.
+func buildCommit(stamped string, settings []debug.BuildSetting, tree func() (string, bool), fresh bool) string {
 	if stamped != "" {
 		return stamped
 	}
@@ -58,23 +61,31 @@ func buildCommit(stamped string, settings []debug.BuildSetting, tree func() (str
 		}
 		return revision
 	}
-	if c, ok := tree(); ok {
+	c, ok := tree()
+	switch {
+	case ok && fresh:
 		return c + " (source tree)"
+	case ok:
+		// A kept binary may be older than its tree: say where the tree is
+		// without claiming the binary is that commit.
+		return "unknown (its source tree is now at " + c + ")"
 	}
 	return "unknown"
 }
 
+// ranAtOnce reports whether this binary was built by the go command to
+// run at once (go run, go test), so its source tree is what it was built
+// from.
+func ranAtOnce() bool {
+	exe, err := os.Executable()
+	return err == nil && builtToRun(exe)
+}
+
 // sourceTreeCommit asks git for the commit of the checkout this file was
 // compiled from, with "+modified" for uncommitted changes to tracked files.
-// It answers only for a binary the go command built in its temporary work
-// folder to run at once (`go run`, `go test`), which is the tree as it is
-// now — a binary kept by `go build` may be older than the tree — and only
-// when the binary knows its source path (not -trimpath), that folder still
-// exists and git knows it.
+// It answers only when the binary knows its source path (not -trimpath),
+// that folder still exists and git knows it.
 func sourceTreeCommit() (string, bool) {
-	if exe, err := os.Executable(); err != nil || !builtToRun(exe) {
-		return "", false
-	}
 	_, file, _, ok := runtime.Caller(0)
 	if !ok || !filepath.IsAbs(file) {
 		return "", false

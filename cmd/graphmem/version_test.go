@@ -29,16 +29,18 @@ func TestBuildCommit(t *testing.T) {
 		name, stamped string
 		settings      []debug.BuildSetting
 		tree          func() (string, bool)
+		fresh         bool
 		want          string
 	}{
-		{"StampedWins", "0123abc", dirty, tree, "0123abc"},
-		{"BuildInfo", "", vcs, tree, "abc123"},
-		{"BuildInfoModified", "", dirty, tree, "abc123+modified"},
-		{"SourceTree", "", []debug.BuildSetting{{Key: "GOOS", Value: "linux"}}, tree, "feed42 (source tree)"},
-		{"Unknown", "", nil, noTree, "unknown"},
+		{"StampedWins", "0123abc", dirty, tree, true, "0123abc"},
+		{"BuildInfo", "", vcs, tree, true, "abc123"},
+		{"BuildInfoModified", "", dirty, tree, false, "abc123+modified"},
+		{"SourceTree", "", []debug.BuildSetting{{Key: "GOOS", Value: "linux"}}, tree, true, "feed42 (source tree)"},
+		{"KeptBuild", "", nil, tree, false, "unknown (its source tree is now at feed42)"},
+		{"Unknown", "", nil, noTree, true, "unknown"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := buildCommit(tc.stamped, tc.settings, tc.tree); got != tc.want {
+			if got := buildCommit(tc.stamped, tc.settings, tc.tree, tc.fresh); got != tc.want {
 				t.Errorf("buildCommit = %q, want %q", got, tc.want)
 			}
 		})
