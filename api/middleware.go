@@ -235,7 +235,7 @@ func (s *Server) cors(c *gin.Context, origin string) {
 	h := c.Writer.Header()
 	h.Set("Access-Control-Allow-Origin", origin)
 	h.Add("Vary", "Origin")
-	h.Set("Access-Control-Expose-Headers", RequestIDHeader+", Retry-After, WWW-Authenticate, Mcp-Session-Id")
+	h.Set("Access-Control-Expose-Headers", RequestIDHeader+", "+WarningHeader+", Retry-After, WWW-Authenticate, Mcp-Session-Id")
 	if c.Request.Method == http.MethodOptions && c.GetHeader("Access-Control-Request-Method") != "" {
 		h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE")
 		h.Set("Access-Control-Allow-Headers", corsHeaders)

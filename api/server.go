@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -104,6 +105,8 @@ type Server struct {
 	engine *gin.Engine
 	v1     *gin.RouterGroup
 	docs   []Endpoint
+	// heldScopes are the scopes seen holding records (warnEmptyScope).
+	heldScopes sync.Map
 }
 
 func init() { gin.SetMode(gin.ReleaseMode) }
@@ -176,7 +179,7 @@ func New(o Options) *Server {
 		Error(c, entity.Errorf(entity.EMETHOD, "%s does not answer %s (Allow: %s)", c.Request.URL.Path, c.Request.Method, c.Writer.Header().Get("Allow")))
 	})
 	s.engine = e
-	s.v1 = e.Group("/v1", s.authenticate, s.checkMediaType)
+	s.v1 = e.Group("/v1", s.authenticate, s.checkMediaType, s.warnEmptyScope)
 
 	s.registerOpsRoutes()
 	s.registerFactRoutes()

@@ -267,7 +267,7 @@ func (t tools) addFacts(ctx context.Context, a AddFactsArgs) (AddFactsResult, st
 		return AddFactsResult{}, "", err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d fact(s):", len(res))
+	fmt.Fprintf(&b, "%s:", count(len(res), "fact", "facts"))
 	for i, r := range res {
 		fmt.Fprintf(&b, "\nfacts[%d] %s", i, r.Action)
 		if r.FactID != "" {
@@ -380,7 +380,7 @@ func (t tools) timeline(ctx context.Context, a TimelineArgs) (TimelineResult, st
 		b.WriteString(": no facts.")
 		return res, b.String(), nil
 	}
-	fmt.Fprintf(&b, ": %d fact(s), oldest first.", len(res.Facts))
+	fmt.Fprintf(&b, ": %s, oldest first.", count(len(res.Facts), "fact", "facts"))
 	for _, f := range res.Facts {
 		fmt.Fprintf(&b, "\n- %s -> %s  %s  [%s]", when(f.ValidFrom, "unknown"), when(f.ValidTo, "now"),
 			statement(f.Subject, f.Predicate, f.Object, f.Value), f.Status)
@@ -412,10 +412,15 @@ func (t tools) forget(ctx context.Context, a ForgetArgs) (memory.ForgetResult, s
 		verb = "Removed"
 	}
 	if res.DryRun {
-		verb = "Dry run, nothing changed; would have " + strings.ToLower(verb[:1]) + verb[1:]
+		// The participle: "would have forgotten", not "would have forgot".
+		done := map[memory.ForgetMode]string{memory.ModeForget: "forgotten", memory.ModePurge: "purged"}[res.Mode]
+		if done == "" {
+			done = "removed"
+		}
+		verb = "Dry run, nothing changed; would have " + done
 	}
-	text := fmt.Sprintf("%s %d fact(s), %d episode(s), %d entit(ies); %d tombstone(s).", verb, res.Facts, res.Episodes,
-		res.Entities, res.Tombstones)
+	text := fmt.Sprintf("%s %s, %s, %s; %s.", verb, count(res.Facts, "fact", "facts"), count(res.Episodes, "episode", "episodes"),
+		count(res.Entities, "entity", "entities"), count(res.Tombstones, "tombstone", "tombstones"))
 	if res.Facts == 0 && res.Episodes == 0 && res.Entities == 0 {
 		text += " Nothing matched."
 	}
@@ -460,3 +465,11 @@ func oneLine(s string) string {
 }
 
 func quote(s string) string { return strconv.Quote(s) }
+
+// count writes n with the noun's singular or plural: "1 entity", "2 entities".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

@@ -340,9 +340,12 @@ func TestTools_RememberAndForget(t *testing.T) {
 		map[string]any{"subject": "Ann", "predicate": "likes", "value": "green tea", "source_kind": "user_explicit"},
 	}})
 	// A dry run changes nothing.
-	_, out = call(t, cs, "forget", map[string]any{"query": "Ann lives in Lisbon", "dry_run": true})
+	text, out = call(t, cs, "forget", map[string]any{"query": "Ann lives in Lisbon", "dry_run": true})
 	if out["dry_run"] != true || out["facts"].(float64) < 1 {
 		t.Fatalf("dry run: %v", out)
+	}
+	if !strings.Contains(text, "would have forgotten ") || strings.Contains(text, "(ies)") || strings.Contains(text, "(s)") {
+		t.Errorf("dry run's words: %s", text)
 	}
 	text, _ = call(t, cs, "recall", map[string]any{"query": "where does Ann live?"})
 	if !strings.Contains(text, "Lisbon") {
@@ -357,7 +360,7 @@ func TestTools_RememberAndForget(t *testing.T) {
 		}
 	}
 	text, out = call(t, cs, "forget", map[string]any{"fact_ids": []string{lisbon}, "reason": "the user asked"})
-	if out["facts"].(float64) != 1 || out["tombstones"].(float64) != 1 || !strings.Contains(text, "Forgot 1 fact") {
+	if out["facts"].(float64) != 1 || out["tombstones"].(float64) != 1 || !strings.Contains(text, "Forgot 1 fact, ") || !strings.Contains(text, "; 1 tombstone.") {
 		t.Fatalf("forget: %v %s", out, text)
 	}
 	_, out = call(t, cs, "search", map[string]any{"query": "Ann lives in Lisbon", "types": []string{"fact"}})

@@ -141,12 +141,15 @@ func (s *Service) AddFacts(ctx context.Context, scope entity.Scope, in []FactInp
 
 // pending is one statement on its way into a chain.
 type pending struct {
-	idx   int
-	st    temporal.Statement
-	key   graph.ChainKey
-	card  ontology.Cardinality
-	ttl   time.Duration
-	input *FactInput
+	idx  int
+	st   temporal.Statement
+	key  graph.ChainKey
+	card ontology.Cardinality
+	// unknown: the predicate is neither in the ontology nor hinted in the
+	// scope, so card is the default, many.
+	unknown bool
+	ttl     time.Duration
+	input   *FactInput
 }
 
 // Refused is the action of a statement graphmem never stores: a permission
@@ -190,7 +193,7 @@ func (s *Service) applyFacts(tx graph.Tx, scope entity.Scope, in []FactInput, no
 	if err != nil {
 		return nil, err
 	}
-	cards, err := s.cardinalities(tx, in, results)
+	cards, unknown, err := s.cardinalities(tx, in, results)
 	if err != nil {
 		return nil, err
 	}
@@ -211,6 +214,7 @@ func (s *Service) applyFacts(tx graph.Tx, scope entity.Scope, in []FactInput, no
 			continue
 		}
 		p := s.statement(scope, i, &in[i], ents, cards, now, refTime)
+		p.unknown = unknown[i]
 		ps = append(ps, p)
 		keys[p.key] = true
 	}
@@ -269,6 +273,9 @@ func (s *Service) applyFacts(tx graph.Tx, scope entity.Scope, in []FactInput, no
 			if ep := p.input.EpisodeID; ep != "" && o.FactID != "" && !slices.Contains(episodeFacts[ep], o.FactID) {
 				episodeFacts[ep] = append(episodeFacts[ep], o.FactID)
 			}
+		}
+		if ps[group[0]].unknown {
+			warnCoexisting(mergeWrites(chains[order[c]], pointers(res.Writes)), ps, group, results, now)
 		}
 		// Each chain's writes go to the store at once: the chains are
 		// disjoint, and a fact is large enough that gathering the writes
@@ -458,9 +465,10 @@ func linkEpisode(tx graph.Tx, id string, factIDs []string) error {
 
 // cardinalities decides each statement's cardinality: the ontology wins;
 // for predicates it does not define, the first hint given in the scope is
-// remembered and used from then on. Conflicting hints become warnings.
-func (s *Service) cardinalities(tx graph.Tx, in []FactInput, results []FactResult) ([]ontology.Cardinality, error) {
-	out := make([]ontology.Cardinality, len(in))
+// remembered and used from then on; with neither, many, and unknown[i] says
+// so. Conflicting hints become warnings.
+func (s *Service) cardinalities(tx graph.Tx, in []FactInput, results []FactResult) (out []ontology.Cardinality, unknown []bool, err error) {
+	out, unknown = make([]ontology.Cardinality, len(in)), make([]bool, len(in))
 	remembered := map[string]ontology.Cardinality{}
 	for i, f := range in {
 		pred := s.Ontology.Canonical(f.Predicate)
@@ -475,7 +483,7 @@ func (s *Service) cardinalities(tx graph.Tx, in []FactInput, results []FactResul
 		if !ok {
 			v, found, err := tx.Meta("cardinality:" + pred)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if found {
 				c, ok = ontology.Cardinality(v), true
@@ -489,19 +497,80 @@ func (s *Service) cardinalities(tx graph.Tx, in []FactInput, results []FactResul
 		case f.Cardinality != "":
 			c = f.Cardinality
 			if err := tx.PutMeta("cardinality:"+pred, string(c)); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		default:
-			c = ontology.Many
-			results[i].Warning = joinWarnings(results[i].Warning, fmt.Sprintf(
-				"predicate %q is not in the ontology: treated as %q, several values at once (send cardinality \"one\" if a new value replaces the old; GET /v1/ontology lists the known predicates)", pred, ontology.Many))
+			c, unknown[i] = ontology.Many, true
+			results[i].Warning = joinWarnings(results[i].Warning, unknownPredicateWarning(pred))
 		}
 		if f.Cardinality != "" || ok {
 			remembered[pred] = c
 		}
 		out[i] = c
 	}
-	return out, nil
+	return out, unknown, nil
+}
+
+// unknownPredicateWarning is the warning on every write of a predicate the
+// ontology does not define and no hint described.
+func unknownPredicateWarning(pred string) string {
+	return fmt.Sprintf("predicate %q is not in the ontology: treated as %q, several values at once (send cardinality \"one\" if a new value replaces the old; GET /v1/ontology lists the known predicates)", pred, ontology.Many)
+}
+
+// warnCoexisting sharpens the warning of each statement of group (one
+// chain of a predicate the ontology does not define) whose fact is current
+// next to other current values after the write: on_call handed from Alice
+// to Bob leaves both "current" under the default cardinality, many. The
+// warning names the values still current beside it and the one-line fix.
+func warnCoexisting(chain []entity.Fact, ps []pending, group []int, results []FactResult, now time.Time) {
+	var current []*entity.Fact
+	for i := range chain {
+		if f := &chain[i]; !f.Waiting && f.Status(now) == entity.StatusCurrent {
+			current = append(current, f)
+		}
+	}
+	if len(current) < 2 {
+		return
+	}
+	for _, g := range group {
+		r := &results[ps[g].idx]
+		var others []string
+		mine := false
+		for _, f := range current {
+			if f.ID == r.FactID {
+				mine = true
+				continue
+			}
+			since := "since an unknown time"
+			if !f.ValidFrom.IsZero() {
+				since = "since " + f.ValidFrom.Format(time.DateOnly)
+			}
+			others = append(others, fmt.Sprintf("%q (%s)", f.ObjectText(), since))
+		}
+		if !mine {
+			continue
+		}
+		if len(others) > 3 {
+			others = append(others[:3], fmt.Sprintf("%d more", len(others)-3))
+		}
+		pred, subject := current[0].Predicate, current[0].Subject
+		w := fmt.Sprintf("predicate %q is not in the ontology, so its values coexist: %q still has %s current beside this one; "+
+			"if a new value replaces the old, send cardinality \"one\" with the fact, or define %s in the ontology (GRAPHMEM_ONTOLOGY) with cardinality: one",
+			pred, subject, strings.Join(others, ", "), pred)
+		if generic := unknownPredicateWarning(pred); strings.Contains(r.Warning, generic) {
+			r.Warning = strings.Replace(r.Warning, generic, w, 1)
+		} else {
+			r.Warning = joinWarnings(r.Warning, w)
+		}
+	}
+}
+
+func pointers(fs []entity.Fact) []*entity.Fact {
+	out := make([]*entity.Fact, len(fs))
+	for i := range fs {
+		out[i] = &fs[i]
+	}
+	return out
 }
 
 // tombstoned reports which statements match a tombstone and may not come

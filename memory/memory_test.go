@@ -304,6 +304,39 @@ func TestAddFacts_CardinalityHint(t *testing.T) {
 	}
 }
 
+// A handover on a predicate the ontology does not define leaves two values
+// current (the default is many): the write's warning names the value still
+// current and the fix, each time a write makes values coexist.
+func TestAddFacts_UnknownPredicateHandoverWarns(t *testing.T) {
+	svc, _ := MustOpenService(t)
+	may, june := date("2024-05-01"), date("2024-06-01")
+	r := mustAdd(t, svc, memory.FactInput{Subject: "payments", Predicate: "weekend_cover", Object: "Alice", ValidFrom: &may})
+	if !strings.Contains(r[0].Warning, `"weekend_cover" is not in the ontology`) || strings.Contains(r[0].Warning, "still has") {
+		t.Fatalf("first value: %q", r[0].Warning)
+	}
+	r = mustAdd(t, svc, memory.FactInput{Subject: "payments", Predicate: "weekend_cover", Object: "Bob", ValidFrom: &june})
+	w := r[0].Warning
+	for _, want := range []string{`"payments" still has "Alice" (since 2024-05-01) current beside this one`, `cardinality "one"`, "cardinality: one"} {
+		if !strings.Contains(w, want) {
+			t.Errorf("handover warning %q lacks %q", w, want)
+		}
+	}
+	if strings.Count(w, "not in the ontology") != 1 {
+		t.Errorf("one warning about the predicate, not two: %q", w)
+	}
+	// Both in one batch: each names the other.
+	r = mustAdd(t, svc, memory.FactInput{Subject: "orders", Predicate: "weekend_cover", Object: "Carol"}, memory.FactInput{Subject: "orders", Predicate: "weekend_cover", Object: "Dan"})
+	if !strings.Contains(r[0].Warning, `"Dan"`) || !strings.Contains(r[1].Warning, `"Carol"`) {
+		t.Errorf("one batch: %q / %q", r[0].Warning, r[1].Warning)
+	}
+	// A hint ends the old value instead, with no warning.
+	r = mustAdd(t, svc, memory.FactInput{Subject: "billing", Predicate: "night_cover", Object: "Eve", ValidFrom: &may, Cardinality: "one"},
+		memory.FactInput{Subject: "billing", Predicate: "night_cover", Object: "Finn", ValidFrom: &june})
+	if r[1].Action != temporal.SupersededPrevious || r[1].Warning != "" {
+		t.Errorf("hinted one: %+v", r[1])
+	}
+}
+
 func TestAddFacts_Tombstone(t *testing.T) {
 	svc, c := MustOpenService(t)
 	in := memory.FactInput{Subject: "prod db", Predicate: "port", Value: "3307", SourceKind: entity.AgentInferred}

@@ -272,7 +272,7 @@ func (o *Ontology) Describe() Description {
 		EntityTypes: make([]TypeDescription, 0, len(o.EntityTypes)),
 		Predicates:  make([]PredicateDescription, 0, len(o.Predicates)),
 		Unknown: fmt.Sprintf("allowed, with cardinality %q unless a fact's cardinality hint says otherwise (the first hint for a predicate is kept for the scope); "+
-			"POST /v1/facts warns when it applies this default", Many),
+			"POST /v1/facts warns when it applies this default, and names the values still current when a write leaves several current", Many),
 	}
 	for _, t := range o.EntityTypes {
 		d.EntityTypes = append(d.EntityTypes, TypeDescription{Name: t.Name, Description: t.Description, TTL: t.TTL.text()})

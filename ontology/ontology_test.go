@@ -26,3 +26,32 @@ func TestReverses(t *testing.T) {
 		t.Errorf("unknown predicate in reverses: %v", err)
 	}
 }
+
+// The default ontology holds the predicates ops and org questions use,
+// with the cardinality a handover needs: a new value ends the old one.
+func TestDefault_OpsAndOrg(t *testing.T) {
+	o := ontology.Default()
+	for _, tc := range []struct {
+		name string
+		want ontology.Cardinality
+	}{
+		{"on_call", ontology.One}, {"reports_to", ontology.One}, {"deployed_in", ontology.One},
+		{"memory_limit", ontology.One}, {"cpu_limit", ontology.One}, {"runs_on", ontology.One},
+		{"led_by", ontology.One}, {"replicas", ontology.One}, {"language", ontology.One},
+		{"repository", ontology.One}, {"deadline", ontology.One}, {"priority", ontology.One},
+		{"timezone", ontology.One}, {"owned_by", ontology.One}, {"version", ontology.One},
+		{"manages", ontology.Many}, {"works_on", ontology.Many}, {"uses", ontology.Many}, {"affiliated_to", ontology.Many},
+	} {
+		if c, ok := o.Cardinality(tc.name); !ok || c != tc.want {
+			t.Errorf("%s: cardinality %q, defined %v; want %q", tc.name, c, ok, tc.want)
+		}
+	}
+	for word, want := range map[string]string{
+		"manager": "reports_to", "hosted in": "deployed_in", "oncall": "on_call", "RAM limit": "memory_limit",
+		"depends on": "uses", "member of": "affiliated_to", "written in": "language",
+	} {
+		if got := o.Canonical(word); got != want {
+			t.Errorf("Canonical(%q) = %q, want %q", word, got, want)
+		}
+	}
+}

@@ -202,8 +202,8 @@ func (b *browser) checkScenario(name string) {
 	// The graph: the team at depth 1, its leads at depth 2, the old lead's
 	// edge dashed.
 	b.waitText("#graph", "production database —owned_by→ platform team current")
-	b.waitText("#graph", "platform team —team_lead→ Carol Diaz current")
-	b.waitText("#graph", "platform team —team_lead→ Bob Ruiz superseded")
+	b.waitText("#graph", "platform team —led_by→ Carol Diaz current")
+	b.waitText("#graph", "platform team —led_by→ Bob Ruiz superseded")
 	if n := b.count("#graph svg .edge.ended"); n < 2 {
 		t.Errorf("%d dashed edges, want the old port and the old lead", n)
 	}
@@ -220,11 +220,26 @@ func (b *browser) checkScenario(name string) {
 	b.waitText("#values-h", "as of 2023-06-01")
 	b.waitText("#values", "5432")
 	b.notText("#values", "3307")
-	b.waitText("#graph", "platform team —team_lead→ Bob Ruiz current")
+	b.waitText("#graph", "platform team —led_by→ Bob Ruiz current")
 	b.notText("#graph", "Carol Diaz")
 	if u := b.location(); !strings.Contains(u, "as_of=2023-06-01") {
 		t.Errorf("as_of is not in the URL: %s", u)
 	}
+	// The timeline's statuses are those of 2023-06-01 too, as the graph's
+	// and the values': 5432 was current then, 3307 not yet begun; what
+	// each is now stays beside it.
+	b.waitText("#timeline", "5432 from 2023-03-01 10:00 to 2024-02-15 08:00 current")
+	rows := b.eval(`[...document.querySelectorAll('#timeline .fact-row')].map((li) => [li.querySelector('button').innerText, li.querySelector('.status').innerText, li.querySelector('.now')?.innerText.trim() || ''].join('|')).join('\n')`)
+	for _, want := range []string{"5432|current|· now superseded", "3307|future|· now current", "platform team|current|"} {
+		if !slices.Contains(strings.Split(rows, "\n"), want) {
+			t.Errorf("the as-of timeline has no row %q:\n%s", want, rows)
+		}
+	}
+	if bad := b.eval(`[...document.querySelectorAll('#timeline .fact-row')].filter((li) => li.querySelector('.badge.at') && li.querySelector('.status').textContent !== 'current').map((li) => li.innerText).join(' | ')`); bad != "" {
+		t.Errorf("values true then but not current then in the timeline: %s", bad)
+	}
+	b.clickText("#timeline .fact-row button", "5432")
+	b.waitText("#fact-detail", "current then (now superseded)")
 	b.shot(name + "-entity-as-of")
 
 	// Click (here: the keyboard) to move to a neighbour, keeping as_of.
@@ -259,6 +274,12 @@ func (b *browser) checkScenario(name string) {
 	b.open("/ui/ask?q=" + url.QueryEscape("which port does the production database use?"))
 	b.waitText("#context-block", "3307")
 	b.waitText("main", "Ranking signals")
+	// At 1280 pixels the ranking table fits its column: no sideways scroll,
+	// every hit's signals in view.
+	if w := b.eval(`(() => { const d = document.querySelector('table.signals').parentElement; return d.scrollWidth + ' ' + d.clientWidth + ' ' + document.documentElement.scrollWidth; })()`); !fits(w, 1280) {
+		t.Errorf("the ranking table scrolls sideways at 1280 pixels (table box scroll/client width, page width): %s", w)
+	}
+	b.waitText("table.signals td.sigs", "bm25")
 	b.shot(name + "-ask")
 	// A name memory knows nothing about is said so, with the close names.
 	b.open("/ui/ask?q=" + url.QueryEscape("what port does the staging database use?"))
@@ -271,7 +292,7 @@ func (b *browser) checkScenario(name string) {
 	// Forget an entity: the dry run lists its facts; nothing goes yet.
 	b.open("/ui/forget")
 	b.run(chromedp.SetValue(chromedp.CSS("#forget-by"), "entity"), chromedp.SendKeys(chromedp.CSS("#forget-what"), "Bob Ruiz\r"))
-	b.waitText("#preview", "platform team team_lead Bob Ruiz · from 2022-01-01 to 2024-05-01")
+	b.waitText("#preview", "platform team led_by Bob Ruiz · from 2022-01-01 to 2024-05-01")
 	b.waitText("#preview-counts", "1 fact, 0 episodes, 1 entity")
 
 	// Forget: a dry run lists the fact by name and date, then it goes.
@@ -309,6 +330,16 @@ func (b *browser) checkScenario(name string) {
 	}
 	b.shot(name + "-entity-phone")
 	b.run(chromedp.EmulateViewport(1280, 1000))
+}
+
+// fits reports whether "scrollWidth clientWidth pageWidth" says a box
+// shows all its content and the page is no wider than width.
+func fits(widths string, width int) bool {
+	var scroll, client, page int
+	if _, err := fmt.Sscan(widths, &scroll, &client, &page); err != nil {
+		return false
+	}
+	return scroll <= client && page <= width
 }
 
 // mustChromium finds Debian's chromium; without it the browser tests are

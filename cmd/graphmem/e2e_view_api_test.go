@@ -54,7 +54,7 @@ func TestE2E_ViewAPI(t *testing.T) {
 		want := map[string]string{
 			"production database port 3307": "current", "production database port 5432": "superseded",
 			"production database owned_by platform team": "current", "production database root_password_hint the name of the first office cat": "current",
-			"platform team team_lead Carol Diaz": "current", "platform team team_lead Bob Ruiz": "superseded",
+			"platform team led_by Carol Diaz": "current", "platform team led_by Bob Ruiz": "superseded",
 		}
 		if e := edges(g); !maps.Equal(e, want) {
 			t.Errorf("edges %v, want %v", e, want)
@@ -66,7 +66,7 @@ func TestE2E_ViewAPI(t *testing.T) {
 	t.Run("AsOf", func(t *testing.T) {
 		g := graph("?as_of=2023-06-01T00:00:00Z")
 		e := edges(g)
-		if e["production database port 5432"] != "current" || e["platform team team_lead Bob Ruiz"] != "current" {
+		if e["production database port 5432"] != "current" || e["platform team led_by Bob Ruiz"] != "current" {
 			t.Errorf("as of 2023-06-01: %v", e)
 		}
 		if _, ok := e["production database port 3307"]; ok {

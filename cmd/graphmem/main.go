@@ -31,7 +31,7 @@ var commands = map[string]command{
 	"context":  {"the context block for a question, as an agent gets it, from the server", runContext},
 	"forget":   {"forget or purge facts (by id, entity, query or episode) on the server", runForget},
 	"reindex":  {"rebuild the search index of a data folder from the store (server stopped)", runReindex},
-	"mcp":      {"MCP server on stdio: memory tools for agents (on --data, or the server at GRAPHMEM_URL)", runMCP},
+	"mcp":      {"MCP server on stdio: memory tools for agents (the server at GRAPHMEM_URL, or --data)", runMCP},
 	"bench":    {"generate a synthetic workload and measure ingestion, recall and episodes through extraction", runBench},
 	"eval":     {"eval locomo|catalog|scenarios|extract: recall, context and extraction quality, each next to a baseline", runEval},
 	"version":  {"release (VERSION), commit and Go version of this binary", runVersion},
@@ -83,9 +83,9 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-9s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, `
-Client commands (facts, timeline, ingest, search, context, forget, and mcp with a
-URL) talk to the server at GRAPHMEM_URL (default http://127.0.0.1:8080; --url)
-and send GRAPHMEM_API_KEY (--api-key). facts, timeline and ingest work on a data
+Client commands (facts, timeline, ingest, search, context, forget and mcp) talk
+to the server at GRAPHMEM_URL (default http://127.0.0.1:8080; --url) and send
+GRAPHMEM_API_KEY (--api-key). facts, timeline, ingest and mcp work on a data
 folder directly with --data. Times are RFC 3339 or plain dates (2024-03-01).
 
 Run 'graphmem <command> -h' for what a command does and its flags.`)

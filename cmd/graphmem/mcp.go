@@ -8,7 +8,9 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
+	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -22,18 +24,20 @@ import (
 
 // runMCP is `graphmem mcp`: the memory tools as an MCP server on stdin and
 // stdout, for a desktop client or an agent that starts graphmem as a
-// subprocess. With GRAPHMEM_URL (or --url) it forwards every call to that
-// server, whose key decides the scope; otherwise it works on the data
-// folder itself, in the scope given by --scope. Logs go to stderr: stdout
+// subprocess. Like the other client commands it talks to the server at
+// --url / GRAPHMEM_URL (default http://127.0.0.1:8080), whose key decides
+// the scope; given --data or --store it works on that data folder or store
+// itself instead, in the scope given by --scope. Logs go to stderr: stdout
 // carries only the protocol.
 func runMCP(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
-	resolve := configFlags(fs, `mcp [--data DIR] [--scope SCOPE]    or    GRAPHMEM_URL=http://… graphmem mcp
+	resolve := configFlags(fs, `mcp [--url URL]    or    mcp --data DIR [--scope SCOPE]
 
 An MCP server on stdio with the tools remember, add_facts, recall, search,
-timeline and forget. With --url (or GRAPHMEM_URL) every call goes to that
-server, whose API key (GRAPHMEM_API_KEY) decides the scope; otherwise it works
-on the data folder itself, in the scope given by --scope.`, storeSettings, modelSettings, clientSettings)
+timeline and forget. Like the other client commands, every call goes to the
+server at --url (GRAPHMEM_URL, default http://127.0.0.1:8080), whose API key
+(GRAPHMEM_API_KEY) decides the scope. With --data (or --store) it works on that
+data folder (or store) itself, without a server, in the scope given by --scope.`, storeSettings, modelSettings, clientSettings)
 	scopeFlag := fs.String("scope", "", `scope of a local data folder (env GRAPHMEM_SCOPE, default "default"); with --url, which of the key's scopes to use`)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -52,14 +56,21 @@ on the data folder itself, in the scope given by --scope.`, storeSettings, model
 	if scope != "" && !entity.ValidScope(scope) {
 		return fmt.Errorf("scope: %q is not a valid scope name", scope)
 	}
-	urlSet := os.Getenv("GRAPHMEM_URL") != ""
-	fs.Visit(func(f *flag.Flag) { urlSet = urlSet || f.Name == "url" })
+	// The rule of facts, timeline and ingest: a data folder or store named
+	// on the command line is used directly, else the server.
+	direct := false
+	fs.Visit(func(f *flag.Flag) { direct = direct || f.Name == "data" || f.Name == "store" })
 
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	opts := &mcp.Options{Logger: logger, Version: version()}
-	if urlSet {
+	if !direct {
 		// The server derives the scope from the key; --scope only picks
 		// one of the key's scopes.
+		if err := probeServer(ctx, cfg.URL); err != nil {
+			logger.Warn(fmt.Sprintf("mcp: cannot reach graphmem at %s (%v); is `graphmem serve` running there? "+
+				"Set GRAPHMEM_URL (or --url) to its address, or give --data DIR to work on a data folder without a server; "+
+				"every tool call fails until it answers", cfg.URL, err))
+		}
 		srv := mcp.NewServer(mcp.NewRemote(cfg.URL, cfg.APIKey, scope), opts)
 		return quiet(ctx, srv.Run(ctx, &sdk.StdioTransport{}))
 	}
@@ -72,6 +83,26 @@ on the data folder itself, in the scope given by --scope.`, storeSettings, model
 	}
 	defer closeLocal()
 	return quiet(ctx, mcp.NewServer(local, opts).Run(ctx, &sdk.StdioTransport{}))
+}
+
+// probeServer asks the server at url for /healthz, so that `graphmem mcp`
+// says at once when nothing answers there.
+func probeServer(ctx context.Context, url string) error {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimRight(url, "/")+"/healthz", nil)
+	if err != nil {
+		return err
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	res.Body.Close()
+	if res.StatusCode != http.StatusOK {
+		return fmt.Errorf("GET /healthz answered %s", res.Status)
+	}
+	return nil
 }
 
 // quiet treats the end of the session (the client closed stdin, or a

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -471,4 +472,50 @@ func TestMCP_HTTPInvalidUTF8(t *testing.T) {
 	if len(eps.Items) != 0 {
 		t.Errorf("stored: %+v", eps.Items)
 	}
+}
+
+// Bare `graphmem mcp` follows the rule of the other client commands: with
+// no --data or --store it talks to the server (GRAPHMEM_URL, else the
+// default address) and opens no data folder, saying at start when nothing
+// answers there; GRAPHMEM_DATA alone does not switch it to a folder.
+func TestMCP_BareTalksToTheServer(t *testing.T) {
+	bin := buildBinary(t)
+	dir, data := t.TempDir(), t.TempDir()+"/env-data"
+	url := "http://127.0.0.1:" + closedPort(t)
+	cmd := exec.Command(bin, "mcp")
+	cmd.Env, cmd.Dir = mcpEnv("GRAPHMEM_URL="+url, "GRAPHMEM_DATA="+data), dir
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "graphmem-test", Version: "v0"}, nil).
+		Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v\n%s", err, stderr.String())
+	}
+	text, _, isErr := mcpCall(t, cs, "recall", map[string]any{"query": "which port does payments-db use?"})
+	cs.Close()
+	if !isErr || !strings.Contains(text, url) {
+		t.Errorf("a tool call without a server: want an error naming %s, got (error %v) %s", url, isErr, text)
+	}
+	if want := "cannot reach graphmem at " + url; !strings.Contains(stderr.String(), want) || !strings.Contains(stderr.String(), "--data DIR") {
+		t.Errorf("stderr does not say %q and what to do:\n%s", want, stderr.String())
+	}
+	for _, d := range []string{dir + "/graphmem-data", data} {
+		if _, err := os.Stat(d); err == nil {
+			t.Errorf("bare mcp opened a data folder: %s", d)
+		}
+	}
+}
+
+// closedPort is a loopback port nothing listens on.
+func closedPort(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(l.Addr().String())
+	l.Close()
+	return port
 }

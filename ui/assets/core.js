@@ -139,6 +139,20 @@ export function interval(f) {
 }
 
 // validAt reports whether a fact holds at time t (ms).
+// statusAt is a fact's status for a question about valid time t, from
+// the status the server gave it now, by the server's rule
+// (entity.Fact.StatusAt): what happened to the record itself (retracted,
+// forgotten, expired, archived) stands; otherwise its place in valid time
+// at t — ended or superseded by then, not yet begun (future), else
+// current, even if it has been superseded since.
+const recordStatuses = new Set(['retracted', 'forgotten', 'expired', 'archived']);
+export function statusAt(f, t) {
+  if (recordStatuses.has(f.status)) return f.status;
+  if (f.valid_to && Date.parse(f.valid_to) <= t) return f.superseded_by ? 'superseded' : 'ended';
+  if (f.valid_from && Date.parse(f.valid_from) > t) return 'future';
+  return 'current';
+}
+
 export function validAt(f, t) {
   const from = f.valid_from ? Date.parse(f.valid_from) : -Infinity;
   const to = f.valid_to ? Date.parse(f.valid_to) : Infinity;

@@ -1,7 +1,7 @@
 // The entity page: values as of a date, a timeline with one lane per
 // predicate, and the graph around the entity; each picture is followed by
 // a list that says the same in words.
-import { h, fill, s, api, enc, entityHref, asOfParam, day, interval, validAt, objectText, attr, errorView, loading } from './core.js';
+import { h, fill, s, api, enc, entityHref, asOfParam, day, interval, validAt, statusAt, objectText, attr, errorView, loading } from './core.js';
 
 const timelinePage = 500; // facts per timeline request ("show more" asks for the next)
 
@@ -58,7 +58,9 @@ export async function entityPage(main, { arg, params, alive, navigate }) {
     const q = '/entities/' + enc(e.id) + '/timeline?limit=' + timelinePage + (state.next ? '&cursor=' + enc(state.next) : '');
     const page = await api('GET', q);
     if (!alive()) return;
-    state.facts.push(...page.items);
+    // As of a date, every status on the page is the status then, as the
+    // graph's (asked with as_of) are; the status now stays beside it.
+    state.facts.push(...page.items.map((f) => asOf ? { ...f, status: statusAt(f, at), status_now: f.status } : f));
     state.next = page.next_cursor;
     fill(valuesBox, h('h2', { id: 'values-h', text: 'Values ' + atWords }), valuesList(state.facts, e, at, showFact));
     fill(tlBox, h('h2', { id: 'timeline-h', text: 'Timeline' }), ...timeline(state.facts, e, at, asOf, showFact, tlBox.clientWidth),
@@ -181,6 +183,7 @@ function timeline(facts, e, at, asOf, showFact, boxWidth) {
         ' ', h('span', { class: 'when', text: interval(f) }),
         ' ', h('span', { class: 'status ' + f.status, text: f.status }),
         validAt(f, at) ? h('span', { class: 'badge at', text: asOf ? 'true then' : 'true now' }) : null,
+        f.status_now && f.status_now !== f.status ? h('span', { class: 'muted now', text: ' · now ' + f.status_now }) : null,
         h('span', { class: 'muted', text: ` · ${f.source_kind} · confidence ${fmtNum(f.confidence)}` }),
         attr(f, 'reason') ? h('span', { class: 'reason', text: ' · reason: ' + attr(f, 'reason') }) : null))))));
   return [h('div', { class: 'scroll' }, svg), list];
@@ -219,7 +222,7 @@ async function showDetail(box, f, e) {
   const rows = [
     ['Says', f.text || `${f.subject} ${f.predicate} ${objectText(f)}`],
     ['Valid', interval(f)],
-    ['Status', f.status],
+    ['Status', f.status_now && f.status_now !== f.status ? `${f.status} then (now ${f.status_now})` : f.status],
     ['Source kind', f.source_kind],
     ['Confidence', fmtNum(f.confidence)],
     ['Importance', String(f.importance)],

@@ -206,13 +206,15 @@ export async function askPage(main, { params, alive, navigate }) {
   if (hits instanceof Error) {
     out.append(errorView(hits, 'The search failed'));
   } else {
-    const names = [...new Set(hits.hits.flatMap((x) => Object.keys(x.signals)))].sort();
+    // A hit's signals are one wrapped cell, not a column each: there may
+    // be a dozen, and the table must fit its half of the page.
     out.append(h('section', { 'aria-labelledby': 'rank-h' }, h('h2', { id: 'rank-h', text: 'Ranking signals' }),
       h('div', { class: 'scroll' }, h('table', { class: 'signals' },
-        h('thead', null, h('tr', null, h('th', { scope: 'col', text: '#' }), h('th', { scope: 'col', text: 'hit' }), h('th', { scope: 'col', text: 'score' }), names.map((n) => h('th', { scope: 'col', text: n })))),
+        h('thead', null, h('tr', null, h('th', { scope: 'col', text: '#' }), h('th', { scope: 'col', text: 'hit' }), h('th', { scope: 'col', text: 'score' }), h('th', { scope: 'col', text: 'signals' }))),
         h('tbody', null, hits.hits.map((x, i) => h('tr', null, h('td', { text: String(i + 1) }),
           h('td', null, x.fact ? factLine(x.fact) : x.entity ? h('a', { href: entityHref(x.entity.id), text: x.entity.name }) : clip(x.text, 120)),
-          h('td', { text: x.score.toFixed(3) }), names.map((n) => h('td', { text: x.signals[n] === undefined ? '' : fmt(x.signals[n]) })))))))));
+          h('td', { text: x.score.toFixed(3) }),
+          h('td', { class: 'sigs' }, Object.keys(x.signals).sort().map((n) => h('span', { class: 'sig' }, h('span', { class: 'pred', text: n }), ' ' + fmt(x.signals[n])))))))))));
   }
 }
 

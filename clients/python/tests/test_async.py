@@ -61,6 +61,7 @@ async def test_recall_episodes_and_forgetting(name: str, server_url: str) -> Non
         assert "Initech" in ctx.text
 
         ep = await g.remember(f"{name} starts at Globex on Monday.", speaker="HR", reference_time=date(2022, 1, 1))
+        assert "no extraction model" in ep.warning
         assert (await g.episode(ep.id)).reference_time == datetime(2022, 1, 1, tzinfo=timezone.utc)
         assert ep.id in [e.id async for e in g.iter_episodes(page_size=3)]
         assert len(await g.episodes(limit=1)) == 1

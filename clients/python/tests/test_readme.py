@@ -28,3 +28,6 @@ def test_readme_python_section(server_url: str, monkeypatch: pytest.MonkeyPatch,
     docs = scope["docs"]
     assert isinstance(docs, list)
     assert [t.name for t in scope["tools"]] == ["remember", "recall", "forget"]  # type: ignore[attr-defined]
+    # The snippets close what they open: no "ResourceWarning: unclosed socket".
+    assert scope["g"]._http.is_closed  # type: ignore[attr-defined]
+    assert "no extraction model" in out

@@ -348,9 +348,11 @@ export class Graphmem {
       if (body !== undefined) init.body = body;
       let delay: number | undefined;
       let failure: GraphmemError;
+      let answered = false; // the answer's status line came back
       try {
         const doFetch = this.#fetch; // called unbound: a browser's fetch refuses another `this`
         const res = await doFetch(url, init);
+        answered = true;
         if (res.status < 400) {
           if (stream) clearTimeout(timer);
           return await read(res);
@@ -362,23 +364,24 @@ export class Graphmem {
         if (err instanceof GraphmemError) throw err;
         if (opts.signal?.aborted) throw opts.signal.reason;
         const refused = notConnected(err);
+        const why = (err as { cause?: Error })?.cause?.message || (err as Error)?.message || String(err);
         if (ctl.signal.reason === TIMED_OUT) {
           failure = new GraphmemConnectionError(
             `graphmem did not answer ${where} within ${timeout / 1000}s (raise timeout for slow calls)`,
             { cause: err },
           );
-        } else if (refused) {
-          const why = (err as { cause?: Error })?.cause?.message || (err as Error)?.message || "connection failed";
+        } else if (refused || !answered) {
+          // No answer at all (refused, reset, a port fetch will not use): most often no graphmem
+          // there, so say where it was looked for and what to run, as the Python client does.
           failure = new GraphmemConnectionError(
-            `cannot reach graphmem at ${this.baseUrl} (${why}); is \`graphmem serve\` running there? ` +
-              "Set baseUrl or GRAPHMEM_URL to its address",
+            `cannot reach graphmem at ${this.baseUrl} (${refused ? why : `${where}: ${why}`}); ` +
+              "is `graphmem serve` running there? Set baseUrl or GRAPHMEM_URL to its address",
             { cause: err },
           );
         } else {
-          failure = new GraphmemConnectionError(
-            `the connection to graphmem broke during ${where}: ${(err as Error)?.message ?? String(err)}`,
-            { cause: err },
-          );
+          failure = new GraphmemConnectionError(`the connection to graphmem broke during ${where}: ${why}`, {
+            cause: err,
+          });
         }
         if (attempt < this.#maxRetries && (refused || call.retry)) delay = this.#backoffDelay(attempt);
       } finally {

@@ -141,6 +141,21 @@ test("an unreachable server says so", async () => {
   assert.equal(e.status, 0);
 });
 
+test("a server that closes without answering is named, with what to run", async () => {
+  // Something listens, but answers nothing: fetch says only "fetch failed".
+  const s = createServer((sock) => sock.destroy());
+  await new Promise<void>((r) => s.listen(0, "127.0.0.1", r));
+  const url = `http://127.0.0.1:${(s.address() as { port: number }).port}`;
+  try {
+    const e = await thrown(new Graphmem({ baseUrl: url, maxRetries: 0 }).session());
+    assert.ok(e instanceof GraphmemConnectionError, String(e));
+    assert.match(e.message, /^cannot reach graphmem at http:\/\/127\.0\.0\.1:\d+ \(GET .*\/v1\/session: /);
+    assert.ok(e.message.includes("is `graphmem serve` running there?") && e.message.includes("GRAPHMEM_URL"), e.message);
+  } finally {
+    await new Promise((r) => s.close(r));
+  }
+});
+
 test("a signal cancels a call, and a timeout bounds it", async () => {
   const ctl = new AbortController();
   ctl.abort(new Error("the user left"));

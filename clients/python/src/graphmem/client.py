@@ -34,6 +34,7 @@ from graphmem.models import (
     Ontology,
     Overview,
     Model,
+    Remembered,
     SearchHits,
     SearchResponse,
     Session,
@@ -288,7 +289,7 @@ class Graphmem:
         source_kind: str | None = None,
         metadata: Mapping[str, Any] | None = None,
         idempotency_key: str | None = None,
-    ) -> Episode:
+    ) -> Remembered:
         """Store what was said or what happened, verbatim, and queue it for extraction into facts.
 
         ``kind`` is message, text or json; ``role`` user, assistant, system or
@@ -296,13 +297,16 @@ class Graphmem:
         the server answers once extraction is over, and the episode's
         ``fact_ids`` are filled. The request always carries an idempotency key
         (a new one unless given; a repeated key returns the episode stored
-        first), so it is safely retried.
+        first), so it is safely retried. The episode's ``warning`` is the server's, when it
+        gave one (no extraction model, say).
         """
         accepted = self._get(
             _core.remember(content, speaker, role, reference_time, kind, wait, source_kind, metadata, idempotency_key),
             EpisodeAccepted,
         )
-        return self.episode(accepted.episode_id)
+        episode = self._get(_core.get(f"/v1/episodes/{_core.path_id(accepted.episode_id)}"), Remembered)
+        episode.warning = accepted.warning
+        return episode
 
     def episode(self, episode_id: str) -> Episode:
         """One episode with its extraction status and the facts derived from it."""

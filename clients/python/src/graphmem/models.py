@@ -321,6 +321,14 @@ class Episode(Model):
     extraction: Extraction | None = None
 
 
+class Remembered(Episode):
+    """The episode ``remember`` stored, with the server's warning when it gave one."""
+
+    warning: str = ""
+    """Set when the server has no extraction model: the episode is stored and searchable, but no
+    facts come from it. Empty otherwise; ``episode()`` never carries it."""
+
+
 class EpisodeRequest(RequestModel):
     """The body of ``POST /v1/episodes``."""
 
