@@ -39,9 +39,7 @@ const scrubChunk = 1 << 20
 // write that freed it, so Scrub overwrites only at a moment when no read
 // transaction is open, holding the writer's lock so that none can begin on
 // an older state; while reads are open it tries again, until ctx ends
-// (EUNAVAILABLE). It reads every page header and each free page once, and
-// then lets the kernel take the file's pages out of the process (see
-// dropMapped).
+// (EUNAVAILABLE). It reads every page header and each free page once.
 func (s *Store) Scrub(ctx context.Context) error {
 	const op = "bolt.Scrub"
 	for {
@@ -75,7 +73,6 @@ func (s *Store) scrubOnce() error {
 	if s.reads.Load() != 0 {
 		return errReadsOpen
 	}
-	defer dropMapped(s.db, btx)
 	f, err := os.OpenFile(s.db.Path(), os.O_RDWR, 0)
 	if err != nil {
 		return err
