@@ -15,8 +15,8 @@ import (
 	"github.com/graphmem/graphmem/api"
 )
 
-// BenchmarkImportMemory imports a valid export of GRAPHMEM_BENCH_IMPORT_MB
-// (default 200) MB into a fresh `graphmem serve` and reports how far the
+// BenchmarkImportMemory imports a valid export of each size in
+// GRAPHMEM_BENCH_IMPORT_MB (default "20,200", in MB) into a fresh `graphmem serve` and reports how far the
 // server's peak resident memory (VmHWM) and its peak anonymous memory rose
 // above what it held before. With GRAPHMEM_BENCH_BASE_BIN naming another
 // build (the code before a change, built from `git archive`), the same
@@ -24,9 +24,16 @@ import (
 //
 //	GRAPHMEM_BENCH_BASE_BIN=/tmp/base/graphmem go test -run '^$' -bench ImportMemory -benchtime 1x ./cmd/graphmem
 func BenchmarkImportMemory(b *testing.B) {
-	mb := 200
+	sizes := []int{20, 200}
 	if v := os.Getenv("GRAPHMEM_BENCH_IMPORT_MB"); v != "" {
-		mb, _ = strconv.Atoi(v)
+		sizes = sizes[:0]
+		for _, f := range strings.Split(v, ",") {
+			mb, err := strconv.Atoi(f)
+			if err != nil {
+				b.Fatalf("GRAPHMEM_BENCH_IMPORT_MB: %q", v)
+			}
+			sizes = append(sizes, mb)
+		}
 	}
 	bins := [][2]string{}
 	if base := os.Getenv("GRAPHMEM_BENCH_BASE_BIN"); base != "" {
@@ -34,54 +41,56 @@ func BenchmarkImportMemory(b *testing.B) {
 	}
 	bins = append(bins, [2]string{"this", buildBinary(b)})
 	for _, bin := range bins {
-		b.Run(bin[0], func(b *testing.B) {
-			for range b.N {
-				s := startServer(b, bin[1], b.TempDir())
-				pid := s.cmd.Process.Pid
-				time.Sleep(500 * time.Millisecond)
-				before := procStatusKB(b, pid, "VmRSS")
-				stop := make(chan struct{})
-				anon := make(chan int)
-				// VmHWM counts the store's mapped file pages too (page
-				// cache the kernel may drop): sample the anonymous part.
-				go func() {
-					peak := 0
-					tick := time.NewTicker(20 * time.Millisecond)
-					defer tick.Stop()
-					for {
-						select {
-						case <-stop:
-							anon <- peak
-							return
-						case <-tick.C:
-							peak = max(peak, procStatusKB(b, pid, "RssAnon"))
+		for _, mb := range sizes {
+			b.Run(fmt.Sprintf("%s/%dMB", bin[0], mb), func(b *testing.B) {
+				for range b.N {
+					s := startServer(b, bin[1], b.TempDir())
+					pid := s.cmd.Process.Pid
+					time.Sleep(500 * time.Millisecond)
+					before := procStatusKB(b, pid, "VmRSS")
+					stop := make(chan struct{})
+					anon := make(chan int)
+					// VmHWM counts the store's mapped file pages too (page
+					// cache the kernel may drop): sample the anonymous part.
+					go func() {
+						peak := 0
+						tick := time.NewTicker(20 * time.Millisecond)
+						defer tick.Stop()
+						for {
+							select {
+							case <-stop:
+								anon <- peak
+								return
+							case <-tick.C:
+								peak = max(peak, procStatusKB(b, pid, "RssAnon"))
+							}
 						}
+					}()
+					anonBefore := procStatusKB(b, pid, "RssAnon")
+					body := &countingReader{r: importStream(mb << 20)}
+					start := time.Now()
+					resp, err := http.Post(s.base+"/v1/import", api.NDJSON, body)
+					if err != nil {
+						b.Fatal(err)
 					}
-				}()
-				anonBefore := procStatusKB(b, pid, "RssAnon")
-				body := &countingReader{r: importStream(mb << 20)}
-				start := time.Now()
-				resp, err := http.Post(s.base+"/v1/import", api.NDJSON, body)
-				if err != nil {
-					b.Fatal(err)
+					out, _ := io.ReadAll(resp.Body)
+					resp.Body.Close()
+					elapsed := time.Since(start)
+					close(stop)
+					peakAnon := <-anon
+					peak := procStatusKB(b, pid, "VmHWM")
+					if resp.StatusCode != http.StatusOK {
+						b.Fatalf("import: %d %s", resp.StatusCode, out)
+					}
+					b.ReportMetric(float64(peak-before)/1024, "MB-peak-rss-growth")
+					b.ReportMetric(float64(peakAnon-anonBefore)/1024, "MB-peak-anon-growth")
+					b.ReportMetric(elapsed.Seconds(), "s-import")
+					b.Logf("%s: %d MB imported in %v (%s); RSS %d MB before, peak %d MB (+%d MB); anon %d MB before, peak %d MB (+%d MB)",
+						bin[0], body.n>>20, elapsed.Round(time.Millisecond), strings.TrimSpace(string(out)),
+						before>>10, peak>>10, (peak-before)>>10, anonBefore>>10, peakAnon>>10, (peakAnon-anonBefore)>>10)
 				}
-				out, _ := io.ReadAll(resp.Body)
-				resp.Body.Close()
-				elapsed := time.Since(start)
-				close(stop)
-				peakAnon := <-anon
-				peak := procStatusKB(b, pid, "VmHWM")
-				if resp.StatusCode != http.StatusOK {
-					b.Fatalf("import: %d %s", resp.StatusCode, out)
-				}
-				b.ReportMetric(float64(peak-before)/1024, "MB-peak-rss-growth")
-				b.ReportMetric(float64(peakAnon-anonBefore)/1024, "MB-peak-anon-growth")
-				b.ReportMetric(elapsed.Seconds(), "s-import")
-				b.Logf("%s: %d MB imported in %v (%s); RSS %d MB before, peak %d MB (+%d MB); anon %d MB before, peak %d MB (+%d MB)",
-					bin[0], body.n>>20, elapsed.Round(time.Millisecond), strings.TrimSpace(string(out)),
-					before>>10, peak>>10, (peak-before)>>10, anonBefore>>10, peakAnon>>10, (peakAnon-anonBefore)>>10)
-			}
-		})
+			})
+		}
 	}
 }
 

@@ -44,6 +44,8 @@ type Store struct {
 	// reads counts the read transactions open or about to begin (see
 	// view): Scrub overwrites free pages only when it is 0.
 	reads atomic.Int64
+	// trimmedAt is when trim last let go of the mapped pages (Unix ns).
+	trimmedAt atomic.Int64
 }
 
 // Option configures Open.
@@ -223,6 +225,7 @@ func (s *Store) updateAlone(ctx context.Context, scope entity.Scope, fn func(gra
 	if err == nil {
 		s.raiseHead(scope, last)
 		s.sweepLater(stale)
+		s.committed()
 	}
 	return translate(op, err)
 }
