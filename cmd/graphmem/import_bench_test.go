@@ -20,7 +20,8 @@ import (
 // server's peak resident memory (VmHWM) and its peak anonymous memory rose
 // above what it held before. With GRAPHMEM_BENCH_BASE_BIN naming another
 // build (the code before a change, built from `git archive`), the same
-// import runs against it first, in the same run, as the baseline.
+// import runs against it first, in the same run, as the baseline. With
+// GRAPHMEM_BENCH_IMPORT_EPISODES set, the import is of large episodes.
 //
 //	GRAPHMEM_BENCH_BASE_BIN=/tmp/base/graphmem go test -run '^$' -bench ImportMemory -benchtime 1x ./cmd/graphmem
 func BenchmarkImportMemory(b *testing.B) {
@@ -67,7 +68,7 @@ func BenchmarkImportMemory(b *testing.B) {
 						}
 					}()
 					anonBefore := procStatusKB(b, pid, "RssAnon")
-					body := &countingReader{r: importStream(mb << 20)}
+					body := &countingReader{r: importStream(mb<<20, os.Getenv("GRAPHMEM_BENCH_IMPORT_EPISODES") != "")}
 					start := time.Now()
 					resp, err := http.Post(s.base+"/v1/import", api.NDJSON, body)
 					if err != nil {
@@ -95,8 +96,9 @@ func BenchmarkImportMemory(b *testing.B) {
 }
 
 // importStream is a valid export of about n bytes: entities, then facts
-// about them, each with a few hundred bytes of text.
-func importStream(n int) io.Reader {
+// about them, each with a few hundred bytes of text, or with episodes,
+// episodes of 200 KB of content each.
+func importStream(n int, episodes bool) io.Reader {
 	pr, pw := io.Pipe()
 	go func() {
 		w := bufio.NewWriterSize(pw, 64<<10)
@@ -109,6 +111,11 @@ func importStream(n int) io.Reader {
 				"name": fmt.Sprintf("service %d", i), "type": "service", "created_at": at, "updated_at": at}})
 		}
 		filler := strings.Repeat("lorem ipsum dolor sit amet ", 30)
+		content := strings.Repeat("lorem ipsum dolor sit amet ", 200<<10/27)
+		for i := 0; episodes && cw.n < n; i++ {
+			enc.Encode(map[string]any{"episode": map[string]any{"id": fmt.Sprintf("ep-%08d", i), "kind": "message",
+				"content": content, "status": "done", "reference_time": at, "recorded_at": at, "source_kind": "import"}})
+		}
 		for i := 0; cw.n < n; i++ {
 			s := i % entities
 			enc.Encode(map[string]any{"fact": map[string]any{"id": fmt.Sprintf("fact-%08d", i),
