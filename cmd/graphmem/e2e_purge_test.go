@@ -109,3 +109,28 @@ func filesHolding(t *testing.T, dir, s string) []string {
 	}
 	return out
 }
+
+// TestMCP_PurgeLeavesNoBytes: a purge through the MCP forget tool leaves no
+// copy in the data folder either (it skipped the index's merge, which only
+// the REST handler ran).
+func TestMCP_PurgeLeavesNoBytes(t *testing.T) {
+	m := MustRunMain(t, nil)
+	c := newClient(t, m)
+	marker := newMarker(t)
+	res := c.postFacts(map[string]any{"subject": "alice", "predicate": "secret", "value": marker + " value", "text": "alice told us " + marker})
+	deadline := time.Now().Add(30 * time.Second)
+	for len(searchHits(c, marker)) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("search does not find %s", marker)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	cs, err := connectHTTP(t, m, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mcpOK(t, cs, "forget", map[string]any{"fact_ids": []string{res[0].FactID}, "mode": "purge"})
+	for _, f := range filesHolding(t, m.Config.Data, marker) {
+		t.Errorf("%s holds the purged text", f)
+	}
+}
