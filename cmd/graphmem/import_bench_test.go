@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -139,4 +141,72 @@ func (c *byteCounter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += n
 	return n, err
+}
+
+// BenchmarkPurgeRequest times POST /v1/forget purging one fact by id on a
+// served store of GRAPHMEM_BENCH_PURGE_MB (default 50) MB of imported
+// facts, once the index has taken them up, and reports the data folder's
+// size; with GRAPHMEM_BENCH_BASE_BIN, against that build first, in the
+// same run.
+//
+//	GRAPHMEM_BENCH_BASE_BIN=/tmp/base/graphmem go test -run '^$' -bench PurgeRequest -benchtime 5x ./cmd/graphmem
+func BenchmarkPurgeRequest(b *testing.B) {
+	mb := 50
+	if v := os.Getenv("GRAPHMEM_BENCH_PURGE_MB"); v != "" {
+		mb, _ = strconv.Atoi(v)
+	}
+	bins := [][2]string{}
+	if base := os.Getenv("GRAPHMEM_BENCH_BASE_BIN"); base != "" {
+		bins = append(bins, [2]string{"baseline", base})
+	}
+	bins = append(bins, [2]string{"this", buildBinary(b)})
+	for _, bin := range bins {
+		data := b.TempDir()
+		s := startServer(b, bin[1], data)
+		resp, err := http.Post(s.base+"/v1/import", api.NDJSON, importStream(mb<<20, false))
+		if err != nil {
+			b.Fatal(err)
+		}
+		var got struct{ Facts int }
+		json.NewDecoder(resp.Body).Decode(&got)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK || got.Facts == 0 {
+			b.Fatalf("import: %d %+v", resp.StatusCode, got)
+		}
+		c := client{tb: b, base: s.base, hc: &http.Client{Timeout: 5 * time.Minute}}
+		last := fmt.Sprintf("value %d", got.Facts-1)
+		for deadline := time.Now().Add(5 * time.Minute); len(searchHits(c, last)) == 0; time.Sleep(time.Second) {
+			if time.Now().After(deadline) {
+				b.Fatal("the index did not catch up")
+			}
+		}
+		next := 0
+		b.Run(bin[0], func(b *testing.B) {
+			for range b.N {
+				id := fmt.Sprintf("fact-%08d", next*7919%got.Facts)
+				next++
+				c.do("POST", "/v1/forget", map[string]any{"fact_ids": []string{id}, "mode": "purge"}).ok(b, 200, nil)
+			}
+			b.ReportMetric(float64(dirBytes(b, data))/(1<<20), "MB-data")
+		})
+	}
+}
+
+// dirBytes is the size of the files under dir.
+func dirBytes(tb testing.TB, dir string) int64 {
+	var n int64
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err == nil {
+			n += info.Size()
+		}
+		return err
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return n
 }
