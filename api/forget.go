@@ -51,12 +51,6 @@ func (s *Server) postForget(c *gin.Context) {
 		Error(c, err)
 		return
 	}
-	if res.Mode == memory.ModePurge && !res.DryRun && s.opts.Purged != nil {
-		if err := s.opts.Purged(ctx); err != nil {
-			Error(c, err)
-			return
-		}
-	}
 	c.JSON(http.StatusOK, forgetResult(res))
 }
 

@@ -86,9 +86,6 @@ type Options struct {
 	// and tell how far each is behind it: /readyz shows it, and /metrics
 	// as graphmem_<name>_lag_changes and graphmem_<name>_lag_seconds.
 	Followers map[string]func() graph.Lag
-	// Purged, when set, runs after a purge (the search index compacts, so
-	// purged text leaves its files).
-	Purged func(ctx context.Context) error
 }
 
 // Server is graphmem's HTTP API.

@@ -157,7 +157,8 @@ func (s *Service) Import(ctx context.Context, scope entity.Scope, r io.Reader) (
 	}()
 	w := bufio.NewWriter(spool)
 	refs := newRefs()
-	if err := readRecords(io.TeeReader(r, w), true, refs.add); err != nil {
+	add := func(line, _ int, rec *Record) error { return refs.add(line, rec) }
+	if err := readRecords(io.TeeReader(r, w), true, add); err != nil {
 		return res, err
 	}
 	rewind := func() error {
@@ -179,10 +180,12 @@ func (s *Service) Import(ctx context.Context, scope entity.Scope, r io.Reader) (
 		return res, err
 	}
 	var batch []Record
+	batchBytes := 0
 	flush := func() error {
 		if len(batch) == 0 {
 			return nil
 		}
+		batchBytes = 0
 		var got ImportResult
 		err := s.update(ctx, scope, func(tx graph.Tx) error {
 			got = ImportResult{} // a retried transaction counts once
@@ -198,9 +201,9 @@ func (s *Service) Import(ctx context.Context, scope entity.Scope, r io.Reader) (
 		}
 		return err
 	}
-	err = readRecords(spool, false, func(_ int, rec *Record) error {
+	err = readRecords(spool, false, func(_, size int, rec *Record) error {
 		batch = append(batch, *rec)
-		if len(batch) == exportPage {
+		if batchBytes += size; len(batch) == exportPage || batchBytes >= importBatchBytes {
 			return flush()
 		}
 		return nil
@@ -211,11 +214,17 @@ func (s *Service) Import(ctx context.Context, scope entity.Scope, r io.Reader) (
 	return res, flush()
 }
 
+// importBatchBytes bounds the JSON one import transaction writes (besides
+// exportPage records), so that a batch of large episodes (up to 256 KiB of
+// content each) is not hundreds of MB in memory at once.
+const importBatchBytes = 4 << 20
+
 // readRecords reads JSON Lines of Records, one line at a time, and calls fn
-// with each record and its line; blank lines are skipped. With check, each
+// with each record, its line and the line's size in bytes; blank lines are
+// skipped. With check, each
 // record is checked (checkRecord) and a bad line is EINVALID naming it
 // ("line[3]", "line[3].fact.text").
-func readRecords(r io.Reader, check bool, fn func(line int, rec *Record) error) error {
+func readRecords(r io.Reader, check bool, fn func(line, size int, rec *Record) error) error {
 	br := bufio.NewReaderSize(r, 64<<10)
 	for line := 1; ; line++ {
 		if _, err := br.Peek(1); err == io.EOF {
@@ -240,7 +249,7 @@ func readRecords(r io.Reader, check bool, fn func(line int, rec *Record) error) 
 				return out.Err()
 			}
 		}
-		if err := fn(line, &rec); err != nil {
+		if err := fn(line, lr.n, &rec); err != nil {
 			return err
 		}
 	}
@@ -697,7 +706,7 @@ func (r *refs) check(ctx context.Context, store graph.Store, scope entity.Scope,
 		}
 		return lookUp()
 	}
-	err := readRecords(spool, false, func(line int, rec *Record) error {
+	err := readRecords(spool, false, func(line, _ int, rec *Record) error {
 		if e := rec.Episode; e != nil && e.IdempotencyKey != "" {
 			if err := add(lookup{line: line, field: "episode.idempotency_key", key: e.IdempotencyKey, episode: e.ID}); err != nil {
 				return err

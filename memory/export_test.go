@@ -2,6 +2,7 @@ package memory_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/graphmem/graphmem/entity"
+	"github.com/graphmem/graphmem/graph"
 	"github.com/graphmem/graphmem/memory"
 )
 
@@ -291,5 +293,38 @@ func TestImport_IdempotencyKeys(t *testing.T) {
 		if res, err := svc.Import(ctx, scope, jsonLines(t, keyed("p1", "k2"), keyed("p2", "k3"))); err != nil || res.Episodes != 2 {
 			t.Fatalf("import: %+v %v", res, err)
 		}
+	}
+}
+
+// writeCounter counts the write transactions of a store.
+type writeCounter struct {
+	graph.Store
+	writes int
+}
+
+func (w *writeCounter) Update(ctx context.Context, scope entity.Scope, fn func(graph.Tx) error) error {
+	w.writes++
+	return w.Store.Update(ctx, scope, fn)
+}
+
+// TestImport_BatchBytes: an import of large episodes is written a few MB
+// per transaction, not 500 records (up to 128 MiB of content) at once.
+func TestImport_BatchBytes(t *testing.T) {
+	svc, _ := MustOpenService(t)
+	store := &writeCounter{Store: svc.Store}
+	svc.Store = store
+	var recs []memory.Record
+	for i := range 40 {
+		r := episodeRec(fmt.Sprintf("ep%d", i))
+		r.Episode.Content = strings.Repeat("x", 200<<10)
+		recs = append(recs, r)
+	}
+	res, err := svc.Import(ctx, scope, jsonLines(t, recs...))
+	if err != nil || res.Episodes != 40 {
+		t.Fatalf("import: %+v %v", res, err)
+	}
+	// 8 MB of episodes: at least two transactions of at most 4 MB.
+	if store.writes < 2 {
+		t.Errorf("8 MB of episodes written in %d transaction(s)", store.writes)
 	}
 }

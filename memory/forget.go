@@ -171,6 +171,9 @@ func (s *Service) Forget(ctx context.Context, scope entity.Scope, req ForgetRequ
 	} else {
 		err = s.update(ctx, scope, write)
 	}
+	if err == nil && req.Mode == ModePurge && !req.DryRun && s.Purged != nil {
+		err = s.Purged(ctx)
+	}
 	return res, err
 }
 

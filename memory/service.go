@@ -32,6 +32,11 @@ type Service struct {
 	// search layer: recall.Engine.FindFacts); without it such a forget is
 	// refused.
 	FindFacts FactFinder
+	// Purged, when set, runs after a purge has committed and before Forget
+	// returns: what keeps copies of records (the search index, vectors,
+	// the store's free pages) drops those the purge deleted. Its error is
+	// Forget's; the purge stays committed.
+	Purged func(ctx context.Context) error
 
 	wakeup chan struct{}
 	// waiters are WaitEpisode calls by episode id (see awaitEpisode).

@@ -34,7 +34,7 @@ type server struct {
 
 // startServer runs the binary on a free loopback port over data and waits
 // for the line that names its address; env adds settings (KEY=value).
-func startServer(t *testing.T, bin, data string, env ...string) *server {
+func startServer(t testing.TB, bin, data string, env ...string) *server {
 	t.Helper()
 	cmd := exec.Command(bin, "serve", "--addr", "127.0.0.1:0", "--data", data)
 	for _, kv := range os.Environ() {

@@ -84,7 +84,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 // procStatusKB reads a kB figure (VmRSS, VmHWM) of process pid.
-func procStatusKB(t *testing.T, pid int, name string) int {
+func procStatusKB(t testing.TB, pid int, name string) int {
 	t.Helper()
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/status")
 	if err != nil {

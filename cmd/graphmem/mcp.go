@@ -138,6 +138,7 @@ func openLocalMCP(ctx context.Context, cfg Config, scope entity.Scope, logger *s
 		store.Close()
 		return nil, nil, err
 	}
+	svc.Purged = purged(store, idx, eng)
 	bg, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Go(func() { followIndex(bg, idx, store, logger) })

@@ -127,6 +127,7 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	}
 	m.Closers = append(m.Closers, m.Index.Close, m.Recall.Close)
 	m.Service.FindFacts = m.Recall.FindFacts
+	m.Service.Purged = purged(store, m.Index, m.Recall)
 	m.Background = append(m.Background, func(ctx context.Context) { followIndex(ctx, m.Index, m.Store, m.Logger) })
 	if vec := m.Recall.Vectors; vec != nil {
 		m.Closers = append(m.Closers, vec.Close)
@@ -145,19 +146,6 @@ func (m *Main) Run(ctx context.Context) (err error) {
 	m.API = api.New(api.Options{
 		Service: m.Service, Keys: keys, KeyNames: names, ActorSecret: secret, AllowedOrigins: origins,
 		Logger: m.Logger, Registry: m.Registry, MaxBodyBytes: cfg.MaxBodyBytes, WaitTimeout: wait, Followers: followers,
-		// A purge must leave no trace in the index files either: apply the
-		// deletions now and merge the segments that held the text.
-		Purged: func(ctx context.Context) error {
-			if _, err := m.Index.Sync(ctx, m.Store); err != nil {
-				return err
-			}
-			if vec := m.Recall.Vectors; vec != nil {
-				if err := vec.Prune(ctx, m.Store); err != nil {
-					return err
-				}
-			}
-			return m.Index.Compact(ctx)
-		},
 	})
 	m.API.RegisterRecall(m.Recall)
 	m.API.RegisterOverview(m.Index)
@@ -298,6 +286,31 @@ func openRecall(ctx context.Context, cfg Config, svc *memory.Service, log *slog.
 // ctx ends.
 func followIndex(ctx context.Context, idx *search.Index, store graph.Store, log *slog.Logger) {
 	idx.Follow(ctx, store, followInterval, func(err error) { log.Warn("search index sync failed", "err", err) })
+}
+
+// purged is what a purge runs once committed (memory.Service.Purged): it
+// leaves no copy of the purged text in the data folder. The index applies
+// the deletions now and merges the segments that held the text, the
+// vector file is written without the purged vectors, and the store
+// overwrites its free pages, which still hold the records' old bytes.
+func purged(store graph.Store, idx *search.Index, eng *recall.Engine) func(ctx context.Context) error {
+	return func(ctx context.Context) error {
+		if _, err := idx.Sync(ctx, store); err != nil {
+			return err
+		}
+		if vec := eng.Vectors; vec != nil {
+			if err := vec.Prune(ctx, store); err != nil {
+				return err
+			}
+		}
+		if err := idx.Compact(ctx); err != nil {
+			return err
+		}
+		if sc, ok := store.(graph.Scrubber); ok {
+			return sc.Scrub(ctx)
+		}
+		return nil
+	}
 }
 
 // followInterval bounds how stale the index may be with respect to writes

@@ -25,7 +25,7 @@ func (s *Store) Check() error {
 			problems = append(problems, fmt.Sprintf(format, args...))
 		}
 	}
-	err := s.db.View(func(btx *bbolt.Tx) error {
+	err := s.view(func(btx *bbolt.Tx) error {
 		for err := range btx.Check() {
 			report("bbolt: %v", err)
 		}

@@ -110,6 +110,9 @@ func (s *Store) commitGroup(batch []*call, self *call) {
 			return nil
 		})
 		if failed < 0 {
+			if err == nil {
+				s.committed()
+			}
 			for _, c := range batch {
 				if err == nil {
 					s.raiseHead(c.scope, c.last)

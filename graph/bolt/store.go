@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	bolterr "go.etcd.io/bbolt/errors"
@@ -39,6 +40,12 @@ type Store struct {
 	heads   map[entity.Scope]uint64
 
 	sweep sweeper
+
+	// reads counts the read transactions open or about to begin (see
+	// view): Scrub overwrites free pages only when it is 0.
+	reads atomic.Int64
+	// trimmedAt is when trim last let go of the mapped pages (Unix ns).
+	trimmedAt atomic.Int64
 }
 
 // Option configures Open.
@@ -101,7 +108,7 @@ func Open(path string, opts ...Option) (*Store, error) {
 		return nil, translate(op, err)
 	}
 	s := &Store{db: db, heads: map[entity.Scope]uint64{}}
-	err = db.View(func(btx *bbolt.Tx) error {
+	err = s.view(func(btx *bbolt.Tx) error {
 		return btx.Bucket(bucketNames[bSeq]).ForEach(func(k, v []byte) error {
 			scope, _, ok := splitScope(v[min(2, len(v)):])
 			if len(k) != 8 || len(v) < 2 || !ok {
@@ -114,6 +121,12 @@ func Open(path string, opts ...Option) (*Store, error) {
 	if err != nil {
 		db.Close()
 		return nil, translate(op, err)
+	}
+	// A purge committed just before a crash may have left its text in
+	// pages freed since: overwrite them before anything reads the store.
+	if err := s.Scrub(context.Background()); err != nil {
+		db.Close()
+		return nil, err
 	}
 	s.startSweeper()
 	return s, nil
@@ -163,7 +176,7 @@ func (s *Store) View(ctx context.Context, scope entity.Scope, fn func(graph.Tx) 
 		return err
 	}
 	var fnErr error
-	err := s.db.View(func(btx *bbolt.Tx) error {
+	err := s.view(func(btx *bbolt.Tx) error {
 		t := newTx(btx, scope)
 		defer t.end()
 		fnErr = fn(t)
@@ -212,6 +225,7 @@ func (s *Store) updateAlone(ctx context.Context, scope entity.Scope, fn func(gra
 	if err == nil {
 		s.raiseHead(scope, last)
 		s.sweepLater(stale)
+		s.committed()
 	}
 	return translate(op, err)
 }
@@ -251,7 +265,7 @@ func (s *Store) changes(ctx context.Context, op string, scope *entity.Scope, aft
 		want = append([]byte(*scope), sep)
 	}
 	var out []graph.Change
-	err := s.db.View(func(btx *bbolt.Tx) error {
+	err := s.view(func(btx *bbolt.Tx) error {
 		out = nil
 		t := newTx(btx, "")
 		c := t.bucket(bSeq).Cursor()
@@ -303,7 +317,7 @@ func (s *Store) DueEpisodes(ctx context.Context, now time.Time, limit int) ([]gr
 	}
 	nowKey := sortTime(nil, now)
 	var out []graph.EpisodeRef
-	err := s.db.View(func(btx *bbolt.Tx) error {
+	err := s.view(func(btx *bbolt.Tx) error {
 		out = nil
 		c := btx.Bucket(bucketNames[bDue]).Cursor()
 		for k, v := c.First(); k != nil; k, v = c.Next() {
@@ -334,7 +348,7 @@ func (s *Store) Scopes(ctx context.Context) ([]entity.Scope, error) {
 		return nil, err
 	}
 	var out []entity.Scope
-	err := s.db.View(func(btx *bbolt.Tx) error {
+	err := s.view(func(btx *bbolt.Tx) error {
 		seen := map[string]bool{}
 		out = nil
 		for _, b := range dataBuckets {
@@ -366,5 +380,5 @@ func (s *Store) Ping(ctx context.Context) error {
 	if err := translate(op, ctx.Err()); err != nil {
 		return err
 	}
-	return translate(op, s.db.View(func(*bbolt.Tx) error { return nil }))
+	return translate(op, s.view(func(*bbolt.Tx) error { return nil }))
 }

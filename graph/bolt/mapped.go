@@ -1,0 +1,34 @@
+package bolt
+
+import (
+	"time"
+
+	"go.etcd.io/bbolt"
+)
+
+// trimEvery is how often, at most, the process lets go of the file's
+// mapped pages (dropMapped).
+const trimEvery = 100 * time.Millisecond
+
+// trim lets go of the file's mapped pages if trimEvery has passed since
+// the last time; btx keeps the mapping in place. bbolt reads the file
+// through a shared mapping, and every page a read touches, with its
+// neighbours (the kernel maps the cached pages around a fault), stays
+// counted in the process's resident memory: a bulk write (an import) and
+// the index reading it back would leave the whole file there, however
+// large. With trim it holds what was touched in the last trimEvery. The
+// pages stay in the page cache: mapping them again is a minor fault.
+func (s *Store) trim(btx *bbolt.Tx) {
+	now := time.Now().UnixNano()
+	last := s.trimmedAt.Load()
+	if now-last < int64(trimEvery) || !s.trimmedAt.CompareAndSwap(last, now) {
+		return
+	}
+	dropMapped(s.db, btx)
+}
+
+// committed runs after each commit, whose own reads went through the
+// mapping too.
+func (s *Store) committed() {
+	s.view(func(*bbolt.Tx) error { return nil })
+}
