@@ -52,6 +52,17 @@ func TestE2E_ForgetRefusesGuess(t *testing.T) {
 		t.Errorf("MCP forget of an unknown name: error %v: %s", isErr, text)
 	}
 
+	// The CLI refuses the same way, and its dry run names the resolution.
+	bin := buildBinary(t)
+	out, err := runCLI(t, bin, "forget", "--query", "Bob Marley", "--purge", "--url", "http://"+m.Addr(), "--api-key", "key-payments-0123456")
+	if err == nil || !strings.Contains(out, "Bob Lindqvist") || !strings.Contains(out, "nothing was changed") {
+		t.Errorf("CLI forget of an unknown name: %v: %s", err, out)
+	}
+	out, err = runCLI(t, bin, "forget", "--query", "Bob Lindqvist", "--dry-run", "--url", "http://"+m.Addr(), "--api-key", "key-payments-0123456")
+	if err != nil || !strings.Contains(out, `"Bob Lindqvist" is Bob Lindqvist`) {
+		t.Errorf("CLI dry run: %v: %s", err, out)
+	}
+
 	// A dry run that resolves shows the resolution; the purge then acts on it.
 	var dry memory.ForgetResult
 	c.do("POST", "/v1/forget", map[string]any{"query": "Bob Lindqvist", "dry_run": true}).ok(t, 200, &dry)

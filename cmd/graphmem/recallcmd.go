@@ -156,7 +156,7 @@ entity goes with all its facts. --dry-run lists what would go, by name.`, false)
 	var ids multiFlag
 	cf.fs.Var(&ids, "fact", "a fact id (repeatable)")
 	ent := cf.fs.String("entity", "", "forget this entity (id or name) and every fact of it")
-	query := cf.fs.String("query", "", "forget the facts search finds for this query")
+	query := cf.fs.String("query", "", "forget the facts of the entities this query names that hold its words (a name memory does not know, or that names several entities, is refused)")
 	episode := cf.fs.String("episode", "", "an episode id (with --purge: the episode and what derives only from it)")
 	purge := cf.fs.Bool("purge", false, "delete physically (privacy requests) instead of forgetting")
 	reason := cf.fs.String("reason", "", "why, for the audit record")
@@ -185,6 +185,9 @@ entity goes with all its facts. --dry-run lists what would go, by name.`, false)
 		verb += " (dry run)"
 	}
 	fmt.Printf("%s: %d facts, %d episodes, %d entities, %d tombstones\n", verb, out.Facts, out.Episodes, out.Entities, out.Tombstones)
+	for _, n := range out.Resolved {
+		fmt.Printf("  %q is %s (id %s)\n", n.Name, n.Entity, n.EntityID)
+	}
 	tw := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
 	for _, it := range out.Items {
 		fmt.Fprintf(tw, "  %s\t%s\t%s\n", it.Type, it.ID, cell(it.Name))
