@@ -33,12 +33,23 @@ import (
 //   - a qualifier before the head of a known entity's name: "staging
 //     database" when memory knows "production database" (same number of
 //     words, same last word, no question or property word);
-//   - in a question written in lower case, two words that may name
-//     someone next to a word of a known name: "bob marley" in "where does
-//     bob marley work" when memory knows "Bob" (lowerNames).
+//   - in a question written in lower case, which has no shapes, two words
+//     that may name someone or something (lowerNames): next to a word of
+//     a known name, before or after the question's verb ("bob marley" in
+//     "where does bob marley work" and "who employs bob marley" when
+//     memory knows "Bob", "zebra gateway" when it knows gateway-service);
+//     both words of known names ("payments api" when it knows payments-db
+//     and cart-api); or a kind word — one that begins or ends the names of
+//     several things, "team" of Team Kite, "db" of orders-db — with a word
+//     on the side the kind's names have their own ("team albatross",
+//     "audit db"). Words of a name of several words that linked are no
+//     part of another.
 //
 // A name shaped like one word that is a stored name with a few letters
-// more or less ("Postgres", "PostgreSQL") is that name (isVariantOf).
+// more or less ("Postgres", "PostgreSQL") is that name (isVariantOf); a
+// name written joined or apart is the stored name of the same letters
+// ("Bookingservice" and "booking service" for booking-service, link in
+// retrieve.go).
 //
 // Such a name is unknown when no entity resolves it (exactly, by alias, or
 // fuzzily for a typing error, entity.Lookup) and no record of the scope —
@@ -796,12 +807,15 @@ const kindNames = 2
 
 // notNames are words that follow a subject and begin no surname: adverbs
 // without -ly and verbs of thought and wish ("does bob ever", "does sam
-// think").
+// think"); prepositions; and adjectives that qualify a kind without
+// naming a thing of it ("deploy a new service").
 var notNames = map[string]bool{}
 
 func init() {
 	for _, w := range strings.Fields(`ever never also already always just even once first last again too
 		behind across within without between among near inside outside onto upon via per toward towards
+		new old main another next different whole entire default primary secondary internal external public private
+		shared big small large every certain various several single separate typical usual
 		think thinks thought feel feels felt want wants wanted wish hope hopes plan plans planned prefer prefers
 		enjoy enjoys enjoyed love loves loved hate hates mean means meant need needs needed`) {
 		notNames[w] = true

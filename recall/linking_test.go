@@ -202,6 +202,8 @@ func TestRecall_NamesInAnyCasing(t *testing.T) {
 		{q: "where does alice chen work", wantPred: "works_at", wantSubject: "Alice Chen"},
 		{q: "what do we use for caching"},
 		{q: "which service keeps its data in a database"},
+		{q: "how do i deploy a new service"},
+		{q: "which db does the gateway service use", wantPred: "uses_database", wantSubject: "gateway-service"},
 	} {
 		t.Run(tc.q, func(t *testing.T) {
 			res := e.context(t, scope, recall.ContextRequest{Query: tc.q})
