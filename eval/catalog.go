@@ -151,6 +151,9 @@ type UnknownScores struct {
 	// FalseUnknownLower: the same for the catalog's English questions
 	// written all in lower case, where no name shows by its shape.
 	FalseUnknownLower float64 `json:"false_unknown_on_known_lower"`
+	// FalseUnknownSpaced: the same with the subject's identifier written
+	// with its words apart ("cart api" for cart-api).
+	FalseUnknownSpaced float64 `json:"false_unknown_on_known_spaced"`
 }
 
 // CatalogScope is the scope the catalog is written into.
@@ -322,14 +325,14 @@ func Catalog(ctx context.Context, o CatalogOptions) (CatalogReport, error) {
 	// of the hit writer's, and the row would differ from run to run.
 	engBefore := &recall.Engine{Store: store, Index: idx, Ontology: onto, Now: clock, NoUnknownNames: true, NoHits: true}
 	defer engBefore.Close()
-	if rep.Unknown, err = askUnknown(ctx, eng, scope, data, ours.unknownOnKnown); err != nil {
+	if rep.Unknown, err = askUnknown(ctx, eng, scope, data, ours.unknownOnKnown, o.Misses); err != nil {
 		return CatalogReport{}, err
 	}
-	if rep.UnknownBefore, err = askUnknown(ctx, engBefore, scope, data, 0); err != nil {
+	if rep.UnknownBefore, err = askUnknown(ctx, engBefore, scope, data, 0, nil); err != nil {
 		return CatalogReport{}, err
 	}
 	if engV != nil {
-		u, err := askUnknown(ctx, engV, scope, data, withVec.unknownOnKnown)
+		u, err := askUnknown(ctx, engV, scope, data, withVec.unknownOnKnown, o.MissesVectors)
 		if err != nil {
 			return CatalogReport{}, err
 		}
@@ -589,26 +592,50 @@ func ask(ctx context.Context, eng *recall.Engine, scope entity.Scope, q catalogQ
 
 // askUnknown puts the questions about subjects that do not exist to eng,
 // and the known English ones in lower case; onKnown is how many of the
-// known questions listed an unresolved name.
-func askUnknown(ctx context.Context, eng *recall.Engine, scope entity.Scope, data catalogData, onKnown int) (UnknownScores, error) {
+// known questions listed an unresolved name. misses, when set, receives
+// the questions answered falsely and the known ones in lower case that
+// listed an unresolved name.
+func askUnknown(ctx context.Context, eng *recall.Engine, scope entity.Scope, data catalogData, onKnown int, misses io.Writer) (UnknownScores, error) {
 	qs, n := data.unknown, len(data.questions)
-	var falseAnswers, reported, lowerAsked, lowerUnknown int
+	var falseAnswers, reported, lowerAsked, lowerUnknown, spacedAsked, spacedUnknown int
+	unresolved := func(text string) (bool, error) {
+		res, err := eng.Search(ctx, scope, recall.SearchRequest{Query: text, Limit: 10})
+		if err != nil {
+			return false, err
+		}
+		cres, err := eng.Context(ctx, scope, recall.ContextRequest{Query: text})
+		if err != nil {
+			return false, err
+		}
+		if len(res.Unresolved) == 0 && len(cres.Unresolved) == 0 {
+			return false, nil
+		}
+		if misses != nil {
+			fmt.Fprintf(misses, "FALSE UNKNOWN %q: %v %v\n", text, res.Unresolved, cres.Unresolved)
+		}
+		return true, nil
+	}
 	for _, q := range data.questions {
 		if q.Lang != "en" {
 			continue
 		}
 		lowerAsked++
 		text := strings.ToLower(q.Text)
-		res, err := eng.Search(ctx, scope, recall.SearchRequest{Query: text, Limit: 10})
+		u, err := unresolved(text)
 		if err != nil {
 			return UnknownScores{}, err
 		}
-		cres, err := eng.Context(ctx, scope, recall.ContextRequest{Query: text})
-		if err != nil {
-			return UnknownScores{}, err
-		}
-		if len(res.Unresolved) > 0 || len(cres.Unresolved) > 0 {
+		if u {
 			lowerUnknown++
+		}
+		if spaced := strings.ToLower(strings.Replace(q.Text, q.Name, lowerName(q.Name), 1)); spaced != text {
+			spacedAsked++
+			if u, err = unresolved(spaced); err != nil {
+				return UnknownScores{}, err
+			}
+			if u {
+				spacedUnknown++
+			}
 		}
 	}
 	kinds := map[string][2]int{}
@@ -643,6 +670,9 @@ func askUnknown(ctx context.Context, eng *recall.Engine, scope entity.Scope, dat
 		if answered {
 			falseAnswers++
 			k[1]++
+			if misses != nil {
+				fmt.Fprintf(misses, "FALSE ANSWER %q (%s): unresolved %v\n", q.Text, q.Kind, cres.Unresolved)
+			}
 		}
 		kinds[q.Kind] = k
 	}
@@ -653,7 +683,8 @@ func askUnknown(ctx context.Context, eng *recall.Engine, scope entity.Scope, dat
 		return roundTo(float64(a)/float64(b), 3)
 	}
 	u := UnknownScores{Questions: len(qs), FalseAnswer: share(falseAnswers, len(qs)), Reported: share(reported, len(qs)),
-		FalseUnknown: share(onKnown, n), FalseUnknownLower: share(lowerUnknown, lowerAsked), ByKind: map[string]float64{}}
+		FalseUnknown: share(onKnown, n), FalseUnknownLower: share(lowerUnknown, lowerAsked),
+		FalseUnknownSpaced: share(spacedUnknown, spacedAsked), ByKind: map[string]float64{}}
 	for kind, k := range kinds {
 		u.ByKind[kind] = share(k[1], k[0])
 	}
@@ -665,10 +696,13 @@ func (r CatalogReport) writeUnknown(w io.Writer) {
 	fmt.Fprintf(w, "Questions about subjects that do not exist (%d): another subject's value of the asked property in the block or search's top 5\n",
 		r.Unknown.Questions)
 	row := func(name string, u UnknownScores) {
-		fmt.Fprintf(w, "  %-28s false answers %.3f  reported unresolved %.3f  known questions with an unresolved name %.3f (in lower case %.3f)  by kind:",
-			name, u.FalseAnswer, u.Reported, u.FalseUnknown, u.FalseUnknownLower)
-		for _, k := range append(slices.Clip(unknownKinds), lowerPerson) {
+		fmt.Fprintf(w, "  %-28s false answers %.3f  reported unresolved %.3f  known questions with an unresolved name %.3f (in lower case %.3f, words apart %.3f)  by kind:",
+			name, u.FalseAnswer, u.Reported, u.FalseUnknown, u.FalseUnknownLower, u.FalseUnknownSpaced)
+		for _, k := range unknownKinds {
 			fmt.Fprintf(w, " %s %.2f", k, u.ByKind[k])
+		}
+		for _, k := range unknownKinds {
+			fmt.Fprintf(w, " %s %.2f", lowerKind(k), u.ByKind[lowerKind(k)])
 		}
 		fmt.Fprintln(w)
 	}

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/memory"
@@ -103,9 +104,14 @@ type unknownQuestion struct {
 // never put together ("Hiro Chen"); a team and a project of unknown names.
 var unknownKinds = []string{"service-domain", "service-kind", "database", "person", "team", "project"}
 
-// lowerPerson is the kind of the person questions asked again in lower
-// case.
-const lowerPerson = "person-lower"
+// lowerKind is the kind of the questions asked again in lower case
+// ("person-lower"), with the words of an identifier apart ("zebra
+// gateway").
+func lowerKind(kind string) string { return kind + "-lower" }
+
+// lowerName is a name as written by someone who does not capitalise nor
+// type hyphens: "zebra-gateway" becomes "zebra gateway".
+func lowerName(name string) string { return strings.ReplaceAll(strings.ToLower(name), "-", " ") }
 
 var (
 	unknownDomains  = []string{"zebra", "loyalty", "wallet", "onboarding", "feeds", "streaming", "quotas", "ratings", "coupons", "routing"}
@@ -563,13 +569,17 @@ func generateCatalog(seed uint64, nq int) catalogData {
 		asked[text] = true
 		d.unknown = append(d.unknown, unknownQuestion{Text: text, Name: name, Predicate: pred, Kind: kind})
 	}
-	// People's names as written by someone who does not capitalise: no
-	// shape tells them ("where does hiro chen work").
+	// Names as written by someone who does not capitalise nor type
+	// hyphens: no shape tells them ("where does hiro chen work", "which
+	// database does zebra gateway use"). Chinese questions only of people:
+	// a name without a hyphen runs into the words around it there.
 	for _, q := range slices.Clone(d.unknown) {
-		if q.Kind == "person" {
-			d.unknown = append(d.unknown, unknownQuestion{Text: strings.ToLower(q.Text), Name: strings.ToLower(q.Name),
-				Predicate: q.Predicate, Kind: lowerPerson})
+		if q.Kind != "person" && strings.IndexFunc(q.Text, func(r rune) bool { return r > unicode.MaxLatin1 }) >= 0 {
+			continue
 		}
+		name := lowerName(q.Name)
+		text := strings.ToLower(strings.Replace(q.Text, q.Name, name, 1))
+		d.unknown = append(d.unknown, unknownQuestion{Text: text, Name: name, Predicate: q.Predicate, Kind: lowerKind(q.Kind)})
 	}
 	return d
 }

@@ -33,12 +33,23 @@ import (
 //   - a qualifier before the head of a known entity's name: "staging
 //     database" when memory knows "production database" (same number of
 //     words, same last word, no question or property word);
-//   - in a question written in lower case, two words that may name
-//     someone next to a word of a known name: "bob marley" in "where does
-//     bob marley work" when memory knows "Bob" (lowerNames).
+//   - in a question written in lower case, which has no shapes, two words
+//     that may name someone or something (lowerNames): next to a word of
+//     a known name, before or after the question's verb ("bob marley" in
+//     "where does bob marley work" and "who employs bob marley" when
+//     memory knows "Bob", "zebra gateway" when it knows gateway-service);
+//     both words of known names ("payments api" when it knows payments-db
+//     and cart-api); or a kind word — one that begins or ends the names of
+//     several things, "team" of Team Kite, "db" of orders-db — with a word
+//     on the side the kind's names have their own ("team albatross",
+//     "audit db"). Words of a name of several words that linked are no
+//     part of another.
 //
 // A name shaped like one word that is a stored name with a few letters
-// more or less ("Postgres", "PostgreSQL") is that name (isVariantOf).
+// more or less ("Postgres", "PostgreSQL") is that name (isVariantOf); a
+// name written joined or apart is the stored name of the same letters
+// ("Bookingservice" and "booking service" for booking-service, link in
+// retrieve.go).
 //
 // Such a name is unknown when no entity resolves it (exactly, by alias, or
 // fuzzily for a typing error, entity.Lookup) and no record of the scope —
@@ -628,16 +639,27 @@ func isVariantOf(key string, en entity.Entity) bool {
 // shape to tell them, once the search has found entities: two words in a
 // row, between words that may name nothing, each of which may name
 // someone or something — neither a question word, a word of a property,
-// a number, an adverb or a verb that follows a subject ("does bob still
-// work", "does sam think") — and
+// a number, an adverb, a preposition or a verb that follows a subject
+// ("does bob still work", "does sam think") — and
 //
-//   - both words of names memory holds with capitals: "hiro chen" in
-//     "which team is hiro chen on" when Hiro Sato and Mia Chen are known;
+//   - both words of names memory holds: "hiro chen" in "which team is
+//     hiro chen on" when Hiro Sato and Mia Chen are known, "payments api"
+//     when payments-db and cart-api are;
 //   - or one, and the question's verb (a word of a property, or a generic
-//     one: "work", "live", "do") comes right after them, or they are
-//     written with a possessive: "bob marley" in "where does bob marley
-//     work" and "bob marley's manager" when Bob Lindqvist's alias is "Bob"
-//     ("is bob happy" names no one).
+//     one: "work", "live", "use") comes right after them or right before
+//     them at the end of the question, or they are written with a
+//     possessive: "bob marley" in "where does bob marley work", "who
+//     employs bob marley" and "bob marley's manager" when Bob Lindqvist's
+//     alias is "Bob" ("is bob happy" names no one), "zebra gateway" in
+//     "which database does zebra gateway use" when gateway-service is
+//     known;
+//   - or a word of a kind of thing and another word on the side where the
+//     kind's names have their own word: a kind word is one that begins
+//     ("team" of Team Kite and Team Egret) or ends ("api" of cart-api and
+//     search-api, "db" of orders-db and audit-db) the names of at least
+//     two things found, even when it also names a property; so "team
+//     albatross", "zebra gateway" and "audit db" when memory holds such
+//     names and not these.
 //
 // judge then decides whether memory holds the two words in a row. Only in
 // a question that capitalises nothing but its first word: one that
@@ -674,22 +696,64 @@ func (c *candidates) lowerNames(lx *lexicon) []mention {
 		}
 		return w == "do" || w == "does" || w == "did"
 	}
-	nameable := func(i int) bool {
-		if i < 0 || i >= len(ws) {
-			return false
-		}
+	plain := func(i int) bool { // a word that may be part of a name
 		w := ws[i]
 		return w.lower && w.key != "" && !questionWords[w.key] && !isNumber(w.key) && !strings.HasSuffix(w.key, "ly") &&
-			!notNames[w.key] && !verb(w.key)
+			!notNames[w.key]
 	}
-	// The words of the names with capitals of the entities linked and
-	// found.
+	nameable := func(i int) bool {
+		return i >= 0 && i < len(ws) && plain(i) && !verb(ws[i].key)
+	}
+	// The words of the names of the entities linked and found, and the
+	// kind words among them: those that begin (first) or end (last) the
+	// names of several things.
 	nameWords := map[string]bool{}
+	first, last := map[string]int{}, map[string]int{}
 	for _, it := range c.entities {
 		for _, n := range append([]string{it.entity.Name}, it.entity.Aliases...) {
-			if strings.ToLower(n) != n {
-				for _, w := range strings.Fields(entity.Normalize(n)) {
-					nameWords[w] = true
+			fs := strings.Fields(entity.Normalize(n))
+			for _, w := range fs {
+				nameWords[w] = true
+			}
+			if len(fs) > 1 && it.entity.Type != entity.PersonType {
+				first[fs[0]]++
+				last[fs[len(fs)-1]]++
+			}
+		}
+	}
+	kind := func(i int, edge map[string]int) bool {
+		return i >= 0 && i < len(ws) && plain(i) && edge[ws[i].key] >= kindNames
+	}
+	// A word next to a name that is no part of it: not a word of a known
+	// name, unless a kind word, which begins or ends a name of its own.
+	apart := func(i int) bool {
+		return i < 0 || i >= len(ws) || !nameWords[ws[i].key] || kind(i, first) || kind(i, last)
+	}
+	// A word before a kind word that ends names may name a property
+	// ("reports db"), not say what the question wants ("what db").
+	modifier := func(i int) bool {
+		if !plain(i) {
+			return false
+		}
+		for _, t := range search.Analyze(ws[i].key) {
+			if genericWords[t] {
+				return false
+			}
+		}
+		return true
+	}
+	// Words of a name of several words that linked are no part of another
+	// ("billing db backed up").
+	covered := make([]bool, len(ws))
+	for i := range ws {
+		for n := 2; n <= 3 && i+n <= len(ws); n++ {
+			var g []string
+			for _, w := range ws[i : i+n] {
+				g = append(g, w.key)
+			}
+			if len(c.gramLinks[strings.Join(g, " ")]) > 0 {
+				for j := i; j < i+n; j++ {
+					covered[j] = true
 				}
 			}
 		}
@@ -697,31 +761,61 @@ func (c *candidates) lowerNames(lx *lexicon) []mention {
 	var out []mention
 	for i := 0; i+1 < len(ws); i++ {
 		a, b := ws[i], ws[i+1]
-		if !nameable(i) || !nameable(i+1) || nameable(i-1) || nameable(i+2) || a.possessive || a.punctuation {
+		if a.possessive || a.punctuation || covered[i] || covered[i+1] {
 			continue
 		}
 		key := a.key + " " + b.key
+		if len(c.gramLinks[key]) > 0 {
+			continue
+		}
+		// A word of a kind with a word of its own: "team albatross",
+		// "zebra gateway", "reports db".
+		if apart(i-1) && apart(i+2) && (kind(i, first) && (nameable(i+1) || kind(i+1, last)) ||
+			kind(i+1, last) && (modifier(i) || kind(i, first))) {
+			out = append(out, mention{text: key, key: key})
+			continue
+		}
+		if !nameable(i) || !nameable(i+1) {
+			continue
+		}
 		known := 0
 		for _, w := range []string{a.key, b.key} {
 			if nameWords[w] {
 				known++
 			}
 		}
-		inContext := b.possessive || !b.punctuation && i+2 < len(ws) && verb(ws[i+2].key)
-		if len(c.gramLinks[key]) == 0 && (known == 2 || known == 1 && inContext) {
+		// Between words that may name nothing, or, for two words of known
+		// names, that are no words of one ("what position does farah
+		// rossi hold").
+		alone := func(j int) bool { return !nameable(j) || known == 2 && j >= 0 && j < len(ws) && !nameWords[ws[j].key] }
+		if !alone(i-1) || !alone(i+2) {
+			continue
+		}
+		end := b.punctuation || i+2 >= len(ws)
+		inContext := b.possessive || !b.punctuation && i+2 < len(ws) && verb(ws[i+2].key) ||
+			end && i > 0 && plain(i-1) && verb(ws[i-1].key)
+		if known == 2 || known == 1 && inContext {
 			out = append(out, mention{text: key, key: key})
 		}
 	}
 	return out
 }
 
+// kindNames is how many names of things a word must begin or end to be a
+// word of a kind of thing (lowerNames).
+const kindNames = 2
+
 // notNames are words that follow a subject and begin no surname: adverbs
 // without -ly and verbs of thought and wish ("does bob ever", "does sam
-// think").
+// think"); prepositions; and adjectives that qualify a kind without
+// naming a thing of it ("deploy a new service").
 var notNames = map[string]bool{}
 
 func init() {
 	for _, w := range strings.Fields(`ever never also already always just even once first last again too
+		behind across within without between among near inside outside onto upon via per toward towards
+		new old main another next different whole entire default primary secondary internal external public private
+		shared big small large every certain various several single separate typical usual
 		think thinks thought feel feels felt want wants wanted wish hope hopes plan plans planned prefer prefers
 		enjoy enjoys enjoyed love loves loved hate hates mean means meant need needs needed`) {
 		notNames[w] = true

@@ -148,3 +148,91 @@ func TestContext_UnknownFocus(t *testing.T) {
 		t.Errorf("unresolved %v, facts %q:\n%s", res.Unresolved, predicatesOf(res), res.Context)
 	}
 }
+
+// anyCasingDemo is unknownDemo with a payments database, a booking
+// service, two teams and databases of an engine each: names a question in
+// lower case may run into.
+func anyCasingDemo(tb testing.TB, e *env, scope string) {
+	tb.Helper()
+	unknownDemo(tb, e, scope)
+	fact := func(subj, typ, pred, obj, objType, value, text string) memory.FactInput {
+		return memory.FactInput{Subject: subj, SubjectType: typ, Predicate: pred, Object: obj, ObjectType: objType, Value: value,
+			Text: text, ValidFrom: at("2024-01-01"), SourceKind: entity.UserExplicit}
+	}
+	e.add(tb, scope,
+		fact("booking-service", "service", "uses_database", "payments-db", "database", "", "booking-service keeps its data in payments-db"),
+		fact("payments-db", "database", "runs_on", "", "", "PostgreSQL 16", "payments-db runs on PostgreSQL 16"),
+		fact("orders-db", "database", "runs_on", "", "", "MySQL 8", "orders-db runs on MySQL 8"),
+		fact("Team Kite", "team", "led_by", "Alice Chen", "person", "", "Alice Chen leads Team Kite"),
+		fact("Team Egret", "team", "led_by", "Zed", "person", "", "Zed leads Team Egret"),
+		fact("Bob Lindqvist", "person", "reports_to", "Dana Whitfield", "person", "", "Bob Lindqvist reports to Dana Whitfield"),
+	)
+}
+
+// TestRecall_NamesInAnyCasing: in a question written in lower case, a
+// name memory does not hold is unresolved, not answered with another
+// subject's facts, whether it looks like a person's ("bob marley") or a
+// thing's ("zebra gateway", "payments api", "audit db", "team
+// albatross"); known names are found in lower case, joined or with their
+// words apart; a question that names nothing gains no unknown name.
+func TestRecall_NamesInAnyCasing(t *testing.T) {
+	e := newEnv(t)
+	const scope = "casing"
+	anyCasingDemo(t, e, scope)
+	for _, tc := range []struct {
+		q, unresolved string
+		wantPred      string // a predicate the context must hold
+		notPred       string // a predicate no fact of the context or search may have
+		wantSubject   string // the subject of a fact of the context
+	}{
+		{q: "where does bob marley work", unresolved: "bob marley", notPred: "works_at"},
+		{q: "which company employs bob marley", unresolved: "bob marley", notPred: "works_at"},
+		{q: "which database does zebra gateway use", unresolved: "zebra gateway", notPred: "uses_database"},
+		{q: "which database does payments api use", unresolved: "payments api", notPred: "uses_database"},
+		{q: "what engine does audit db run on", unresolved: "audit db", notPred: "runs_on"},
+		{q: "who leads team albatross", unresolved: "team albatross", notPred: "led_by"},
+		{q: "which database does Bookingservice use", wantPred: "uses_database", wantSubject: "booking-service"},
+		{q: "which database does bookingservice use", wantPred: "uses_database", wantSubject: "booking-service"},
+		{q: "which database does booking service use", wantPred: "uses_database", wantSubject: "booking-service"},
+		{q: "which database does cart api use", wantPred: "uses_database", wantSubject: "cart-api"},
+		{q: "which database does cartapi use", wantPred: "uses_database", wantSubject: "cart-api"},
+		{q: "what engine does payments db run on", wantPred: "runs_on", wantSubject: "payments-db"},
+		{q: "who leads team kite", wantPred: "led_by", wantSubject: "Team Kite"},
+		{q: "who is bob lindqvist's manager", wantPred: "reports_to", wantSubject: "Bob Lindqvist"},
+		{q: "where does alice chen work", wantPred: "works_at", wantSubject: "Alice Chen"},
+		{q: "what do we use for caching"},
+		{q: "which service keeps its data in a database"},
+		{q: "how do i deploy a new service"},
+		{q: "which db does the gateway service use", wantPred: "uses_database", wantSubject: "gateway-service"},
+	} {
+		t.Run(tc.q, func(t *testing.T) {
+			res := e.context(t, scope, recall.ContextRequest{Query: tc.q})
+			sr := e.search(t, scope, recall.SearchRequest{Query: tc.q, Limit: 5})
+			var want []string
+			if tc.unresolved != "" {
+				want = []string{tc.unresolved}
+			}
+			for _, got := range [][]recall.NameLink{res.Unresolved, sr.Unresolved} {
+				if !slices.Equal(names(got), want) {
+					t.Errorf("unresolved %q, want %q:\n%s", names(got), want, res.Context)
+				}
+			}
+			preds := predicatesOf(res)
+			if tc.wantPred != "" && !slices.ContainsFunc(res.Facts, func(f recall.ContextFact) bool {
+				return f.Fact.Predicate == tc.wantPred && f.Fact.Subject == tc.wantSubject
+			}) {
+				t.Errorf("no %s fact of %s in the context:\n%s", tc.wantPred, tc.wantSubject, res.Context)
+			}
+			if tc.notPred != "" {
+				if slices.Contains(preds, tc.notPred) {
+					t.Errorf("context answers with another subject's %s:\n%s", tc.notPred, res.Context)
+				}
+				for _, h := range sr.Hits {
+					if h.Fact != nil && h.Fact.Predicate == tc.notPred {
+						t.Errorf("search answers with another subject's %s: %s", tc.notPred, h.Text)
+					}
+				}
+			}
+		})
+	}
+}

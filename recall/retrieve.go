@@ -2,9 +2,12 @@ package recall
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph"
@@ -264,6 +267,17 @@ func (c *candidates) link(tx graph.Tx) error {
 			shorter = append(shorter, shorterForms(m.key)...)
 		}
 	}
+	// A name of several words may be stored joined ("booking service" for
+	// "BookingService"): its joined form is read with the n-grams.
+	joinedOf := map[string]string{}
+	for _, g := range grams {
+		if j := joined(g); j != "" {
+			if _, ok := joinedOf[j]; !ok && !slices.Contains(grams, j) {
+				joinedOf[j] = g
+				shorter = append(shorter, j)
+			}
+		}
+	}
 	byKey, err := tx.EntitiesByKey(append(slices.Clip(grams), shorter...))
 	if err != nil {
 		return err
@@ -277,6 +291,15 @@ func (c *candidates) link(tx graph.Tx) error {
 			}
 			c.addLinked(en, m.Kind, g)
 			matched[g] = true
+		}
+	}
+	for _, j := range slices.Sorted(maps.Keys(joinedOf)) {
+		g := joinedOf[j]
+		for _, en := range byKey[j] {
+			if !matched[g] && slices.Contains(en.Keys(), j) {
+				c.addLinked(en, entity.MatchFuzzy, g)
+				matched[g] = true
+			}
 		}
 	}
 	named = slices.DeleteFunc(named, func(g string) bool { return matched[g] })
@@ -319,8 +342,43 @@ func (c *candidates) link(tx graph.Tx) error {
 	}
 	for _, g := range fuzzy {
 		cands := byPrefix[entity.FuzzyPrefix(g)]
-		if m := entity.Lookup(g, cands); m.Kind == entity.MatchFuzzy {
+		if en := joinedMatch(g, cands); en != nil {
+			c.addLinked(*en, entity.MatchFuzzy, g)
+		} else if m := entity.Lookup(g, cands); m.Kind == entity.MatchFuzzy {
 			c.addLinked(*m.Entity, m.Kind, g)
+		}
+	}
+	return nil
+}
+
+// joined returns the n-gram g of several words written as one
+// ("bookingservice" for "booking service"), or "" when g is one word or
+// holds a word of no letter (numbers tell versions apart).
+func joined(g string) string {
+	ws := strings.Fields(g)
+	if len(ws) < 2 {
+		return ""
+	}
+	for _, w := range ws {
+		if questionWords[w] || strings.IndexFunc(w, func(r rune) bool { return !unicode.IsLetter(r) || isCJK(r) }) >= 0 {
+			return ""
+		}
+	}
+	return strings.Join(ws, "")
+}
+
+// joinedMatch returns the candidate one of whose names of several words
+// the one-word n-gram g writes joined ("Bookingservice" for
+// "booking-service"), or nil.
+func joinedMatch(g string, cands []entity.Entity) *entity.Entity {
+	if strings.Contains(g, " ") {
+		return nil
+	}
+	for i := range cands {
+		for _, k := range cands[i].Keys() {
+			if joined(k) == g {
+				return &cands[i]
+			}
 		}
 	}
 	return nil
