@@ -181,7 +181,7 @@ func validateQuery(fe entity.FieldErrors, q string) {
 	case strings.TrimSpace(q) == "":
 		fe.Add("query", "required")
 	case len(q) > entity.MaxQueryBytes:
-		fe.Add("query", "at most 4000 bytes")
+		fe.Add("query", fmt.Sprintf("at most %d bytes", entity.MaxQueryBytes))
 	case !utf8.ValidString(q):
 		fe.Add("query", "must be valid UTF-8")
 	}
@@ -238,8 +238,8 @@ func (r *ContextRequest) Validate() error {
 		fe.Add("focus", fmt.Sprintf("at most %d names", entity.MaxFocus))
 	}
 	for _, f := range r.Focus {
-		if strings.TrimSpace(f) == "" || utf8.RuneCountInString(f) > 256 {
-			fe.Add("focus", "names must be 1 to 256 characters")
+		if strings.TrimSpace(f) == "" || utf8.RuneCountInString(f) > entity.MaxNameLen {
+			fe.Add("focus", fmt.Sprintf("names must be 1 to %d characters", entity.MaxNameLen))
 		}
 	}
 	return fe.Err()
