@@ -79,6 +79,9 @@ var pinnedPredicates = []string{"constraint", "prefers"}
 type block struct {
 	priority float64
 	pinned   bool
+	// lead: what search ranks first, a session's best turn, or the walk's
+	// paths (keep.go): the floor keeps it and packing takes it first.
+	lead     bool
 	lines    []line
 	facts    []ContextFact
 	episodes []ContextEpisode
@@ -176,7 +179,7 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 		if c, err = e.retrieve(ctx, tx, p); err != nil {
 			return err
 		}
-		b = builder{e: e, p: &p, c: c, history: mode == ModeHistory, quoted: map[string]bool{}}
+		b = builder{e: e, p: &p, c: c, history: mode == ModeHistory, quoted: map[string]bool{}, lead: c.leads(!e.NoRelevanceFloor)}
 		if err := b.collect(ctx, tx); err != nil {
 			return err
 		}
@@ -237,6 +240,7 @@ type builder struct {
 	history bool
 	blocks  []*block
 	quoted  map[string]bool // episodes already quoted
+	lead    map[string]bool // items whose blocks lead (leads)
 }
 
 // collect makes the blocks of a context from the best candidates: the
@@ -311,6 +315,7 @@ func (b *builder) factBlocks(items []*item, chains map[graph.ChainKey][]entity.F
 		}
 		inBlock[head.ID] = true
 		bl := b.factBlock(it.score, head, chain)
+		bl.lead = b.lead[it.id]
 		if succ, ok := b.successor(head, chain); ok {
 			replaced = append(replaced, successorOf{bl, succ})
 		}
@@ -374,7 +379,7 @@ func (b *builder) episodeBlocks(ranked []*item) {
 		ep := *it.episode
 		q := clip(ep.Words(), quoteRunes)
 		t := ep.ReferenceTime
-		b.blocks = append(b.blocks, &block{priority: it.score, lines: []line{{
+		b.blocks = append(b.blocks, &block{priority: it.score, lead: b.lead[it.id], lines: []line{{
 			Kind: "episode", ID: ep.ID, Text: q, Speaker: clip(ep.Speaker, 80), Time: timePtr(t), SourceKind: string(ep.SourceKind),
 		}}, episodes: []ContextEpisode{{Episode: boundedEpisode(ep, q), Quote: q}}})
 	}
@@ -388,7 +393,7 @@ func (b *builder) entityBlocks(ranked []*item) {
 			continue
 		}
 		en := boundedEntity(*it.entity)
-		b.blocks = append(b.blocks, &block{priority: it.score * b.c.w.Context.EntityCard, entity: &en, lines: []line{{
+		b.blocks = append(b.blocks, &block{priority: it.score * b.c.w.Context.EntityCard, lead: b.lead[it.id], entity: &en, lines: []line{{
 			Kind: "entity", ID: en.ID, Text: clip(entityLine(&en), summaryRunes), entity: &en,
 		}}})
 	}
@@ -697,7 +702,13 @@ func pack(blocks []*block, budget, header int, format string, pinnedShare float6
 		}
 		rest = append(rest, bl)
 	}
-	sort.SliceStable(rest, func(i, j int) bool { return rest[i].priority > rest[j].priority })
+	// The leading blocks first, then the others, each by priority.
+	sort.SliceStable(rest, func(i, j int) bool {
+		if rest[i].lead != rest[j].lead {
+			return rest[i].lead
+		}
+		return rest[i].priority > rest[j].priority
+	})
 	var chosen []*block
 	for _, bl := range rest {
 		if t := blockTokens(bl.lines, format); used+t <= budget && fits(bl) {
@@ -726,6 +737,8 @@ func pack(blocks []*block, budget, header int, format string, pinnedShare float6
 			used += t
 		}
 	}
+	// Placed by priority, whichever tier chose them.
+	sort.SliceStable(chosen, func(i, j int) bool { return chosen[i].priority > chosen[j].priority })
 	ordered := make([]*block, len(chosen))
 	lo, hi := 0, len(chosen)-1
 	for i, bl := range chosen {

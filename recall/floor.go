@@ -237,11 +237,12 @@ type piece struct {
 	touches []string
 	text    string
 	preds   []string
-	always  bool // pinned: never left out
+	always  bool // pinned: never left out, nor measured
+	lead    bool // never left out, measured (keep.go)
 }
 
 func blockPiece(bl *block) piece {
-	p := piece{always: bl.pinned}
+	p := piece{always: bl.pinned, lead: bl.lead}
 	var sb strings.Builder
 	for _, f := range bl.facts {
 		p.touches = append(p.touches, f.Fact.SubjectID)
@@ -322,7 +323,7 @@ func (t *topic) keepPieces(ps []piece, share float64) []bool {
 		cv := cov[i]
 		// When nothing covers any concept, the question's words are not in
 		// memory's words at all: no floor rather than an empty block.
-		keep[i] = p.always || best == 0 ||
+		keep[i] = p.always || p.lead || best == 0 ||
 			cv.n > 0 && float64(cv.n) >= share*float64(best) && (cv.strong || !strong)
 	}
 	return keep
