@@ -81,7 +81,10 @@ type block struct {
 	pinned   bool
 	// lead: what search ranks first, a session's best turn, or the walk's
 	// paths (keep.go): the floor keeps it and packing takes it first.
-	lead     bool
+	lead bool
+	// spare: a quote the floor left out, packed only into the room the
+	// other blocks leave (floor).
+	spare    bool
 	lines    []line
 	facts    []ContextFact
 	episodes []ContextEpisode
@@ -702,10 +705,11 @@ func pack(blocks []*block, budget, header int, format string, pinnedShare float6
 		}
 		rest = append(rest, bl)
 	}
-	// The leading blocks first, then the others, each by priority.
+	// The leading blocks first, then the others, then the spares, each
+	// by priority.
 	sort.SliceStable(rest, func(i, j int) bool {
-		if rest[i].lead != rest[j].lead {
-			return rest[i].lead
+		if ti, tj := rest[i].tier(), rest[j].tier(); ti != tj {
+			return ti < tj
 		}
 		return rest[i].priority > rest[j].priority
 	})
@@ -751,6 +755,18 @@ func pack(blocks []*block, budget, header int, format string, pinnedShare float6
 		}
 	}
 	return append(pinned, ordered...), itemBudget - items
+}
+
+// tier is the order in which packing considers a block: leading, other,
+// spare.
+func (bl *block) tier() int {
+	switch {
+	case bl.lead:
+		return 0
+	case bl.spare:
+		return 2
+	}
+	return 1
 }
 
 func blockTokens(ls []line, format string) int {

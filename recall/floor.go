@@ -329,7 +329,11 @@ func (t *topic) keepPieces(ps []piece, share float64) []bool {
 	return keep
 }
 
-// floor keeps the blocks of a context that bear on the question.
+// floor keeps the blocks of a context that bear on the question. The
+// quotes of episodes it would leave out stay, as spares: search returns
+// them, and they go into the room the blocks that bear on the question
+// leave, where they are more likely to hold what the question needs than
+// nothing at all. A fact or an entity card it leaves out is gone.
 func floor(t *topic, blocks []*block, share float64) []*block {
 	ps := make([]piece, len(blocks))
 	for i, bl := range blocks {
@@ -338,12 +342,18 @@ func floor(t *topic, blocks []*block, share float64) []*block {
 	keep := t.keepPieces(ps, share)
 	out := blocks[:0:0]
 	for i, bl := range blocks {
-		if keep[i] {
+		if !keep[i] && bl.quote() {
+			bl.spare = true
+		}
+		if keep[i] || bl.spare {
 			out = append(out, bl)
 		}
 	}
 	return out
 }
+
+// quote reports whether a block only quotes an episode.
+func (bl *block) quote() bool { return len(bl.facts) == 0 && bl.entity == nil && len(bl.episodes) > 0 }
 
 // floorFacts drops the fact items of a search that do not bear on the
 // question; entity and episode items are matches by construction. Only
