@@ -16,7 +16,7 @@ import "github.com/graphmem/graphmem/search"
 // Limits of what leads.
 const (
 	searchTop    = 10 // search results whose blocks lead
-	sessionLeads = 4  // sessions whose best turn leads
+	sessionLeads = 20 // sessions whose best turn leads
 )
 
 // leads returns the ids of the items whose blocks lead: the first
