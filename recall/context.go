@@ -187,7 +187,9 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 			return err
 		}
 		if !e.NoRelevanceFloor {
-			b.blocks = floor(c.topic(), b.blocks, c.w.Floor.Share)
+			// A question naming what memory does not know gets no spares:
+			// quotes about others would stand in for its answer.
+			b.blocks = floor(c.topic(), b.blocks, c.w.Floor.Share, len(c.unknown) == 0)
 		}
 		if paths, err = b.walk(tx); err != nil {
 			return err

@@ -329,12 +329,13 @@ func (t *topic) keepPieces(ps []piece, share float64) []bool {
 	return keep
 }
 
-// floor keeps the blocks of a context that bear on the question. The
-// quotes of episodes it would leave out stay, as spares: search returns
-// them, and they go into the room the blocks that bear on the question
-// leave, where they are more likely to hold what the question needs than
-// nothing at all. A fact or an entity card it leaves out is gone.
-func floor(t *topic, blocks []*block, share float64) []*block {
+// floor keeps the blocks of a context that bear on the question. With
+// spares, the quotes of episodes it would leave out stay, as spares:
+// search returns them, and they go into the room the blocks that bear on
+// the question leave, where they are more likely to hold what the
+// question needs than nothing at all. A fact or an entity card it leaves
+// out is gone.
+func floor(t *topic, blocks []*block, share float64, spares bool) []*block {
 	ps := make([]piece, len(blocks))
 	for i, bl := range blocks {
 		ps[i] = blockPiece(bl)
@@ -342,7 +343,7 @@ func floor(t *topic, blocks []*block, share float64) []*block {
 	keep := t.keepPieces(ps, share)
 	out := blocks[:0:0]
 	for i, bl := range blocks {
-		if !keep[i] && bl.quote() {
+		if !keep[i] && spares && bl.quote() {
 			bl.spare = true
 		}
 		if keep[i] || bl.spare {

@@ -130,3 +130,26 @@ func TestContext_UsesBudget(t *testing.T) {
 			large.Tokens, len(small.Episodes), small.Tokens)
 	}
 }
+
+// TestContext_NoSparesForUnknown: a question naming someone memory does
+// not know gets no quotes below the floor, which would stand in for its
+// answer.
+func TestContext_NoSparesForUnknown(t *testing.T) {
+	e := newEnv(t)
+	var turns []turnSpec
+	turns = append(turns, turnSpec{1, "Ann", "Caroline went to the LGBTQ support group meeting on Tuesday and felt welcome."})
+	for i := range 30 {
+		turns = append(turns, turnSpec{i%5 + 2, "Mel", fmt.Sprintf("Someone told me story %d about a support meeting, it was long.", i)})
+	}
+	e.conversation(t, "u", turns)
+	res, err := e.engine.Context(ctx, "u", recall.ContextRequest{Query: "When did Zara Quinn go to the LGBTQ support group?", MaxTokens: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Unresolved) == 0 {
+		t.Fatalf("Zara Quinn is not reported unknown: %+v", res)
+	}
+	if n := len(res.Episodes); n > 12 {
+		t.Errorf("the block quotes %d turns for an unknown name:\n%s", n, res.Context)
+	}
+}
