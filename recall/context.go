@@ -678,7 +678,9 @@ func timePtr(t time.Time) *time.Time {
 // in ItemsPerToken × budget, so the whole answer is bounded — and orders them:
 // pinned blocks first (the first always, if it fits; the others within
 // pinnedShare of the budget), then the rest with the most important at both ends
-// and the least important in the middle, where models attend least.
+// and the least important in the middle, where models attend least. The
+// rest is chosen tier by tier (block.tier): the leading blocks, the
+// others, the spares, each by priority.
 func pack(blocks []*block, budget, header int, format string, pinnedShare float64) ([]*block, int) {
 	used := header
 	items, itemBudget := 0, ItemsPerToken*budget
