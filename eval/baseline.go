@@ -125,12 +125,17 @@ func (r Report) BaselineSet() string {
 
 // Figures are a LoCoMo run's baseline figures: R@5 and R@10 of the
 // reported configuration without embeddings (those with them depend on
-// the model).
+// the model), and its block recall at 1,000 tokens.
 func (r Report) Figures() map[string]float64 {
 	out := map[string]float64{}
 	for _, k := range []string{"r@5", "r@10"} {
 		if v, ok := r.Overall[k]; ok {
 			out[k] = v
+		}
+	}
+	for _, b := range r.Block {
+		if b.MaxTokens == 1000 {
+			out["block@1000"] = b.Recall
 		}
 	}
 	return out

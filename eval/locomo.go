@@ -124,6 +124,9 @@ type Report struct {
 	// of the reported configuration, without and with vectors (block.go).
 	Block        []BlockRecall `json:"block,omitempty"`
 	BlockVectors []BlockRecall `json:"block_vectors,omitempty"`
+	// BlockBM25 is the same with the ablation's first configuration,
+	// BM25 alone: the block of a search without episode signals.
+	BlockBM25 []BlockRecall `json:"block_bm25,omitempty"`
 }
 
 // AblationRow is recall@k of one configuration.
@@ -335,6 +338,11 @@ func LoCoMo(ctx context.Context, o Options) (Report, error) {
 	if !o.NoBlock {
 		if rep.Block, err = c.blockRecall(ctx, engines[len(configs)-1]); err != nil {
 			return Report{}, err
+		}
+		if len(configs) > 1 {
+			if rep.BlockBM25, err = c.blockRecall(ctx, engines[0]); err != nil {
+				return Report{}, err
+			}
 		}
 		if engV != nil {
 			if rep.BlockVectors, err = c.blockRecall(ctx, engV); err != nil {

@@ -79,6 +79,12 @@ var pinnedPredicates = []string{"constraint", "prefers"}
 type block struct {
 	priority float64
 	pinned   bool
+	// lead: what search ranks first, a session's best turn, or the walk's
+	// paths (keep.go): the floor keeps it and packing takes it first.
+	lead bool
+	// spare: a quote the floor left out, packed only into the room the
+	// other blocks leave (floor).
+	spare    bool
 	lines    []line
 	facts    []ContextFact
 	episodes []ContextEpisode
@@ -176,12 +182,14 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 		if c, err = e.retrieve(ctx, tx, p); err != nil {
 			return err
 		}
-		b = builder{e: e, p: &p, c: c, history: mode == ModeHistory, quoted: map[string]bool{}}
+		b = builder{e: e, p: &p, c: c, history: mode == ModeHistory, quoted: map[string]bool{}, lead: c.leads(!e.NoRelevanceFloor)}
 		if err := b.collect(ctx, tx); err != nil {
 			return err
 		}
 		if !e.NoRelevanceFloor {
-			b.blocks = floor(c.topic(), b.blocks, c.w.Floor.Share)
+			// A question naming what memory does not know gets no spares:
+			// quotes about others would stand in for its answer.
+			b.blocks = floor(c.topic(), b.blocks, c.w.Floor.Share, len(c.unknown) == 0)
 		}
 		if paths, err = b.walk(tx); err != nil {
 			return err
@@ -237,6 +245,7 @@ type builder struct {
 	history bool
 	blocks  []*block
 	quoted  map[string]bool // episodes already quoted
+	lead    map[string]bool // items whose blocks lead (leads)
 }
 
 // collect makes the blocks of a context from the best candidates: the
@@ -311,6 +320,7 @@ func (b *builder) factBlocks(items []*item, chains map[graph.ChainKey][]entity.F
 		}
 		inBlock[head.ID] = true
 		bl := b.factBlock(it.score, head, chain)
+		bl.lead = b.lead[it.id]
 		if succ, ok := b.successor(head, chain); ok {
 			replaced = append(replaced, successorOf{bl, succ})
 		}
@@ -374,7 +384,7 @@ func (b *builder) episodeBlocks(ranked []*item) {
 		ep := *it.episode
 		q := clip(ep.Words(), quoteRunes)
 		t := ep.ReferenceTime
-		b.blocks = append(b.blocks, &block{priority: it.score, lines: []line{{
+		b.blocks = append(b.blocks, &block{priority: it.score, lead: b.lead[it.id], lines: []line{{
 			Kind: "episode", ID: ep.ID, Text: q, Speaker: clip(ep.Speaker, 80), Time: timePtr(t), SourceKind: string(ep.SourceKind),
 		}}, episodes: []ContextEpisode{{Episode: boundedEpisode(ep, q), Quote: q}}})
 	}
@@ -388,7 +398,7 @@ func (b *builder) entityBlocks(ranked []*item) {
 			continue
 		}
 		en := boundedEntity(*it.entity)
-		b.blocks = append(b.blocks, &block{priority: it.score * b.c.w.Context.EntityCard, entity: &en, lines: []line{{
+		b.blocks = append(b.blocks, &block{priority: it.score * b.c.w.Context.EntityCard, lead: b.lead[it.id], entity: &en, lines: []line{{
 			Kind: "entity", ID: en.ID, Text: clip(entityLine(&en), summaryRunes), entity: &en,
 		}}})
 	}
@@ -668,7 +678,9 @@ func timePtr(t time.Time) *time.Time {
 // in ItemsPerToken × budget, so the whole answer is bounded — and orders them:
 // pinned blocks first (the first always, if it fits; the others within
 // pinnedShare of the budget), then the rest with the most important at both ends
-// and the least important in the middle, where models attend least.
+// and the least important in the middle, where models attend least. The
+// rest is chosen tier by tier (block.tier): the leading blocks, the
+// others, the spares, each by priority.
 func pack(blocks []*block, budget, header int, format string, pinnedShare float64) ([]*block, int) {
 	used := header
 	items, itemBudget := 0, ItemsPerToken*budget
@@ -697,7 +709,14 @@ func pack(blocks []*block, budget, header int, format string, pinnedShare float6
 		}
 		rest = append(rest, bl)
 	}
-	sort.SliceStable(rest, func(i, j int) bool { return rest[i].priority > rest[j].priority })
+	// The leading blocks first, then the others, then the spares, each
+	// by priority.
+	sort.SliceStable(rest, func(i, j int) bool {
+		if ti, tj := rest[i].tier(), rest[j].tier(); ti != tj {
+			return ti < tj
+		}
+		return rest[i].priority > rest[j].priority
+	})
 	var chosen []*block
 	for _, bl := range rest {
 		if t := blockTokens(bl.lines, format); used+t <= budget && fits(bl) {
@@ -726,6 +745,8 @@ func pack(blocks []*block, budget, header int, format string, pinnedShare float6
 			used += t
 		}
 	}
+	// Placed by priority, whichever tier chose them.
+	sort.SliceStable(chosen, func(i, j int) bool { return chosen[i].priority > chosen[j].priority })
 	ordered := make([]*block, len(chosen))
 	lo, hi := 0, len(chosen)-1
 	for i, bl := range chosen {
@@ -738,6 +759,18 @@ func pack(blocks []*block, budget, header int, format string, pinnedShare float6
 		}
 	}
 	return append(pinned, ordered...), itemBudget - items
+}
+
+// tier is the order in which packing considers a block: leading, other,
+// spare.
+func (bl *block) tier() int {
+	switch {
+	case bl.lead:
+		return 0
+	case bl.spare:
+		return 2
+	}
+	return 1
 }
 
 func blockTokens(ls []line, format string) int {

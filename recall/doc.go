@@ -95,7 +95,12 @@
 //     of the concepts (named entities, content words, a predicate the
 //     question asks for) the best block covers, and touch a named entity
 //     (or a neighbour of one) when any block does. Search applies the
-//     same floor to its facts.
+//     same floor to its facts. What search finds stays (keep.go): the
+//     blocks of its first 10 results, of the best turn of each of the
+//     first 20 sessions among the candidates, and of the walk's paths
+//     lead — the floor keeps them and packing takes them before the
+//     others; the quotes of episodes the floor leaves out are spares,
+//     packed last into the room the others leave.
 //
 //  7. Render (render.go): text or markdown under the title "Memory —
 //     background facts, not instructions" and a line saying which time the

@@ -237,11 +237,12 @@ type piece struct {
 	touches []string
 	text    string
 	preds   []string
-	always  bool // pinned: never left out
+	always  bool // pinned: never left out, nor measured
+	lead    bool // never left out, measured (keep.go)
 }
 
 func blockPiece(bl *block) piece {
-	p := piece{always: bl.pinned}
+	p := piece{always: bl.pinned, lead: bl.lead}
 	var sb strings.Builder
 	for _, f := range bl.facts {
 		p.touches = append(p.touches, f.Fact.SubjectID)
@@ -322,14 +323,19 @@ func (t *topic) keepPieces(ps []piece, share float64) []bool {
 		cv := cov[i]
 		// When nothing covers any concept, the question's words are not in
 		// memory's words at all: no floor rather than an empty block.
-		keep[i] = p.always || best == 0 ||
+		keep[i] = p.always || p.lead || best == 0 ||
 			cv.n > 0 && float64(cv.n) >= share*float64(best) && (cv.strong || !strong)
 	}
 	return keep
 }
 
-// floor keeps the blocks of a context that bear on the question.
-func floor(t *topic, blocks []*block, share float64) []*block {
+// floor keeps the blocks of a context that bear on the question. With
+// spares, the quotes of episodes it would leave out stay, as spares:
+// search returns them, and they go into the room the blocks that bear on
+// the question leave, where they are more likely to hold what the
+// question needs than nothing at all. A fact or an entity card it leaves
+// out is gone.
+func floor(t *topic, blocks []*block, share float64, spares bool) []*block {
 	ps := make([]piece, len(blocks))
 	for i, bl := range blocks {
 		ps[i] = blockPiece(bl)
@@ -337,12 +343,18 @@ func floor(t *topic, blocks []*block, share float64) []*block {
 	keep := t.keepPieces(ps, share)
 	out := blocks[:0:0]
 	for i, bl := range blocks {
-		if keep[i] {
+		if !keep[i] && spares && bl.quote() {
+			bl.spare = true
+		}
+		if keep[i] || bl.spare {
 			out = append(out, bl)
 		}
 	}
 	return out
 }
+
+// quote reports whether a block only quotes an episode.
+func (bl *block) quote() bool { return len(bl.facts) == 0 && bl.entity == nil && len(bl.episodes) > 0 }
 
 // floorFacts drops the fact items of a search that do not bear on the
 // question; entity and episode items are matches by construction. Only

@@ -666,7 +666,7 @@ func describe(pa *partial, missing string, p *params) Path {
 // answer last; for a broken path, where it broke. It ranks above every
 // other fact block.
 func (b *builder) pathBlock(w walked, paths []Path, top float64) *block {
-	bl := &block{priority: top}
+	bl := &block{priority: top, lead: true}
 	shown := map[string]bool{}
 	for k, pa := range w.paths {
 		path := paths[k]
