@@ -306,25 +306,8 @@ func (t *tx) Entity(id string) (entity.Entity, error) {
 
 // EntitiesByKey maps each key to the entities known by it.
 func (t *tx) EntitiesByKey(keys []string) (map[string][]entity.Entity, error) {
-	const op = "neo4j.EntitiesByKey"
 	out := make(map[string][]entity.Entity)
-	// Keys are normalised again, so a caller's raw name finds its entities;
-	// results are keyed as the caller spelled them.
-	asked := make(map[string][]string, len(keys))
-	norms := make([]string, 0, len(keys))
-	for _, k := range keys {
-		n := entity.Normalize(k)
-		if n == "" {
-			continue
-		}
-		if n = indexKey(n); slices.Contains(asked[n], k) {
-			continue
-		}
-		if asked[n] == nil {
-			norms = append(norms, n)
-		}
-		asked[n] = append(asked[n], k)
-	}
+	asked, norms := askedKeys(keys)
 	if !t.writable && t.store.cache.on() && !t.view.read {
 		if out, ok, err := t.namesWithHead(asked, norms); err != nil || ok {
 			return out, err
@@ -343,31 +326,79 @@ func (t *tx) EntitiesByKey(keys []string) (map[string][]entity.Entity, error) {
 		held = func(n string) ([]entity.Entity, bool) { return t.store.cache.viewName(t.scope, t.view.head, n) }
 	}
 	if cacheNames {
-		missing := norms[:0:0]
-		for _, n := range norms {
-			es, ok := held(n)
-			if !ok {
-				missing = append(missing, n)
-				continue
-			}
-			if len(es) == 0 {
-				continue // as read: a key of no entity is not in out
-			}
-			for _, k := range asked[n] {
-				out[k] = append(out[k], es...)
-			}
-		}
-		norms = missing
+		norms = namesHeld(asked, norms, held, out)
 	}
 	if len(norms) == 0 {
 		return out, nil
 	}
+	found, err := t.readNames(asked, norms, cacheNames, out)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case t.cached != nil:
+		for n, es := range found {
+			t.cached.names[n] = es
+		}
+	case found != nil:
+		t.store.cache.putNames(t.scope, t.view.head, found)
+	}
+	return out, nil
+}
+
+// askedKeys normalises keys again, so a caller's raw name finds its
+// entities: it returns the caller's spellings of each index key, by which
+// results are keyed, and the index keys in order, once each.
+func askedKeys(keys []string) (asked map[string][]string, norms []string) {
+	asked = make(map[string][]string, len(keys))
+	norms = make([]string, 0, len(keys))
+	for _, k := range keys {
+		n := entity.Normalize(k)
+		if n == "" {
+			continue
+		}
+		if n = indexKey(n); slices.Contains(asked[n], k) {
+			continue
+		}
+		if asked[n] == nil {
+			norms = append(norms, n)
+		}
+		asked[n] = append(asked[n], k)
+	}
+	return asked, norms
+}
+
+// namesHeld answers into out the index keys of norms that held (a cache)
+// holds, and returns the others.
+func namesHeld(asked map[string][]string, norms []string, held func(string) ([]entity.Entity, bool), out map[string][]entity.Entity) []string {
+	missing := norms[:0:0]
+	for _, n := range norms {
+		es, ok := held(n)
+		if !ok {
+			missing = append(missing, n)
+			continue
+		}
+		if len(es) == 0 {
+			continue // as read: a key of no entity is not in out
+		}
+		for _, k := range asked[n] {
+			out[k] = append(out[k], es...)
+		}
+	}
+	return missing
+}
+
+// readNames reads the entities of the index keys norms into out. With
+// note, it also returns them by index key (a key of no entity with none),
+// cloned, for the cache.
+func (t *tx) readNames(asked map[string][]string, norms []string, note bool, out map[string][]entity.Entity) (map[string][]entity.Entity, error) {
+	const op = "neo4j.EntitiesByKey"
 	recs, err := t.query(stmtEntitiesByKey, map[string]any{"keys": norms})
 	if err != nil {
 		return nil, err
 	}
 	var found map[string][]entity.Entity
-	if cacheNames {
+	if note {
 		found = make(map[string][]entity.Entity, len(norms))
 		for _, n := range norms {
 			found[n] = nil
@@ -386,15 +417,7 @@ func (t *tx) EntitiesByKey(keys []string) (map[string][]entity.Entity, error) {
 			found[n] = append(found[n], e.Clone())
 		}
 	}
-	switch {
-	case t.cached != nil:
-		for n, es := range found {
-			t.cached.names[n] = es
-		}
-	case found != nil:
-		t.store.cache.putNames(t.scope, t.view.head, found)
-	}
-	return out, nil
+	return found, nil
 }
 
 // namesWithHead answers EntitiesByKey as a read's first statement: the
