@@ -483,24 +483,10 @@ func (sc *schemas) ref(t reflect.Type) map[string]any {
 // as the decoder does. A response type requires every field without
 // omitempty; its enum tags list the values a field takes.
 func (sc *schemas) object(t reflect.Type) map[string]any {
-	request := false
-	jsonNames := map[string]string{}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		_, hasV := f.Tag.Lookup("validate")
-		request = request || hasV
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "" {
-			name = f.Name
-		}
-		jsonNames[f.Name] = name
-	}
+	request, jsonNames := fieldNames(t)
 	props := map[string]any{}
-	nonZero := map[string]map[string]any{} // what a given (non-zero) value looks like
+	g := fieldGroups{nonZero: map[string]map[string]any{}}
 	var required []string
-	var exclusive [][]string  // exactly one of
-	var anyOf [][]string      // at least one of
-	var exclusions [][]string // not both
 	for i := range t.NumField() {
 		f := t.Field(i)
 		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
@@ -509,66 +495,14 @@ func (sc *schemas) object(t reflect.Type) map[string]any {
 		}
 		name = jsonNames[f.Name]
 		var p map[string]any
-		if !request {
-			p = sc.of(f.Type)
-			for k, v := range storedRules[t][name] {
-				p[k] = v
-			}
-			if e := f.Tag.Get("enum"); e != "" { // a response field's values
-				p["enum"] = strings.Fields(e)
-			}
-			if !strings.Contains(opts, "omitempty") {
-				required = append(required, name)
-			}
+		var req bool
+		if request {
+			p, req = sc.requestField(f, name, jsonNames, &g)
 		} else {
-			rules := strings.Split(f.Tag.Get("validate"), ",")
-			itemRules := []string(nil)
-			if i := slices.Index(rules, "dive"); i >= 0 {
-				rules, itemRules = rules[:i], rules[i+1:]
-			}
-			nonZero[name] = nonZeroSchema(f.Type)
-			t := f.Type
-			for t.Kind() == reflect.Pointer {
-				t = t.Elem()
-			}
-			p = sc.plain(t)
-			if itemRules != nil && itemRules[0] == "keys" {
-				// dive,keys,…,endkeys: rules on a map's keys.
-				end := slices.Index(itemRules, "endkeys")
-				names := map[string]any{"type": "string"}
-				sc.constrain(names, t.Key(), itemRules[1:end])
-				p["propertyNames"] = names
-				itemRules = itemRules[end+1:]
-			}
-			if len(itemRules) > 0 {
-				sc.constrain(p[map[bool]string{true: "additionalProperties", false: "items"}[t.Kind() == reflect.Map]].(map[string]any), t.Elem(), itemRules)
-			}
-			if sc.constrain(p, t, rules) {
-				required = append(required, name)
-			} else {
-				p = nullable(p)
-			}
-			for _, r := range rules {
-				key, arg, _ := strings.Cut(r, "=")
-				group := []string{name}
-				for _, n := range strings.Fields(arg) {
-					group = append(group, jsonNames[n])
-				}
-				switch key {
-				case "required_without":
-					if slices.Contains(rules, "excluded_with="+arg) {
-						exclusive = addGroup(exclusive, group)
-					} else {
-						anyOf = addGroup(anyOf, group)
-					}
-				case "required_without_all":
-					anyOf = addGroup(anyOf, group)
-				case "excluded_with":
-					if !slices.Contains(rules, "required_without="+arg) {
-						exclusions = addGroup(exclusions, group)
-					}
-				}
-			}
+			p, req = sc.responseField(t, f, name, opts)
+		}
+		if req {
+			required = append(required, name)
 		}
 		if d := f.Tag.Get("doc"); d != "" {
 			p["description"] = d
@@ -584,34 +518,151 @@ func (sc *schemas) object(t reflect.Type) map[string]any {
 		o["additionalProperties"] = false
 	}
 	if req, ok := storedRequired[t]; ok {
-		o["additionalProperties"] = false
-		if delete(o, "required"); len(req) > 0 {
-			o["required"] = req
+		storedObject(o, props, req)
+	}
+	g.constrain(o, t)
+	return o
+}
+
+// fieldNames returns whether t is a request type (a field has a validate
+// tag) and the JSON name of each field by its Go name.
+func fieldNames(t reflect.Type) (request bool, jsonNames map[string]string) {
+	jsonNames = map[string]string{}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		_, hasV := f.Tag.Lookup("validate")
+		request = request || hasV
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" {
+			name = f.Name
 		}
-		for name, p := range props {
-			p := p.(map[string]any)
-			if items, ok := p["items"].(map[string]any); ok && !acceptsNull(items) {
-				p["items"] = nullable(items)
+		jsonNames[f.Name] = name
+	}
+	return request, jsonNames
+}
+
+// responseField describes a field of a response or stored type, of struct
+// t, and reports whether it is required (it has no omitempty).
+func (sc *schemas) responseField(t reflect.Type, f reflect.StructField, name, opts string) (map[string]any, bool) {
+	p := sc.of(f.Type)
+	for k, v := range storedRules[t][name] {
+		p[k] = v
+	}
+	if e := f.Tag.Get("enum"); e != "" { // a response field's values
+		p["enum"] = strings.Fields(e)
+	}
+	return p, !strings.Contains(opts, "omitempty")
+}
+
+// requestField describes a field of a request type from its validate tag,
+// records the field groups its rules name in g, and reports whether it is
+// required; a field that is not may be null.
+func (sc *schemas) requestField(f reflect.StructField, name string, jsonNames map[string]string, g *fieldGroups) (map[string]any, bool) {
+	rules := strings.Split(f.Tag.Get("validate"), ",")
+	itemRules := []string(nil)
+	if i := slices.Index(rules, "dive"); i >= 0 {
+		rules, itemRules = rules[:i], rules[i+1:]
+	}
+	g.nonZero[name] = nonZeroSchema(f.Type)
+	t := f.Type
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	p := sc.plain(t)
+	if itemRules != nil && itemRules[0] == "keys" {
+		// dive,keys,…,endkeys: rules on a map's keys.
+		end := slices.Index(itemRules, "endkeys")
+		names := map[string]any{"type": "string"}
+		sc.constrain(names, t.Key(), itemRules[1:end])
+		p["propertyNames"] = names
+		itemRules = itemRules[end+1:]
+	}
+	if len(itemRules) > 0 {
+		sc.constrain(p[map[bool]string{true: "additionalProperties", false: "items"}[t.Kind() == reflect.Map]].(map[string]any), t.Elem(), itemRules)
+	}
+	required := sc.constrain(p, t, rules)
+	if !required {
+		p = nullable(p)
+	}
+	g.add(name, rules, jsonNames)
+	return p, required
+}
+
+// storedObject makes o, a stored form or export record, refuse unknown
+// properties, require only req, and read null as absent everywhere else,
+// in lists' items too.
+func storedObject(o, props map[string]any, req []string) {
+	o["additionalProperties"] = false
+	if delete(o, "required"); len(req) > 0 {
+		o["required"] = req
+	}
+	for name, p := range props {
+		p := p.(map[string]any)
+		if items, ok := p["items"].(map[string]any); ok && !acceptsNull(items) {
+			p["items"] = nullable(items)
+		}
+		if !slices.Contains(req, name) && !acceptsNull(p) {
+			props[name] = nullable(p)
+		}
+	}
+}
+
+// fieldGroups are the rules a request type's validate tags set between
+// its fields, by JSON name.
+type fieldGroups struct {
+	nonZero    map[string]map[string]any // what a given (non-zero) value looks like
+	exclusive  [][]string                // exactly one of
+	anyOf      [][]string                // at least one of
+	exclusions [][]string                // not both
+}
+
+// add records the groups that the rules of field name set up with the
+// fields they name.
+func (g *fieldGroups) add(name string, rules []string, jsonNames map[string]string) {
+	for _, r := range rules {
+		key, arg, _ := strings.Cut(r, "=")
+		group := []string{name}
+		for _, n := range strings.Fields(arg) {
+			group = append(group, jsonNames[n])
+		}
+		switch key {
+		case "required_without":
+			if slices.Contains(rules, "excluded_with="+arg) {
+				g.exclusive = addGroup(g.exclusive, group)
+			} else {
+				g.anyOf = addGroup(g.anyOf, group)
 			}
-			if !slices.Contains(req, name) && !acceptsNull(p) {
-				props[name] = nullable(p)
+		case "required_without_all":
+			g.anyOf = addGroup(g.anyOf, group)
+		case "excluded_with":
+			if !slices.Contains(rules, "required_without="+arg) {
+				g.exclusions = addGroup(g.exclusions, group)
 			}
 		}
 	}
-	given := func(group []string) []any {
-		var out []any
-		for _, n := range group {
-			out = append(out, map[string]any{"required": []string{n}, "properties": map[string]any{n: nonZero[n]}})
-		}
-		return out
+}
+
+// given lists one schema per field of group: the field present and given.
+func (g *fieldGroups) given(group []string) []any {
+	var out []any
+	for _, n := range group {
+		out = append(out, map[string]any{"required": []string{n}, "properties": map[string]any{n: g.nonZero[n]}})
 	}
+	return out
+}
+
+// constrain adds the groups to o, the schema of struct t: allOf for the
+// fields not given together, oneOf for exactly one (or t's exactlyOne
+// fields, not null), anyOf for at least one. A type may have one
+// required_without group.
+func (g *fieldGroups) constrain(o map[string]any, t reflect.Type) {
 	var not []any
-	for _, g := range exclusions {
+	for _, group := range g.exclusions {
 		both := map[string]any{}
-		for _, n := range g {
-			both[n] = nonZero[n]
+		for _, n := range group {
+			both[n] = g.nonZero[n]
 		}
-		not = append(not, map[string]any{"not": map[string]any{"required": g, "properties": both}})
+		not = append(not, map[string]any{"not": map[string]any{"required": group, "properties": both}})
 	}
 	if len(not) > 0 {
 		o["allOf"] = not
@@ -624,14 +675,13 @@ func (sc *schemas) object(t reflect.Type) map[string]any {
 		o["oneOf"] = alts
 	}
 	switch {
-	case len(exclusive) == 1 && len(anyOf) == 0:
-		o["oneOf"] = given(exclusive[0])
-	case len(anyOf) == 1 && len(exclusive) == 0:
-		o["anyOf"] = given(anyOf[0])
-	case len(anyOf)+len(exclusive) > 0:
+	case len(g.exclusive) == 1 && len(g.anyOf) == 0:
+		o["oneOf"] = g.given(g.exclusive[0])
+	case len(g.anyOf) == 1 && len(g.exclusive) == 0:
+		o["anyOf"] = g.given(g.anyOf[0])
+	case len(g.anyOf)+len(g.exclusive) > 0:
 		panic(fmt.Sprintf("openapi: %v has more than one required_without group", t))
 	}
-	return o
 }
 
 // constrain adds the rules of a validate tag to p, the schema of a value

@@ -343,40 +343,17 @@ func (v validator) fact(raw any, named map[string]string) (Fact, string, string)
 	if f.Text == "" {
 		f.Text = strings.Join([]string{f.Subject, strings.ReplaceAll(f.Predicate, "_", " "), f.Object + f.Value}, " ")
 	}
+	if reason, msg := v.interval(&f, m); reason != "" {
+		return f, reason, msg
+	}
+	if reason, msg := v.cardinality(&f, m); reason != "" {
+		return f, reason, msg
+	}
+	if reason, msg := v.sourceKind(&f, m); reason != "" {
+		return f, reason, msg
+	}
+
 	var err error
-	if f.ValidFrom, err = v.time(m["valid_from"]); err != nil {
-		return f, entity.DropBadDate, "valid_from: " + err.Error()
-	}
-	if f.ValidTo, err = v.time(m["valid_to"]); err != nil {
-		return f, entity.DropBadDate, "valid_to: " + err.Error()
-	}
-	if msg := entity.StatedIntervalProblem(f.ValidFrom, f.ValidTo); msg != "" {
-		return f, entity.DropBadDate, "valid_to " + msg
-	}
-
-	cs, ok2 := scalar(m["cardinality"])
-	card := ontology.Cardinality(strings.ToLower(cs))
-	if !ok2 || (card != "" && !card.Valid()) {
-		return f, entity.DropMalformed, `cardinality must be "one", "many" or null`
-	}
-	if c, defined := v.onto.Cardinality(f.Predicate); defined {
-		card = c
-	}
-	f.Cardinality = card
-
-	sk, ok2 := scalar(m["source_kind"])
-	f.SourceKind = entity.SourceKind(strings.ToLower(sk))
-	switch {
-	case !ok2:
-		return f, entity.DropMalformed, "source_kind must be a string"
-	case f.SourceKind == "":
-		f.SourceKind = v.ceiling
-	case !f.SourceKind.Valid():
-		return f, entity.DropMalformed, fmt.Sprintf("unknown source_kind %q", sk)
-	case f.SourceKind.Stronger(v.ceiling):
-		f.SourceKind = v.ceiling
-	}
-
 	if f.Importance, err = importance(m["importance"]); err != nil {
 		return f, entity.DropMalformed, "importance: " + err.Error()
 	}
@@ -388,6 +365,58 @@ func (v validator) fact(raw any, named map[string]string) (Fact, string, string)
 		return f, entity.DropPermission, "a permission granted to the agent is never memory"
 	}
 	return f, "", ""
+}
+
+// interval reads the fact's valid_from and valid_to into f; it returns
+// the reason to drop the fact and what is wrong when they do not read or
+// do not make an interval.
+func (v validator) interval(f *Fact, m map[string]any) (string, string) {
+	var err error
+	if f.ValidFrom, err = v.time(m["valid_from"]); err != nil {
+		return entity.DropBadDate, "valid_from: " + err.Error()
+	}
+	if f.ValidTo, err = v.time(m["valid_to"]); err != nil {
+		return entity.DropBadDate, "valid_to: " + err.Error()
+	}
+	if msg := entity.StatedIntervalProblem(f.ValidFrom, f.ValidTo); msg != "" {
+		return entity.DropBadDate, "valid_to " + msg
+	}
+	return "", ""
+}
+
+// cardinality reads the fact's cardinality into f; the ontology's, when
+// it defines one for the predicate, wins. It returns the reason to drop
+// the fact and what is wrong when the field is not a cardinality.
+func (v validator) cardinality(f *Fact, m map[string]any) (string, string) {
+	cs, ok := scalar(m["cardinality"])
+	card := ontology.Cardinality(strings.ToLower(cs))
+	if !ok || (card != "" && !card.Valid()) {
+		return entity.DropMalformed, `cardinality must be "one", "many" or null`
+	}
+	if c, defined := v.onto.Cardinality(f.Predicate); defined {
+		card = c
+	}
+	f.Cardinality = card
+	return "", ""
+}
+
+// sourceKind reads the fact's source kind into f, never stronger than the
+// validator's ceiling (which a missing one takes). It returns the reason
+// to drop the fact and what is wrong when the field is not a source kind.
+func (v validator) sourceKind(f *Fact, m map[string]any) (string, string) {
+	sk, ok := scalar(m["source_kind"])
+	f.SourceKind = entity.SourceKind(strings.ToLower(sk))
+	switch {
+	case !ok:
+		return entity.DropMalformed, "source_kind must be a string"
+	case f.SourceKind == "":
+		f.SourceKind = v.ceiling
+	case !f.SourceKind.Valid():
+		return entity.DropMalformed, fmt.Sprintf("unknown source_kind %q", sk)
+	case f.SourceKind.Stronger(v.ceiling):
+		f.SourceKind = v.ceiling
+	}
+	return "", ""
 }
 
 // scalar reads a string field: strings are trimmed, numbers and booleans

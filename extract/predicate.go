@@ -24,6 +24,27 @@ func mapPredicate(o *ontology.Ontology, raw, object, objectType string) (string,
 	if _, ok := o.Predicate(raw); ok || raw == "" {
 		return raw, ""
 	}
+	variants := predicateVariants(raw, object)
+	synonym, candidates := predicateCandidates(o, raw, variants)
+	pick := ""
+	switch {
+	case len(candidates) == 1:
+		pick = candidates[0]
+	case len(candidates) > 1:
+		pick = pickByObjectType(o, candidates, object, objectType, synonym)
+	}
+	if pick == "" {
+		return raw, ""
+	}
+	if pick == o.Canonical(raw) {
+		return pick, "" // an ordinary synonym
+	}
+	return pick, fmt.Sprintf("predicate %q is not in the ontology: read as %q", raw, pick)
+}
+
+// predicateVariants lists raw, raw without the object glued on its end,
+// and either without a copula at its start.
+func predicateVariants(raw, object string) []string {
 	variants := []string{raw}
 	if obj := entity.CanonicalPredicate(object); obj != "" {
 		if v, ok := strings.CutSuffix(raw, "_"+obj); ok && v != "" {
@@ -37,8 +58,13 @@ func mapPredicate(o *ontology.Ontology, raw, object, objectType string) (string,
 			}
 		}
 	}
-	synonym := ""
-	var candidates []string
+	return variants
+}
+
+// predicateCandidates lists, once each, the ontology predicates a variant
+// of raw reads as: by synonym first, then by hint. synonym is the first
+// read by synonym, "" if none is.
+func predicateCandidates(o *ontology.Ontology, raw string, variants []string) (synonym string, candidates []string) {
 	add := func(p string) {
 		if !slices.Contains(candidates, p) {
 			candidates = append(candidates, p)
@@ -61,34 +87,27 @@ func mapPredicate(o *ontology.Ontology, raw, object, objectType string) (string,
 			}
 		}
 	}
-	pick := ""
-	switch {
-	case len(candidates) == 1:
-		pick = candidates[0]
-	case len(candidates) > 1:
-		if objectType == "" {
-			objectType = guessType(object)
-		}
-		var fit []string
-		for _, name := range candidates {
-			p, _ := o.Predicate(name)
-			if objectType != "" && strings.Contains(strings.ToLower(p.Description), "object "+objectType) {
-				fit = append(fit, name)
-			}
-		}
-		if len(fit) == 1 {
-			pick = fit[0]
-		} else {
-			pick = synonym
+	return synonym, candidates
+}
+
+// pickByObjectType picks among candidates the one predicate whose
+// description names the object's entity type (guessed from the object's
+// name when not given); else synonym.
+func pickByObjectType(o *ontology.Ontology, candidates []string, object, objectType, synonym string) string {
+	if objectType == "" {
+		objectType = guessType(object)
+	}
+	var fit []string
+	for _, name := range candidates {
+		p, _ := o.Predicate(name)
+		if objectType != "" && strings.Contains(strings.ToLower(p.Description), "object "+objectType) {
+			fit = append(fit, name)
 		}
 	}
-	if pick == "" {
-		return raw, ""
+	if len(fit) == 1 {
+		return fit[0]
 	}
-	if pick == o.Canonical(raw) {
-		return pick, "" // an ordinary synonym
-	}
-	return pick, fmt.Sprintf("predicate %q is not in the ontology: read as %q", raw, pick)
+	return synonym
 }
 
 // hinted reports whether a word of pred is one of hints.

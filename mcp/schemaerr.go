@@ -66,15 +66,7 @@ func schemaFields(msg string, args json.RawMessage) entity.FieldErrors {
 	if !strings.HasPrefix(msg, prefix) {
 		return nil
 	}
-	rest := strings.TrimPrefix(msg, prefix)
-	path := ""
-	if ms := pointerRE.FindAllStringSubmatchIndex(rest, -1); len(ms) > 0 {
-		last := ms[len(ms)-1]
-		path = fieldPath(rest[last[2]:last[3]])
-		rest = rest[last[1]:]
-	} else {
-		rest = strings.TrimPrefix(rest, "validating root: ")
-	}
+	path, rest := schemaPointer(strings.TrimPrefix(msg, prefix))
 	join := func(name string) string {
 		if path == "" {
 			return name
@@ -91,11 +83,7 @@ func schemaFields(msg string, args json.RawMessage) entity.FieldErrors {
 		}
 	case extraRE.MatchString(rest):
 		for _, q := range quotedRE.FindAllStringSubmatch(extraRE.FindStringSubmatch(rest)[1], -1) {
-			msg := "unknown argument"
-			if q[1] == "scope" {
-				msg = "unknown argument: the scope is set by graphmem's configuration, never by a tool call"
-			}
-			fe.Add(join(q[1]), msg)
+			fe.Add(join(q[1]), unknownArgument(q[1]))
 		}
 	case enumRE.MatchString(rest):
 		vals := strings.Fields(enumRE.FindStringSubmatch(rest)[1])
@@ -104,19 +92,7 @@ func schemaFields(msg string, args json.RawMessage) entity.FieldErrors {
 			fe.Add(p, "must be one of "+strings.Join(vals, ", "))
 		}
 	case boundRE.MatchString(rest):
-		m := boundRE.FindStringSubmatch(rest)
-		word := "at least"
-		if m[1] == "maximum" {
-			word = "at most"
-		}
-		bound, _ := strconv.ParseFloat(m[2], 64)
-		bad := func(v any, ok bool) bool {
-			n, isNum := v.(float64)
-			return ok && isNum && (m[1] == "minimum" && n < bound || m[1] == "maximum" && n > bound)
-		}
-		for _, p := range expand(orArgs(path), args, bad) {
-			fe.Add(p, "must be "+word+" "+trimNumber(m[2]))
-		}
+		boundFields(fe, boundRE.FindStringSubmatch(rest), path, args)
 	case itemsRE.MatchString(rest):
 		m := itemsRE.FindStringSubmatch(rest)
 		word := "at least"
@@ -134,6 +110,43 @@ func schemaFields(msg string, args json.RawMessage) entity.FieldErrors {
 		return nil
 	}
 	return fe
+}
+
+// schemaPointer splits a validation message (after "validating
+// "arguments": ") into the field path of its innermost pointer, "" for the
+// root, and the message that follows it.
+func schemaPointer(rest string) (path, msg string) {
+	if ms := pointerRE.FindAllStringSubmatchIndex(rest, -1); len(ms) > 0 {
+		last := ms[len(ms)-1]
+		return fieldPath(rest[last[2]:last[3]]), rest[last[1]:]
+	}
+	return "", strings.TrimPrefix(rest, "validating root: ")
+}
+
+// unknownArgument is the problem of an unknown argument: for scope, why
+// a tool call cannot set it.
+func unknownArgument(name string) string {
+	if name == "scope" {
+		return "unknown argument: the scope is set by graphmem's configuration, never by a tool call"
+	}
+	return "unknown argument"
+}
+
+// boundFields adds to fe a problem for each value at path, in args, out
+// of the bound of m, a boundRE match (kind, bound).
+func boundFields(fe entity.FieldErrors, m []string, path string, args json.RawMessage) {
+	word := "at least"
+	if m[1] == "maximum" {
+		word = "at most"
+	}
+	bound, _ := strconv.ParseFloat(m[2], 64)
+	bad := func(v any, ok bool) bool {
+		n, isNum := v.(float64)
+		return ok && isNum && (m[1] == "minimum" && n < bound || m[1] == "maximum" && n > bound)
+	}
+	for _, p := range expand(orArgs(path), args, bad) {
+		fe.Add(p, "must be "+word+" "+trimNumber(m[2]))
+	}
 }
 
 // expand replaces each "[]" of path with the indices of the items of args

@@ -640,75 +640,10 @@ func (r *refs) check(ctx context.Context, store graph.Store, scope entity.Scope,
 	if len(r.pending) == 0 && len(r.keys) == 0 {
 		return nil
 	}
-	fe := entity.FieldErrors{}
-	conflicts := 0 // of fe's problems, keys another episode of the scope holds
-	var page []lookup
-	lookUp := func() error {
-		var found []uint64
-		var got []lookup
-		err := store.View(ctx, scope, func(tx graph.Tx) error {
-			found, got = found[:0], got[:0]
-			for _, l := range page {
-				if l.key != "" {
-					other, err := tx.EpisodeByKey(l.key)
-					if err == nil && other.ID != l.episode {
-						l.id = other.ID
-						got = append(got, l)
-					} else if err != nil && entity.ErrorCode(err) != entity.ENOTFOUND {
-						return err
-					}
-					continue
-				}
-				h := r.key(l.kind, l.id)
-				if !has(r.pending, h) || slices.Contains(found, h) {
-					continue
-				}
-				ok, err := exists(tx, l.kind, l.id)
-				if err != nil {
-					return err
-				}
-				if ok {
-					found = append(found, h)
-				} else {
-					got = append(got, l)
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-		for _, h := range found {
-			delete(r.pending, h)
-		}
-		for _, l := range got {
-			field, msg := l.field, fmt.Sprintf("no %s %q in the import or the scope", l.kind, l.id)
-			if l.key != "" {
-				msg = fmt.Sprintf("the key of episode %q in the scope", l.id)
-				conflicts++
-			} else if strings.Contains(field, "%d") {
-				field = fmt.Sprintf(field, l.i)
-			}
-			if len(fe) < maxProblems {
-				fe.Add(fmt.Sprintf("line[%d].%s", l.line, field), msg)
-			}
-		}
-		page = page[:0]
-		if len(fe) >= maxProblems {
-			return errEnough
-		}
-		return nil
-	}
-	add := func(l lookup) error {
-		page = append(page, l)
-		if len(page) < exportPage {
-			return nil
-		}
-		return lookUp()
-	}
+	c := refCheck{ctx: ctx, r: r, store: store, scope: scope, fe: entity.FieldErrors{}}
 	err := readRecords(spool, false, func(line, _ int, rec *Record) error {
 		if e := rec.Episode; e != nil && e.IdempotencyKey != "" {
-			if err := add(lookup{line: line, field: "episode.idempotency_key", key: e.IdempotencyKey, episode: e.ID}); err != nil {
+			if err := c.add(lookup{line: line, field: "episode.idempotency_key", key: e.IdempotencyKey, episode: e.ID}); err != nil {
 				return err
 			}
 		}
@@ -716,22 +651,108 @@ func (r *refs) check(ctx context.Context, store graph.Store, scope entity.Scope,
 			if id == "" || !has(r.pending, r.key(kind, id)) {
 				return nil
 			}
-			return add(lookup{line: line, field: field, i: i, kind: kind, id: id})
+			return c.add(lookup{line: line, field: field, i: i, kind: kind, id: id})
 		})
 	})
 	if err == nil {
-		err = lookUp()
+		err = c.lookUp()
 	}
 	if err != nil && err != errEnough {
 		return err
 	}
-	if conflicts > 0 && conflicts == len(fe) {
+	if c.conflicts > 0 && c.conflicts == len(c.fe) {
 		// Every problem is a key the scope already gives another episode:
 		// the import is well formed but clashes with what is stored.
 		return &entity.Error{Code: entity.ECONFLICT, Message: "an idempotency key of the import is another episode's in the scope",
-			Fields: map[string]string(fe)}
+			Fields: map[string]string(c.fe)}
 	}
-	return fe.Err()
+	return c.fe.Err()
+}
+
+// refCheck looks up the references and keys of an import in the scope, a
+// page at a time, and gathers the problems.
+type refCheck struct {
+	ctx       context.Context
+	r         *refs
+	store     graph.Store
+	scope     entity.Scope
+	fe        entity.FieldErrors
+	conflicts int      // of fe's problems, keys another episode of the scope holds
+	page      []lookup // not looked up yet
+}
+
+// add queues l, looking the page up when it is full.
+func (c *refCheck) add(l lookup) error {
+	c.page = append(c.page, l)
+	if len(c.page) < exportPage {
+		return nil
+	}
+	return c.lookUp()
+}
+
+// lookUp looks the page up in one read, settles the references found and
+// reports the others; it returns errEnough once maxProblems are found.
+func (c *refCheck) lookUp() error {
+	found, got, err := c.find()
+	if err != nil {
+		return err
+	}
+	for _, h := range found {
+		delete(c.r.pending, h)
+	}
+	for _, l := range got {
+		field, msg := l.field, fmt.Sprintf("no %s %q in the import or the scope", l.kind, l.id)
+		if l.key != "" {
+			msg = fmt.Sprintf("the key of episode %q in the scope", l.id)
+			c.conflicts++
+		} else if strings.Contains(field, "%d") {
+			field = fmt.Sprintf(field, l.i)
+		}
+		if len(c.fe) < maxProblems {
+			c.fe.Add(fmt.Sprintf("line[%d].%s", l.line, field), msg)
+		}
+	}
+	c.page = c.page[:0]
+	if len(c.fe) >= maxProblems {
+		return errEnough
+	}
+	return nil
+}
+
+// find looks the page up in the scope: it returns the pending references
+// the scope holds, and the lookups that fail, references to nothing and
+// keys another episode holds (its id in the lookup's id).
+func (c *refCheck) find() (found []uint64, got []lookup, err error) {
+	err = c.store.View(c.ctx, c.scope, func(tx graph.Tx) error {
+		found, got = found[:0], got[:0]
+		for _, l := range c.page {
+			if l.key != "" {
+				other, err := tx.EpisodeByKey(l.key)
+				if err == nil && other.ID != l.episode {
+					l.id = other.ID
+					got = append(got, l)
+				} else if err != nil && entity.ErrorCode(err) != entity.ENOTFOUND {
+					return err
+				}
+				continue
+			}
+			h := c.r.key(l.kind, l.id)
+			if !has(c.r.pending, h) || slices.Contains(found, h) {
+				continue
+			}
+			ok, err := exists(tx, l.kind, l.id)
+			if err != nil {
+				return err
+			}
+			if ok {
+				found = append(found, h)
+			} else {
+				got = append(got, l)
+			}
+		}
+		return nil
+	})
+	return found, got, err
 }
 
 var errEnough = errors.New("enough problems found")

@@ -99,6 +99,40 @@ func (s *Service) Forget(ctx context.Context, scope entity.Scope, req ForgetRequ
 	if req.Mode == "" {
 		req.Mode = ModeForget
 	}
+	if err := req.validate(); err != nil {
+		return ForgetResult{}, err
+	}
+	var resolved []entity.NameMatch
+	if q := strings.TrimSpace(req.Query); q != "" {
+		var found []string
+		var err error
+		if found, resolved, err = s.queryFacts(ctx, scope, req, q); err != nil {
+			return ForgetResult{}, err
+		}
+		if len(found) == 0 && len(req.FactIDs) == 0 && req.Entity == "" && req.EpisodeID == "" {
+			return ForgetResult{Mode: req.Mode, DryRun: req.DryRun, Resolved: resolved}, nil
+		}
+		req.FactIDs = append(slices.Clip(req.FactIDs), found...)
+	}
+	var res ForgetResult
+	write := func(tx graph.Tx) error {
+		res = ForgetResult{Mode: req.Mode, DryRun: req.DryRun, Resolved: resolved}
+		return s.forgetIn(tx, req, &res)
+	}
+	var err error
+	if req.DryRun {
+		err = s.Store.View(ctx, scope, write)
+	} else {
+		err = s.update(ctx, scope, write)
+	}
+	if err == nil && req.Mode == ModePurge && !req.DryRun && s.Purged != nil {
+		err = s.Purged(ctx)
+	}
+	return res, err
+}
+
+// validate checks the shape of a forget request whose mode is set.
+func (req ForgetRequest) validate() error {
 	fe := entity.FieldErrors{}
 	if req.Mode != ModeForget && req.Mode != ModePurge {
 		fe.Add("mode", "must be forget or purge")
@@ -112,69 +146,57 @@ func (s *Service) Forget(ctx context.Context, scope entity.Scope, req ForgetRequ
 	if req.Limit < 0 || req.Limit > entity.MaxBatch {
 		fe.Add("limit", fmt.Sprintf("must be between 1 and %d", entity.MaxBatch))
 	}
-	if err := fe.Err(); err != nil {
-		return ForgetResult{}, err
+	return fe.Err()
+}
+
+// queryFacts selects the facts query q finds (up to req.Limit), refusing
+// a selection made on a guess; it returns the ids that fit in the batch
+// beside req.FactIDs and the names the query resolved.
+func (s *Service) queryFacts(ctx context.Context, scope entity.Scope, req ForgetRequest, q string) ([]string, []entity.NameMatch, error) {
+	if s.FindFacts == nil {
+		return nil, nil, entity.Errorf(entity.EUNPROCESSABLE, "forgetting by query needs the search index, which is not open here")
 	}
-	var resolved []entity.NameMatch
-	if q := strings.TrimSpace(req.Query); q != "" {
-		if s.FindFacts == nil {
-			return ForgetResult{}, entity.Errorf(entity.EUNPROCESSABLE, "forgetting by query needs the search index, which is not open here")
-		}
-		limit := req.Limit
-		if limit == 0 {
-			limit = entity.DefaultForgetLimit
-		}
-		sel, err := s.FindFacts(ctx, scope, q, limit)
-		if err != nil {
-			return ForgetResult{}, err
-		}
-		if err := refuseGuess(sel); err != nil {
-			return ForgetResult{}, err
-		}
-		resolved = sel.Resolved
-		// One request selects at most a batch: the query's best matches
-		// fill what the given ids leave.
-		found := sel.FactIDs[:min(len(sel.FactIDs), max(entity.MaxBatch-len(req.FactIDs), 0))]
-		if len(found) == 0 && len(req.FactIDs) == 0 && req.Entity == "" && req.EpisodeID == "" {
-			return ForgetResult{Mode: req.Mode, DryRun: req.DryRun, Resolved: resolved}, nil
-		}
-		req.FactIDs = append(slices.Clip(req.FactIDs), found...)
+	limit := req.Limit
+	if limit == 0 {
+		limit = entity.DefaultForgetLimit
 	}
-	var res ForgetResult
-	write := func(tx graph.Tx) error {
-		res = ForgetResult{Mode: req.Mode, DryRun: req.DryRun, Resolved: resolved}
-		now := s.now()
-		facts, ent, err := s.selectFacts(tx, req)
-		if err != nil {
-			return err
-		}
-		if req.Mode == ModePurge {
-			err = s.purge(tx, facts, req, now, &res)
-		} else {
-			err = s.forget(tx, facts, ent, req, now, &res)
-		}
-		if err != nil || req.DryRun {
-			return err
-		}
-		kept := res
-		kept.Items = nil
-		rec := AuditRecord{ID: s.NewID(), At: now, Actor: req.Actor, Action: string(req.Mode), Reason: req.Reason,
-			FactIDs: res.FactIDs, EpisodeID: req.EpisodeID, Result: kept}
-		if ent != nil {
-			rec.EntityID = ent.ID
-		}
-		return appendAudit(tx, rec)
+	sel, err := s.FindFacts(ctx, scope, q, limit)
+	if err != nil {
+		return nil, nil, err
 	}
-	var err error
-	if req.DryRun {
-		err = s.Store.View(ctx, scope, write)
+	if err := refuseGuess(sel); err != nil {
+		return nil, nil, err
+	}
+	// One request selects at most a batch: the query's best matches
+	// fill what the given ids leave.
+	found := sel.FactIDs[:min(len(sel.FactIDs), max(entity.MaxBatch-len(req.FactIDs), 0))]
+	return found, sel.Resolved, nil
+}
+
+// forgetIn forgets or purges in tx what req selects, filling res, and,
+// unless it is a dry run, appends the audit record.
+func (s *Service) forgetIn(tx graph.Tx, req ForgetRequest, res *ForgetResult) error {
+	now := s.now()
+	facts, ent, err := s.selectFacts(tx, req)
+	if err != nil {
+		return err
+	}
+	if req.Mode == ModePurge {
+		err = s.purge(tx, facts, req, now, res)
 	} else {
-		err = s.update(ctx, scope, write)
+		err = s.forget(tx, facts, ent, req, now, res)
 	}
-	if err == nil && req.Mode == ModePurge && !req.DryRun && s.Purged != nil {
-		err = s.Purged(ctx)
+	if err != nil || req.DryRun {
+		return err
 	}
-	return res, err
+	kept := *res
+	kept.Items = nil
+	rec := AuditRecord{ID: s.NewID(), At: now, Actor: req.Actor, Action: string(req.Mode), Reason: req.Reason,
+		FactIDs: res.FactIDs, EpisodeID: req.EpisodeID, Result: kept}
+	if ent != nil {
+		rec.EntityID = ent.ID
+	}
+	return appendAudit(tx, rec)
 }
 
 // refuseGuess refuses a selection made on a guess: a name the query
@@ -312,114 +334,165 @@ func (s *Service) forget(tx graph.Tx, facts []entity.Fact, ent *entity.Entity, r
 // purge deletes the facts, their source episodes, the facts derived only
 // from those episodes, and entities left with no facts.
 func (s *Service) purge(tx graph.Tx, facts []entity.Fact, req ForgetRequest, now time.Time, res *ForgetResult) error {
-	doomedFacts := map[string]entity.Fact{}
-	doomedEps := map[string]bool{}
-	if req.EpisodeID != "" {
-		doomedEps[req.EpisodeID] = true
+	p := newPurgeSet(facts, req.EpisodeID)
+	if err := p.followEpisodes(tx); err != nil {
+		return err
 	}
-	for _, f := range facts {
-		doomedFacts[f.ID] = f
-		for _, ep := range f.EpisodeIDs {
-			doomedEps[ep] = true
-		}
-	}
-	// Facts derived from purged episodes: gone if they have no other
-	// source, otherwise they lose that provenance.
-	kept := map[string]entity.Fact{}
-	for ep := range doomedEps {
-		e, err := tx.Episode(ep)
-		if entity.ErrorCode(err) == entity.ENOTFOUND {
-			delete(doomedEps, ep)
-			continue
-		} else if err != nil {
-			return err
-		}
-		for _, id := range e.FactIDs {
-			if _, ok := doomedFacts[id]; ok {
-				continue
-			}
-			f, ok := kept[id]
-			if !ok {
-				if f, err = tx.Fact(id); entity.ErrorCode(err) == entity.ENOTFOUND {
-					continue
-				} else if err != nil {
-					return err
-				}
-			}
-			f.Claims = slices.DeleteFunc(f.Claims, func(c entity.Claim) bool { return doomedEps[c.EpisodeID] })
-			f.EpisodeIDs = slices.DeleteFunc(f.EpisodeIDs, func(id string) bool { return doomedEps[id] })
-			if len(f.Claims) == 0 {
-				doomedFacts[f.ID] = f
-				delete(kept, f.ID)
-			} else {
-				kept[f.ID] = f
-			}
-		}
-	}
-	res.Facts, res.Episodes = len(doomedFacts), len(doomedEps)
-	for id := range doomedFacts {
-		res.FactIDs = append(res.FactIDs, id)
-	}
-	slices.Sort(res.FactIDs)
-	for _, id := range res.FactIDs {
-		f := doomedFacts[id]
-		res.Items = append(res.Items, factItem(&f))
-	}
-	for _, id := range slices.Sorted(maps.Keys(doomedEps)) {
-		res.Items = append(res.Items, ForgetItem{Type: "episode", ID: id})
-	}
-	touched := map[string]bool{}
-	for _, f := range doomedFacts {
-		touched[f.SubjectID] = true
-		if f.ObjectID != "" {
-			touched[f.ObjectID] = true
-		}
-	}
-	// Neighbours in a chain lose their links to purged facts; a value a
-	// purged fact had superseded stays ended rather than silently becoming
-	// current again.
-	for _, f := range doomedFacts {
-		for _, id := range []string{f.Supersedes, f.SupersededBy} {
-			if id == "" {
-				continue
-			}
-			if _, gone := doomedFacts[id]; gone {
-				continue
-			}
-			g, ok := kept[id]
-			if !ok {
-				var err error
-				if g, err = tx.Fact(id); entity.ErrorCode(err) == entity.ENOTFOUND {
-					continue
-				} else if err != nil {
-					return err
-				}
-			}
-			if g.SupersededBy == f.ID {
-				temporal.KeepEnded(&g, f.ValidFrom, now)
-			}
-			kept[id] = g
-		}
+	p.report(res)
+	touched := p.touched()
+	if err := p.unlink(tx, now); err != nil {
+		return err
 	}
 	if req.DryRun {
-		return s.countOrphans(tx, touched, doomedFacts, res)
+		return s.countOrphans(tx, touched, p.facts, res)
 	}
-	for id := range doomedFacts {
+	for id := range p.facts {
 		if err := tx.DeleteFact(id); err != nil {
 			return err
 		}
 	}
-	for ep := range doomedEps {
+	for ep := range p.eps {
 		if err := tx.DeleteEpisode(ep); err != nil {
 			return err
 		}
 	}
 	// Recompute the chains of kept facts that changed, so links and
 	// intervals stay consistent without the purged facts.
-	if err := s.rechain(tx, kept, now); err != nil {
+	if err := s.rechain(tx, p.kept, now); err != nil {
 		return err
 	}
 	return s.dropOrphans(tx, touched, now, res)
+}
+
+// purgeSet is what a purge deletes and the kept facts it changes.
+type purgeSet struct {
+	facts map[string]entity.Fact // to delete, by id
+	eps   map[string]bool        // episodes to delete
+	kept  map[string]entity.Fact // kept facts changed, by id
+}
+
+// newPurgeSet dooms the facts, their source episodes and the episode
+// episodeID (if given).
+func newPurgeSet(facts []entity.Fact, episodeID string) *purgeSet {
+	p := &purgeSet{facts: map[string]entity.Fact{}, eps: map[string]bool{}, kept: map[string]entity.Fact{}}
+	if episodeID != "" {
+		p.eps[episodeID] = true
+	}
+	for _, f := range facts {
+		p.facts[f.ID] = f
+		for _, ep := range f.EpisodeIDs {
+			p.eps[ep] = true
+		}
+	}
+	return p
+}
+
+// followEpisodes handles the facts derived from purged episodes: gone if
+// they have no other source, otherwise they lose that provenance. An
+// episode the scope does not hold is dropped from the set.
+func (p *purgeSet) followEpisodes(tx graph.Tx) error {
+	for ep := range p.eps {
+		e, err := tx.Episode(ep)
+		if entity.ErrorCode(err) == entity.ENOTFOUND {
+			delete(p.eps, ep)
+			continue
+		} else if err != nil {
+			return err
+		}
+		for _, id := range e.FactIDs {
+			if _, ok := p.facts[id]; ok {
+				continue
+			}
+			f, ok, err := p.keptFact(tx, id)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			f.Claims = slices.DeleteFunc(f.Claims, func(c entity.Claim) bool { return p.eps[c.EpisodeID] })
+			f.EpisodeIDs = slices.DeleteFunc(f.EpisodeIDs, func(id string) bool { return p.eps[id] })
+			if len(f.Claims) == 0 {
+				p.facts[f.ID] = f
+				delete(p.kept, f.ID)
+			} else {
+				p.kept[f.ID] = f
+			}
+		}
+	}
+	return nil
+}
+
+// keptFact returns the fact id as the purge has changed it so far, else
+// as stored; false if the scope does not hold it.
+func (p *purgeSet) keptFact(tx graph.Tx, id string) (entity.Fact, bool, error) {
+	if f, ok := p.kept[id]; ok {
+		return f, true, nil
+	}
+	f, err := tx.Fact(id)
+	if entity.ErrorCode(err) == entity.ENOTFOUND {
+		return f, false, nil
+	} else if err != nil {
+		return f, false, err
+	}
+	return f, true, nil
+}
+
+// report counts and lists in res the facts and episodes to delete, in
+// order of id.
+func (p *purgeSet) report(res *ForgetResult) {
+	res.Facts, res.Episodes = len(p.facts), len(p.eps)
+	for id := range p.facts {
+		res.FactIDs = append(res.FactIDs, id)
+	}
+	slices.Sort(res.FactIDs)
+	for _, id := range res.FactIDs {
+		f := p.facts[id]
+		res.Items = append(res.Items, factItem(&f))
+	}
+	for _, id := range slices.Sorted(maps.Keys(p.eps)) {
+		res.Items = append(res.Items, ForgetItem{Type: "episode", ID: id})
+	}
+}
+
+// touched returns the subjects and objects of the facts to delete.
+func (p *purgeSet) touched() map[string]bool {
+	touched := map[string]bool{}
+	for _, f := range p.facts {
+		touched[f.SubjectID] = true
+		if f.ObjectID != "" {
+			touched[f.ObjectID] = true
+		}
+	}
+	return touched
+}
+
+// unlink readies the neighbours in a chain to lose their links to purged
+// facts; a value a purged fact had superseded stays ended rather than
+// silently becoming current again.
+func (p *purgeSet) unlink(tx graph.Tx, now time.Time) error {
+	for _, f := range p.facts {
+		for _, id := range []string{f.Supersedes, f.SupersededBy} {
+			if id == "" {
+				continue
+			}
+			if _, gone := p.facts[id]; gone {
+				continue
+			}
+			g, ok, err := p.keptFact(tx, id)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				continue
+			}
+			if g.SupersededBy == f.ID {
+				temporal.KeepEnded(&g, f.ValidFrom, now)
+			}
+			p.kept[id] = g
+		}
+	}
+	return nil
 }
 
 // rechain writes the changed facts and recomputes their chains.

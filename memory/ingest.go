@@ -226,17 +226,7 @@ func (s *Service) applyFacts(tx graph.Tx, scope entity.Scope, in []FactInput, no
 	if err != nil {
 		return nil, err
 	}
-	// The statements of each chain, by index into ps, chains in the order
-	// of their first statement.
-	byChain := make(map[graph.ChainKey][]int, len(keys))
-	order := make([]graph.ChainKey, 0, len(keys))
-	for i := range ps {
-		k := ps[i].key
-		if _, ok := byChain[k]; !ok {
-			order = append(order, k)
-		}
-		byChain[k] = append(byChain[k], i)
-	}
+	byChain, order := groupByChain(ps, len(keys))
 	episodeFacts := map[string][]string{}
 	// The temporal rules of each chain run on a second goroutine while
 	// the writes of the chains before it go to the store: Apply needs no
@@ -288,12 +278,36 @@ func (s *Service) applyFacts(tx graph.Tx, scope entity.Scope, in []FactInput, no
 	if err := s.reverse(tx, cache, ps, results, now); err != nil {
 		return nil, err
 	}
-	for ep, ids := range episodeFacts {
-		if err := linkEpisode(tx, ep, ids); err != nil {
-			return nil, err
-		}
+	if err := linkEpisodes(tx, episodeFacts); err != nil {
+		return nil, err
 	}
 	return results, nil
+}
+
+// groupByChain returns the statements of each of the n chains of ps, by
+// index into ps, and the chains in the order of their first statement.
+func groupByChain(ps []pending, n int) (map[graph.ChainKey][]int, []graph.ChainKey) {
+	byChain := make(map[graph.ChainKey][]int, n)
+	order := make([]graph.ChainKey, 0, n)
+	for i := range ps {
+		k := ps[i].key
+		if _, ok := byChain[k]; !ok {
+			order = append(order, k)
+		}
+		byChain[k] = append(byChain[k], i)
+	}
+	return byChain, order
+}
+
+// linkEpisodes adds to each episode the facts its statements came to
+// (episodeFacts: fact ids by episode id).
+func linkEpisodes(tx graph.Tx, episodeFacts map[string][]string) error {
+	for ep, ids := range episodeFacts {
+		if err := linkEpisode(tx, ep, ids); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // chainCache holds the chains a write transaction has read, so the steps
@@ -446,6 +460,8 @@ func (s *Service) checkEpisodes(tx graph.Tx, in []FactInput) error {
 	return nil
 }
 
+// linkEpisode adds factIDs to the facts of episode id, writing it only
+// if one is new.
 func linkEpisode(tx graph.Tx, id string, factIDs []string) error {
 	ep, err := tx.Episode(id)
 	if err != nil {

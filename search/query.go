@@ -349,19 +349,50 @@ func sources(q Query, asOf, flagged time.Time) []source {
 // scope first, then type, session, predicate, status.
 // q.Now and q.AsOf are set (Search fills them).
 func buildQuery(q Query, terms, kept []string, bd bounds) query.Query {
+	excl := exclusions(q, bd)
+	filters := keywordFilters(q)
+	if strings.TrimSpace(q.Text) == "" {
+		return keywordQuery(q, bd, filters, excl)
+	}
+	if len(terms) == 0 {
+		// Only stop words, or words the scope does not hold.
+		return bleve.NewMatchNoneQuery()
+	}
+	should := termClauses(q, terms, kept, bd)
+	if len(should) == 0 {
+		return bleve.NewMatchNoneQuery()
+	}
+	b := bleve.NewBooleanQuery()
+	b.AddMust(bleve.NewDisjunctionQuery(should...))
+	b.AddMustNot(excl...)
+	if len(filters) > 0 {
+		b.AddFilter(bleve.NewConjunctionQuery(filters...))
+	}
+	return b
+}
+
+// current reports whether q asks for what holds now (no history, no
+// earlier knowledge).
+func current(q Query) bool {
+	return !q.IncludeHistory && q.KnownAt.IsZero()
+}
+
+// exclusions are the time clauses a document must not match, with or
+// without text: expired, not yet recorded or already retracted at
+// q.KnownAt, and, for what holds now, starting after or ended before
+// q.AsOf.
+func exclusions(q Query, bd bounds) []query.Query {
 	flagged, now, asOf := bd.flagged, q.Now, q.AsOf
 	var excl []query.Query
 	if bd.expiring {
 		excl = append(excl, numRange(fExpiresAt, nil, ptr(millis(now)), true))
 	}
-	known := now
 	if !q.KnownAt.IsZero() {
-		known = q.KnownAt
+		known := q.KnownAt
 		excl = append(excl, numRange(fRecordedAt, ptr(millis(known)+1), nil, false))
 		excl = append(excl, numRange(fExpiredAt, nil, ptr(millis(known)), true))
 	}
-	current := !q.IncludeHistory && q.KnownAt.IsZero()
-	if current && bd.future(millis(asOf)) {
+	if current(q) && bd.future(millis(asOf)) {
 		// A fact's or episode's time is its valid_from; an entity has
 		// none (always valid).
 		future := bleve.NewBooleanQuery()
@@ -369,10 +400,15 @@ func buildQuery(q Query, terms, kept []string, bd bounds) query.Query {
 		future.AddMustNot(term(fType, TypeEntity))
 		excl = append(excl, future)
 	}
-	if current && asOf.Before(flagged) {
+	if current(q) && asOf.Before(flagged) {
 		excl = append(excl, numRange(fValidTo, nil, ptr(millis(asOf)), true))
 	}
+	return excl
+}
 
+// keywordFilters are the clauses every document must match: the ids,
+// session, predicates, mentions and time range q names.
+func keywordFilters(q Query) []query.Query {
 	var filters []query.Query
 	if len(q.IDs) > 0 {
 		types := q.Types
@@ -406,33 +442,39 @@ func buildQuery(q Query, terms, kept []string, bd bounds) query.Query {
 		}
 		filters = append(filters, numRange(fTime, lo, hi, false))
 	}
+	return filters
+}
 
-	if strings.TrimSpace(q.Text) == "" {
-		// Scope first: every other clause only ever sees this scope's
-		// documents.
-		must := []query.Query{term(fScope, q.Scope)}
-		if len(q.Types) > 0 {
-			must = append(must, anyTerm(fType, q.Types))
-		}
-		must = append(must, filters...)
-		excl = append(excl, term(fFlags, flagForgotten), term(fFlags, flagArchived))
-		if q.KnownAt.IsZero() {
-			excl = append(excl, numRange(fExpiredAt, nil, ptr(millis(now)), true))
-		}
-		if current && !asOf.Before(flagged) {
-			excl = append(excl, term(fFlags, flagEnded))
-		}
-		b := bleve.NewBooleanQuery()
-		b.AddMust(must...)
-		b.AddMustNot(excl...)
-		return b
+// keywordQuery is the query without text: the scope, types and filters
+// must match, and neither excl nor the flags of what is forgotten,
+// archived, expired or (for what holds now) ended may.
+func keywordQuery(q Query, bd bounds, filters, excl []query.Query) query.Query {
+	// Scope first: every other clause only ever sees this scope's
+	// documents.
+	must := []query.Query{term(fScope, q.Scope)}
+	if len(q.Types) > 0 {
+		must = append(must, anyTerm(fType, q.Types))
 	}
-	if len(terms) == 0 {
-		// Only stop words, or words the scope does not hold.
-		return bleve.NewMatchNoneQuery()
+	must = append(must, filters...)
+	excl = append(excl, term(fFlags, flagForgotten), term(fFlags, flagArchived))
+	if q.KnownAt.IsZero() {
+		excl = append(excl, numRange(fExpiredAt, nil, ptr(millis(q.Now)), true))
 	}
+	if current(q) && !q.AsOf.Before(bd.flagged) {
+		excl = append(excl, term(fFlags, flagEnded))
+	}
+	b := bleve.NewBooleanQuery()
+	b.AddMust(must...)
+	b.AddMustNot(excl...)
+	return b
+}
+
+// termClauses are the scoped term queries of a query with text, one per
+// source and term, and for each common kept term one limited to the
+// facts of q.KeepFor.
+func termClauses(q Query, terms, kept []string, bd bounds) []query.Query {
 	var should []query.Query
-	for _, src := range sources(q, asOf, flagged) {
+	for _, src := range sources(q, q.AsOf, bd.flagged) {
 		for _, t := range terms {
 			tq := bleve.NewTermQuery(scopedTerm(q.Scope, src.kind, t))
 			tq.SetField(src.field)
@@ -461,16 +503,7 @@ func buildQuery(q Query, terms, kept []string, bd bounds) query.Query {
 			should = append(should, bleve.NewConjunctionQuery(tq, bleve.NewDisjunctionQuery(of...)))
 		}
 	}
-	if len(should) == 0 {
-		return bleve.NewMatchNoneQuery()
-	}
-	b := bleve.NewBooleanQuery()
-	b.AddMust(bleve.NewDisjunctionQuery(should...))
-	b.AddMustNot(excl...)
-	if len(filters) > 0 {
-		b.AddFilter(bleve.NewConjunctionQuery(filters...))
-	}
-	return b
+	return should
 }
 
 // commonShare: a query term found in more than this share of the scope's

@@ -420,34 +420,9 @@ func continues(s *segment, r *ref) bool {
 func (w *work) correct(segs []*segment) bool {
 	changed := false
 	for _, s := range segs {
-		var start *ref
-		for _, k := range s.refs {
-			r := &w.refs[k]
-			if r.c.End || !r.c.Dated || r.c.From.IsZero() {
-				continue
-			}
-			if start == nil || r.c.SaidAt().After(start.c.SaidAt()) ||
-				(r.c.SaidAt().Equal(start.c.SaidAt()) && r.c.From.Before(start.c.From)) {
-				start = r
-			}
-		}
-		if start != nil {
-			for _, k := range s.refs {
-				r := &w.refs[k]
-				if r.c.End || r == start {
-					continue
-				}
-				if !r.c.From.IsZero() && !r.c.SaidAt().Before(start.c.SaidAt()) {
-					continue
-				}
-				if !r.from.Equal(start.c.From) {
-					r.from, changed = start.c.From, true
-				}
-				if r.to != nil && r.to.Before(r.from) {
-					t := r.from
-					r.to, changed = &t, true
-				}
-			}
+		start := w.latestStart(s)
+		if start != nil && w.moveStarts(s, start) {
+			changed = true
 		}
 		// An end at or before the (corrected) start belongs to no part of
 		// this fact and cannot be its end.
@@ -455,42 +430,100 @@ func (w *work) correct(segs []*segment) bool {
 		if start != nil {
 			from = start.c.From
 		}
-		var end *ref
-		for _, k := range s.refs {
-			r := &w.refs[k]
-			if !r.c.End && r.c.To == nil || !r.endAt().After(from) {
-				continue
-			}
-			if end == nil || r.c.SaidAt().After(end.c.SaidAt()) ||
-				(r.c.SaidAt().Equal(end.c.SaidAt()) && r.endAt().After(end.endAt())) {
-				end = r
-			}
+		end := w.latestEnd(s, from)
+		if end != nil && w.moveEnds(s, end) {
+			changed = true
 		}
-		if end == nil {
+	}
+	return changed
+}
+
+// latestStart returns the statement of segment s whose start stands: the
+// latest dated one by reference time, among equally late ones the one
+// with the earliest start; nil if none is dated.
+func (w *work) latestStart(s *segment) *ref {
+	var start *ref
+	for _, k := range s.refs {
+		r := &w.refs[k]
+		if r.c.End || !r.c.Dated || r.c.From.IsZero() {
 			continue
 		}
-		at := end.endAt()
-		for _, k := range s.refs {
-			r := &w.refs[k]
-			if r == end {
-				continue
+		if start == nil || r.c.SaidAt().After(start.c.SaidAt()) ||
+			(r.c.SaidAt().Equal(start.c.SaidAt()) && r.c.From.Before(start.c.From)) {
+			start = r
+		}
+	}
+	return start
+}
+
+// moveStarts moves onto start's start the statements of segment s said
+// before it or with no start, keeping each end no earlier than its start,
+// and reports whether a bound moved.
+func (w *work) moveStarts(s *segment, start *ref) bool {
+	changed := false
+	for _, k := range s.refs {
+		r := &w.refs[k]
+		if r.c.End || r == start {
+			continue
+		}
+		if !r.c.From.IsZero() && !r.c.SaidAt().Before(start.c.SaidAt()) {
+			continue
+		}
+		if !r.from.Equal(start.c.From) {
+			r.from, changed = start.c.From, true
+		}
+		if r.to != nil && r.to.Before(r.from) {
+			t := r.from
+			r.to, changed = &t, true
+		}
+	}
+	return changed
+}
+
+// latestEnd returns the statement of segment s whose end stands: the
+// latest one stating an end after from, among equally late ones the one
+// with the latest end; nil if none does.
+func (w *work) latestEnd(s *segment, from time.Time) *ref {
+	var end *ref
+	for _, k := range s.refs {
+		r := &w.refs[k]
+		if !r.c.End && r.c.To == nil || !r.endAt().After(from) {
+			continue
+		}
+		if end == nil || r.c.SaidAt().After(end.c.SaidAt()) ||
+			(r.c.SaidAt().Equal(end.c.SaidAt()) && r.endAt().After(end.endAt())) {
+			end = r
+		}
+	}
+	return end
+}
+
+// moveEnds ends the other statements of segment s at end's end: other
+// explicit ends give way, and statements that start before it stop there
+// (never before their own start). It reports whether a bound moved.
+func (w *work) moveEnds(s *segment, end *ref) bool {
+	changed := false
+	at := end.endAt()
+	for _, k := range s.refs {
+		r := &w.refs[k]
+		if r == end {
+			continue
+		}
+		if r.c.End {
+			if !r.off && !r.c.From.Equal(at) {
+				r.off, changed = true, true
 			}
-			if r.c.End {
-				if !r.off && !r.c.From.Equal(at) {
-					r.off, changed = true, true
-				}
-				continue
-			}
-			if r.c.To == nil && !r.from.Before(at) {
-				continue // starts after the end: a later stint
-			}
-			t := at
-			if t.Before(r.from) {
-				t = r.from
-			}
-			if r.to == nil || !r.to.Equal(t) || r.capped != end.c.End {
-				r.to, r.capped, changed = &t, end.c.End, true
-			}
+			continue
+		}
+		if r.c.To == nil && !r.from.Before(at) {
+			continue // starts after the end: a later stint
+		}
+		t := at
+		if t.Before(r.from) {
+			t = r.from
+		}
+		if r.to == nil || !r.to.Equal(t) || r.capped != end.c.End {
+			r.to, r.capped, changed = &t, end.c.End, true
 		}
 	}
 	return changed

@@ -140,17 +140,9 @@ func configFlags(fs *flag.FlagSet, usage string, groups ...group) func() (Config
 	}
 	path := fs.String("config", os.Getenv("GRAPHMEM_CONFIG"), "YAML config file (env GRAPHMEM_CONFIG)")
 	return func() (Config, error) {
-		var c Config
-		if *path != "" {
-			b, err := os.ReadFile(*path)
-			if err != nil {
-				return c, fmt.Errorf("config: %w", err)
-			}
-			dec := yaml.NewDecoder(strings.NewReader(string(b)))
-			dec.KnownFields(true)
-			if err := dec.Decode(&c); err != nil {
-				return c, fmt.Errorf("config %s: %w", *path, err)
-			}
+		c, err := readConfigFile(*path)
+		if err != nil {
+			return c, err
 		}
 		for i, s := range settings {
 			v := ""
@@ -160,28 +152,8 @@ func configFlags(fs *flag.FlagSet, usage string, groups ...group) func() (Config
 			if v == "" {
 				v = os.Getenv(s.env)
 			}
-			if s.str != nil {
-				if v == "" && *s.str(&c) == "" {
-					v = s.def
-				}
-				if v != "" {
-					*s.str(&c) = v
-				}
-				continue
-			}
-			if v == "" && *s.num(&c) == 0 {
-				v = s.def
-			}
-			if v != "" {
-				n, err := strconv.ParseInt(v, 10, 64)
-				if s.zeroOff && err == nil && n == 0 {
-					*s.num(&c) = -1 // off (0 in Config means unset)
-					continue
-				}
-				if err != nil || n <= 0 {
-					return c, fmt.Errorf("%s: %q is not a positive number", s.flag, v)
-				}
-				*s.num(&c) = n
+			if err := s.set(&c, v); err != nil {
+				return c, err
 			}
 		}
 		if c.Store != "embedded" && c.Store != "neo4j" {
@@ -195,6 +167,56 @@ func configFlags(fs *flag.FlagSet, usage string, groups ...group) func() (Config
 		}
 		return c, nil
 	}
+}
+
+// readConfigFile reads the YAML config file at path, refusing unknown
+// keys; an empty path is an empty Config.
+func readConfigFile(path string) (Config, error) {
+	var c Config
+	if path == "" {
+		return c, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return c, fmt.Errorf("config: %w", err)
+	}
+	dec := yaml.NewDecoder(strings.NewReader(string(b)))
+	dec.KnownFields(true)
+	if err := dec.Decode(&c); err != nil {
+		return c, fmt.Errorf("config %s: %w", path, err)
+	}
+	return c, nil
+}
+
+// set gives the setting in c the value v, from a flag or the environment;
+// when v is empty, the config file's value stays, else the default
+// applies. A number must be positive (or 0 for off, where zeroOff).
+func (s setting) set(c *Config, v string) error {
+	if s.str != nil {
+		if v == "" && *s.str(c) == "" {
+			v = s.def
+		}
+		if v != "" {
+			*s.str(c) = v
+		}
+		return nil
+	}
+	if v == "" && *s.num(c) == 0 {
+		v = s.def
+	}
+	if v == "" {
+		return nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if s.zeroOff && err == nil && n == 0 {
+		*s.num(c) = -1 // off (0 in Config means unset)
+		return nil
+	}
+	if err != nil || n <= 0 {
+		return fmt.Errorf("%s: %q is not a positive number", s.flag, v)
+	}
+	*s.num(c) = n
+	return nil
 }
 
 // printFlags prints the flags of fs that keep says to, in the layout of

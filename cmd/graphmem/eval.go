@@ -22,27 +22,32 @@ import (
 	"github.com/graphmem/graphmem/ontology"
 )
 
-// runEval is `graphmem eval locomo`: evidence recall@k on LoCoMo through
-// the search path agents use, next to BM25 over turns in the same run.
+// runEval is `graphmem eval`: it runs the evaluation its first argument
+// names (locomo, catalog, scenarios, extract, gen-conversations or tune).
 func runEval(ctx context.Context, args []string) error {
-	if len(args) > 0 && args[0] == "catalog" {
-		return runEvalCatalog(ctx, args[1:])
+	if len(args) > 0 {
+		switch args[0] {
+		case "locomo":
+			return runEvalLoCoMo(ctx, args[1:])
+		case "catalog":
+			return runEvalCatalog(ctx, args[1:])
+		case "scenarios":
+			return runEvalScenarios(ctx, args[1:])
+		case "extract":
+			return runEvalExtract(ctx, args[1:])
+		case "gen-conversations":
+			return runGenConversations(args[1:])
+		case "tune":
+			return runEvalTune(ctx, args[1:])
+		}
 	}
-	if len(args) > 0 && args[0] == "scenarios" {
-		return runEvalScenarios(ctx, args[1:])
-	}
-	if len(args) > 0 && args[0] == "extract" {
-		return runEvalExtract(ctx, args[1:])
-	}
-	if len(args) > 0 && args[0] == "gen-conversations" {
-		return runGenConversations(args[1:])
-	}
-	if len(args) > 0 && args[0] == "tune" {
-		return runEvalTune(ctx, args[1:])
-	}
-	if len(args) == 0 || args[0] != "locomo" {
-		return fmt.Errorf("usage: graphmem eval locomo [--data DIR] [--part test|dev|all] [--k 5,10,20] [--weights FILE] [--misses] [--json] [--write-baseline]\n       graphmem eval gen-conversations --out DIR [--dev-seed N] [--test-seed N] [--conversations N]\n       graphmem eval tune [--conversations DIR] [--out FILE]\n       graphmem eval catalog [--seed N] [--questions N] [--relational N] [--relational-only] [--reworded] [--misses] [--json] [--write-baseline]\n       graphmem eval scenarios [--misses] [--json] [--write-baseline]\n       graphmem eval extract [--gold FILE] [--misses] [--json]")
-	}
+	return fmt.Errorf("usage: graphmem eval locomo [--data DIR] [--part test|dev|all] [--k 5,10,20] [--weights FILE] [--misses] [--json] [--write-baseline]\n       graphmem eval gen-conversations --out DIR [--dev-seed N] [--test-seed N] [--conversations N]\n       graphmem eval tune [--conversations DIR] [--out FILE]\n       graphmem eval catalog [--seed N] [--questions N] [--relational N] [--relational-only] [--reworded] [--misses] [--json] [--write-baseline]\n       graphmem eval scenarios [--misses] [--json] [--write-baseline]\n       graphmem eval extract [--gold FILE] [--misses] [--json]")
+}
+
+// runEvalLoCoMo is `graphmem eval locomo` (args follow the word locomo):
+// evidence recall@k on LoCoMo through the search path agents use, next to
+// BM25 over turns in the same run.
+func runEvalLoCoMo(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("eval locomo", flag.ContinueOnError)
 	data := fs.String("data", "../shared/data/locomo", "folder of LoCoMo conversations (*.json; parts.json names each part's, else LoCoMo's split)")
 	ks := fs.String("k", "5,10,20", "cut-offs of recall@k")
@@ -61,20 +66,16 @@ Evidence recall@k on LoCoMo through search, next to plain BM25 over turns, with
 an ablation of the episode signals. With an embedding model configured
 (GRAPHMEM_EMBED_BASE_URL, GRAPHMEM_EMBED_MODEL) the reported configuration is
 measured with the vector list too. `+onNeo4j, modelSettings, neo4jSettings)
-	if err := fs.Parse(args[1:]); err != nil {
+	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	cfg, err := resolve()
 	if err != nil {
 		return err
 	}
-	var cut []int
-	for _, s := range strings.Split(*ks, ",") {
-		k, err := strconv.Atoi(strings.TrimSpace(s))
-		if err != nil || k < 1 {
-			return fmt.Errorf("--k: %q is not a positive number", s)
-		}
-		cut = append(cut, k)
+	cut, err := cutoffs(*ks)
+	if err != nil {
+		return err
 	}
 	o := eval.Options{DataDir: *data, Ks: cut, Part: *part}
 	if *weights != "" {
@@ -114,6 +115,19 @@ measured with the vector list too. `+onNeo4j, modelSettings, neo4jSettings)
 		return nil // a partial run, or other weights: no figures to compare
 	}
 	return baseline(rep, *write)
+}
+
+// cutoffs reads --k: positive numbers, comma-separated.
+func cutoffs(ks string) ([]int, error) {
+	var cut []int
+	for _, s := range strings.Split(ks, ",") {
+		k, err := strconv.Atoi(strings.TrimSpace(s))
+		if err != nil || k < 1 {
+			return nil, fmt.Errorf("--k: %q is not a positive number", s)
+		}
+		cut = append(cut, k)
+	}
+	return cut, nil
 }
 
 // baseline compares a run's figures with the committed baseline
@@ -470,29 +484,11 @@ category and language, next to bare calls to the same endpoint.`, modelSettings)
 	if err != nil {
 		return err
 	}
-	var cases []fixtures.ExtractCase
-	if *gold != "" {
-		b, err := os.ReadFile(*gold)
-		if err != nil {
-			return err
-		}
-		if cases, err = fixtures.ParseExtractGold(*gold, b); err != nil {
-			return err
-		}
+	cases, err := extractCases(*gold, *sample)
+	if err != nil {
+		return err
 	}
-	if *sample > 0 {
-		if cases == nil {
-			if cases, err = fixtures.ExtractGold(); err != nil {
-				return err
-			}
-		}
-		cases = spread(cases, *sample)
-	}
-	type run struct {
-		name  string
-		model extract.Config
-	}
-	var runs []run
+	var runs []extractRun
 	if *gold == "" {
 		answers, err := fixtures.ExtractScriptedByContent()
 		if err != nil {
@@ -500,16 +496,9 @@ category and language, next to bare calls to the same endpoint.`, modelSettings)
 		}
 		fake := extracttest.Start(extracttest.Scripted(answers))
 		defer fake.Close()
-		runs = append(runs, run{"recorded answers", extract.Config{BaseURL: fake.BaseURL(), Model: "recorded"}})
+		runs = append(runs, extractRun{"recorded answers", extract.Config{BaseURL: fake.BaseURL(), Model: "recorded"}})
 	}
-	for _, p := range strings.Split(*prompts, ",") {
-		if p = strings.TrimSpace(p); p == "" {
-			continue
-		}
-		m := mc
-		m.Prompt = p
-		runs = append(runs, run{p, m})
-	}
+	runs = append(runs, promptRuns(mc, *prompts)...)
 	var cmp eval.ExtractComparison
 	for _, r := range runs {
 		o := eval.ExtractOptions{Model: r.model, Ontology: onto, Cases: cases}
@@ -538,6 +527,53 @@ category and language, next to bare calls to the same endpoint.`, modelSettings)
 		cmp.Runs = append(cmp.Runs, eval.ExtractRun{Name: r.name, ExtractReport: rep})
 	}
 	return printReport(cmp, *asJSON)
+}
+
+// extractRun is one run of eval extract: its name and model.
+type extractRun struct {
+	name  string
+	model extract.Config
+}
+
+// promptRuns are the runs of model mc, one per prompt style of prompts
+// (comma-separated).
+func promptRuns(mc extract.Config, prompts string) []extractRun {
+	var runs []extractRun
+	for _, p := range strings.Split(prompts, ",") {
+		if p = strings.TrimSpace(p); p == "" {
+			continue
+		}
+		m := mc
+		m.Prompt = p
+		runs = append(runs, extractRun{p, m})
+	}
+	return runs
+}
+
+// extractCases reads the gold set of file gold; nil, the built-in one,
+// when gold is "" (read here only to sample it). With sample > 0 only
+// about that many cases are kept, evenly spread.
+func extractCases(gold string, sample int) ([]fixtures.ExtractCase, error) {
+	var cases []fixtures.ExtractCase
+	var err error
+	if gold != "" {
+		b, err := os.ReadFile(gold)
+		if err != nil {
+			return nil, err
+		}
+		if cases, err = fixtures.ParseExtractGold(gold, b); err != nil {
+			return nil, err
+		}
+	}
+	if sample > 0 {
+		if cases == nil {
+			if cases, err = fixtures.ExtractGold(); err != nil {
+				return nil, err
+			}
+		}
+		cases = spread(cases, sample)
+	}
+	return cases, nil
 }
 
 // spread returns about n of cases, evenly spaced, so every category of a
