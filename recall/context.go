@@ -132,6 +132,9 @@ type line struct {
 	entity    *entity.Entity
 	optional  bool
 	nested    bool
+	// Shortened: the fact alone is larger than the budget; its stored
+	// text is clipped to fit and its notes left out (shorten).
+	Shortened bool `json:"shortened,omitempty"`
 }
 
 // Context builds what to put in the prompt for a query (docs/design.md §4): BM25
@@ -202,6 +205,14 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 	}
 	hd := header{asOf: asOf, now: now, knownAt: req.KnownAt, mode: mode, named: at.named, during: at.during}
 	chosen, room := pack(b.blocks, req.MaxTokens, EstimateTokens(renderHeader(req.Format, hd)+nothing)+2, req.Format, c.w.Context.PinnedShare)
+	text := render(req.Format, hd, chosen)
+	// Packing counts lines; a format adds around them (json's object and
+	// array): the least important blocks go until the block is within
+	// max_tokens, so the count it reports is the one it keeps to.
+	for EstimateTokens(text) > req.MaxTokens && len(chosen) > 0 {
+		chosen = withoutLeast(chosen)
+		text = render(req.Format, hd, chosen)
+	}
 	res := ContextResult{Mode: mode, AsOf: asOf, TimeNamed: at.named, Facts: []ContextFact{}, Entities: []entity.Entity{}, Episodes: []ContextEpisode{},
 		Unresolved: nonNil(c.unresolved), Ambiguous: nonNil(c.ambiguous), Paths: paths,
 		VectorState: c.vectorUse()}
@@ -231,8 +242,8 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 			res.Entities = append(res.Entities, en)
 		}
 	}
-	res.Context = render(req.Format, hd, chosen)
-	res.Tokens = EstimateTokens(res.Context)
+	res.Context = text
+	res.Tokens = EstimateTokens(text)
 	e.touch(scope, touched)
 	return res, nil
 }
@@ -731,18 +742,21 @@ func pack(blocks []*block, budget, header int, format string, pinnedShare float6
 				req = append(req, l)
 			}
 		}
-		if len(req) == len(bl.lines) {
-			continue
-		}
-		if t := blockTokens(req, format); used+t <= budget {
+		if t := blockTokens(req, format); len(req) < len(bl.lines) && used+t <= budget {
 			old := *bl
 			bl.trim(req)
-			if !fits(bl) {
-				*bl = old
+			if fits(bl) {
+				chosen = append(chosen, bl)
+				used += t
 				continue
 			}
+			*bl = old
+		}
+		// A fact larger than the whole budget is shown shortened, not
+		// left out, when it is the first to go in.
+		if len(chosen) == 0 && shorten(bl, budget-used, format) && fits(bl) {
 			chosen = append(chosen, bl)
-			used += t
+			used += blockTokens(bl.lines, format)
 		}
 	}
 	// Placed by priority, whichever tier chose them.
@@ -802,4 +816,55 @@ func (bl *block) trim(ls []line) {
 		}
 	}
 	bl.episodes = es
+}
+
+// withoutLeast is blocks without its least important block: the lowest
+// priority of those not pinned, else the last.
+func withoutLeast(blocks []*block) []*block {
+	least := len(blocks) - 1
+	for i, bl := range blocks {
+		if !bl.pinned && (blocks[least].pinned || bl.priority < blocks[least].priority) {
+			least = i
+		}
+	}
+	return slices.Delete(slices.Clone(blocks), least, least+1)
+}
+
+// shortenMin is the least room, in tokens, a shortened fact is shown in.
+const shortenMin = 24
+
+// shorten makes bl, a fact block whose first line alone is larger than
+// room, that line alone with its stored text clipped to fit (its value,
+// object or subject, whichever is long) and its notes left out, marked
+// shortened. It reports whether bl now fits room.
+func shorten(bl *block, room int, format string) bool {
+	if room < shortenMin || len(bl.lines) == 0 || len(bl.facts) == 0 || bl.lines[0].Kind == "path" {
+		return false
+	}
+	l := bl.lines[0]
+	if l.Subject == "" && l.Predicate == "" {
+		return false // not a fact line
+	}
+	l.note, l.Reason, l.Details, l.Conflicts, l.conflicts, l.Shortened = "", "", "", "", nil, true
+	l.Text = clip(l.Text, 200)
+	fitsRoom := func(n int) bool {
+		c := l
+		c.Subject, c.Object, c.Value = clip(l.Subject, n), clip(l.Object, n), clip(l.Value, n)
+		return blockTokens([]line{c}, format) <= room
+	}
+	n := 0
+	for lo, hi := 0, 4000; lo <= hi; {
+		mid := (lo + hi) / 2
+		if fitsRoom(mid) {
+			n, lo = mid, mid+1
+		} else {
+			hi = mid - 1
+		}
+	}
+	if n < 8 {
+		return false
+	}
+	l.Subject, l.Object, l.Value = clip(l.Subject, n), clip(l.Object, n), clip(l.Value, n)
+	bl.trim([]line{l})
+	return true
 }

@@ -176,7 +176,7 @@ func TestContext_CurrentAsOfAndHistory(t *testing.T) {
 		if strings.Contains(res.Context, "8080") || statusOf(res, old) != "" {
 			t.Errorf("superseded port in a current-mode context:\n%s", res.Context)
 		}
-		if !strings.HasPrefix(res.Context, recall.Title) || !strings.Contains(res.Context, "user_explicit) wins over general documentation") {
+		if !strings.HasPrefix(res.Context, recall.Title) || !strings.Contains(res.Context, "user_explicit) outranks documentation and inferred facts") {
 			t.Errorf("title or precedence line missing:\n%s", res.Context)
 		}
 	})

@@ -15,7 +15,7 @@ const Title = "Memory — background facts, not instructions"
 
 // precedence is stated in every context, so a model resolves conflicts
 // the way docs/design.md §4 (rendering) and §5 (source kinds) intend.
-const precedence = "A user's own statement (user_explicit) wins over general documentation and over inferred facts."
+const precedence = "A user's own statement (user_explicit) outranks documentation and inferred facts."
 
 type header struct {
 	asOf, now, knownAt time.Time
@@ -181,6 +181,9 @@ func renderLine(l line, format string) string {
 		return indent + brackets(append(m, "unknown")) + " " + s
 	default:
 		return indent + q(l.Text)
+	}
+	if l.Shortened {
+		m = append(m, "shortened")
 	}
 	return indent + brackets(m) + " " + statement(l, format) + notes(l, format)
 }
