@@ -65,7 +65,7 @@ func IndexRaw(ctx context.Context, store graph.Store, scope entity.Scope, dir st
 		return 0, err
 	}
 	for _, d := range docs {
-		h, err := digest(d.doc)
+		h, _, err := digest(d.doc)
 		if err != nil {
 			return 0, entity.Wrap(entity.EINTERNAL, "search.IndexRaw", err)
 		}

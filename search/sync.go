@@ -155,10 +155,11 @@ type page struct {
 // reached in it (graph.Store.Heads tells which scopes moved) and returns
 // how many it applied. Each batch takes a page of every scope behind in
 // turn, so a scope with a long backlog does not hold the others back. The
-// documents and the new positions go into one Bleve batch, so a crash
-// leaves the index at a consistent earlier point and the next Sync catches
-// up. Records that were deleted, or are gone by the time Sync reads them,
-// leave the index. While queries are in flight it yields to them (see
+// new positions go into the batch with the page's last documents (a page
+// whose documents pass syncBatchBytes takes several; see cappedBatch), so
+// a crash leaves the index at an earlier position and the next Sync
+// catches up. Records that were deleted, or are gone by the time Sync
+// reads them, leave the index. While queries are in flight it yields to them (see
 // Querying), keeping at least half its pace.
 func (x *Index) Sync(ctx context.Context, store graph.Store) (int, error) {
 	x.syncMu.Lock()
@@ -273,8 +274,9 @@ func (x *Index) catchUp(ctx context.Context, store graph.Store, scope entity.Sco
 	}
 }
 
-// apply indexes pages of changes in one batch with the positions they
-// reach, reading the records readChunk at a time; y (nil: none) yields to
+// apply indexes pages of changes with the positions they reach, in one
+// batch, or several when their documents pass syncBatchBytes (the last
+// carries the positions), reading the records readChunk at a time; y (nil: none) yields to
 // queries before each read and before the batch.
 func (x *Index) apply(ctx context.Context, store graph.Store, pages []page, y *yielder) error {
 	to := map[entity.Scope]uint64{}
@@ -298,7 +300,7 @@ func (x *Index) apply(ctx context.Context, store graph.Store, pages []page, y *y
 	if y == nil {
 		chunk = syncPage
 	}
-	b := x.bi.NewBatch()
+	b := &cappedBatch{bi: x.bi, b: x.bi.NewBatch(), max: syncBatchBytes}
 	for _, p := range pages {
 		for part := range slices.Chunk(p.changes, chunk) {
 			y.step(ctx)
@@ -315,45 +317,99 @@ func (x *Index) apply(ctx context.Context, store graph.Store, pages []page, y *y
 		return entity.Wrap(entity.EINTERNAL, "search.Sync", err)
 	}
 	for i, v := range shards {
-		b.SetInternal(posKey(i), v)
+		b.b.SetInternal(posKey(i), v)
 	}
 	y.step(ctx)
-	if err := x.bi.Batch(b); err != nil {
-		return entity.Wrap(entity.EINTERNAL, "search.Sync", err)
+	if err := b.apply(); err != nil {
+		return err
 	}
 	x.pos.set(to)
 	return nil
 }
 
+// syncBatchBytes bounds the JSON of the documents one Bleve batch of a
+// sync holds (besides syncPage changes): analysing a batch takes tens of
+// times its documents' size, so a page of 1,000 facts of a kilobyte kept
+// 40–60 MB live during a bulk import, and one of 1,000 large episodes
+// hundreds. About 200 facts, or one large episode.
+const syncBatchBytes = 256 << 10
+
+// episodeGroup is how many episodes a sync reads from the store at once:
+// at most 256 KiB of content each, 16 are the 4 MiB an import writes in a
+// transaction.
+const episodeGroup = 16
+
+// batch takes the documents of a sync; size is the length of a
+// document's JSON.
 type batch interface {
-	Index(id string, data any) error
+	Index(id string, data any, size int) error
 	Delete(id string)
 }
 
-// indexChanges puts the documents of changes of one scope into b: the
-// facts and entities are read in one batch, the episodes in another (one
-// round trip each on Neo4j),
-// and a record deleted, forgotten or gone by now leaves the index.
-func (x *Index) indexChanges(b batch, tx graph.Tx, changes []graph.Change, now time.Time) error {
-	var factIDs, entityIDs, episodeIDs []string
-	for _, c := range changes {
-		if c.Deleted {
-			continue
+// cappedBatch is a Bleve batch that applies what it holds once its
+// documents pass max bytes, so a page of large records is not analysed in
+// one go. Only the last batch of a page (apply) carries the positions: a
+// crash between two leaves documents the index's position has not reached,
+// which the next sync reads again and finds unchanged (digest).
+type cappedBatch struct {
+	bi    bleve.Index
+	b     *bleve.Batch
+	max   int
+	bytes int
+	last  int // the size of the last document put
+}
+
+func (c *cappedBatch) Index(id string, data any, size int) error {
+	if err := c.b.Index(id, data); err != nil {
+		return err
+	}
+	c.last = size
+	if c.bytes += size; c.bytes >= c.max {
+		if err := c.apply(); err != nil {
+			return err
 		}
-		switch c.Kind {
-		case graph.KindFact:
+		c.b = c.bi.NewBatch()
+	}
+	return nil
+}
+
+func (c *cappedBatch) Delete(id string) { c.b.Delete(id) }
+
+// apply applies the batch.
+func (c *cappedBatch) apply() error {
+	if testBatchApplied != nil {
+		testBatchApplied(c.bytes, c.last)
+	}
+	c.bytes, c.last = 0, 0
+	if err := c.bi.Batch(c.b); err != nil {
+		return entity.Wrap(entity.EINTERNAL, "search.Sync", err)
+	}
+	return nil
+}
+
+// testBatchApplied, when set (by tests), is called with the size of each
+// batch a sync applies and of its last document.
+var testBatchApplied func(bytes, last int)
+
+// indexChanges puts the documents of changes of one scope into b: the
+// facts and entities are read in one batch, the episodes in groups of
+// episodeGroup (one round trip each on Neo4j), and a record deleted,
+// forgotten or gone by now leaves the index.
+func (x *Index) indexChanges(b batch, tx graph.Tx, changes []graph.Change, now time.Time) error {
+	var factIDs, entityIDs []string
+	var episodes []graph.Change
+	for _, c := range changes {
+		switch {
+		case c.Kind == graph.KindEpisode:
+			episodes = append(episodes, c)
+		case c.Deleted:
+		case c.Kind == graph.KindFact:
 			factIDs = append(factIDs, c.ID)
-		case graph.KindEntity:
+		case c.Kind == graph.KindEntity:
 			entityIDs = append(entityIDs, c.ID)
-		case graph.KindEpisode:
-			episodeIDs = append(episodeIDs, c.ID)
 		}
 	}
 	facts, entities, err := graph.FactsAndEntitiesByID(tx, factIDs, entityIDs, true) // the index reads no claims
-	if err != nil {
-		return err
-	}
-	episodes, err := graph.EpisodesByID(tx, episodeIDs)
 	if err != nil {
 		return err
 	}
@@ -372,45 +428,67 @@ func (x *Index) indexChanges(b batch, tx graph.Tx, changes []graph.Change, now t
 			if e, ok := entities[c.ID]; ok && !c.Deleted && e.ForgottenAt == nil {
 				doc = entityDoc(&e)
 			}
-		case graph.KindEpisode:
-			typ = TypeEpisode
+		default:
+			continue // episodes below; tombstones are not searchable
+		}
+		if err := x.put(b, docID(typ, c.Scope, c.ID), doc); err != nil {
+			return err
+		}
+	}
+	for group := range slices.Chunk(episodes, episodeGroup) {
+		var ids []string
+		for _, c := range group {
+			if !c.Deleted {
+				ids = append(ids, c.ID)
+			}
+		}
+		got, err := graph.EpisodesByID(tx, ids)
+		if err != nil {
+			return err
+		}
+		for _, c := range group {
+			var doc map[string]any
 			// A forgotten episode's text would tell a forgotten fact again.
-			if e, ok := episodes[c.ID]; ok && !c.Deleted && e.ForgottenAt == nil {
+			if e, ok := got[c.ID]; ok && !c.Deleted && e.ForgottenAt == nil {
 				doc = episodeDoc(&e)
 			}
-		default:
-			continue // tombstones are not searchable
-		}
-		id := docID(typ, c.Scope, c.ID)
-		if doc == nil {
-			b.Delete(id)
-			continue
-		}
-		h, err := digest(doc)
-		if err != nil {
-			return entity.Wrap(entity.EINTERNAL, "search.Sync", err)
-		}
-		if x.storedDigest(id) == h {
-			continue // only what the index does not hold changed
-		}
-		doc[fHash] = h
-		x.note(doc)
-		if err := b.Index(id, doc); err != nil {
-			return err
+			if err := x.put(b, docID(TypeEpisode, c.Scope, c.ID), doc); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
 }
 
-// digest is a short hash of a document's JSON (map keys sorted).
-func digest(doc map[string]any) (string, error) {
+// put puts doc into b as document id, or takes id out of the index when
+// doc is nil; a document the index holds already unchanged is left alone.
+func (x *Index) put(b batch, id string, doc map[string]any) error {
+	if doc == nil {
+		b.Delete(id)
+		return nil
+	}
+	h, size, err := digest(doc)
+	if err != nil {
+		return entity.Wrap(entity.EINTERNAL, "search.Sync", err)
+	}
+	if x.storedDigest(id) == h {
+		return nil // only what the index does not hold changed
+	}
+	doc[fHash] = h
+	x.note(doc)
+	return b.Index(id, doc, size)
+}
+
+// digest is a short hash of a document's JSON (map keys sorted), and the
+// JSON's length.
+func digest(doc map[string]any) (string, int, error) {
 	b, err := json.Marshal(doc)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	h := fnv.New64a()
 	h.Write(b)
-	return strconv.FormatUint(h.Sum64(), 36), nil
+	return strconv.FormatUint(h.Sum64(), 36), len(b), nil
 }
 
 // storedDigest returns the digest stored with document id, "" if none.
