@@ -243,11 +243,11 @@ test("search and context, now and as of a date, and names memory does not know",
   const walked = await alice.context(`who leads the team that owns ${name}?`);
   assert.equal(walked.paths.length, 1, walked.text);
   assert.deepEqual(
-    walked.paths[0].hops.map((h) => h.predicate),
+    walked.paths[0]!.hops.map((h) => h.predicate),
     ["owned_by", "led_by"],
   );
-  assert.equal(walked.paths[0].hops[1].to, "Bob Aziz");
-  assert.ok(walked.paths[0].complete && walked.text.includes("[path]"));
+  assert.equal(walked.paths[0]!.hops[1]!.to, "Bob Aziz");
+  assert.ok(walked.paths[0]!.complete && walked.text.includes("[path]"));
 
   const nctx = await alice.context(`which port does ${unknown} use?`);
   assert.deepEqual(
