@@ -104,6 +104,11 @@ if [ "${GRAPHMEM_SKIP_DIST:-}" != "1" ]; then
 	packaging/build.sh "$pkgs/dist" "$pkgs/out" >/dev/null
 	packaging/test-install.sh "$pkgs/out"
 	rm -rf "$pkgs"
+	# What scripts/release.sh would upload, built for this platform and
+	# checked (names, versions, metadata, SHA256SUMS); nothing is uploaded.
+	rel="$(mktemp -d)"
+	DIST_TARGETS=linux/amd64 DIST_DIR="$rel" scripts/release.sh --check >/dev/null
+	rm -rf "$rel"
 	echo "test.sh: release archives and package installs in $((SECONDS - dist_start)) s" >&2
 fi
 
