@@ -87,7 +87,7 @@ func batchProblem(body []byte) (string, map[string]int) {
 	}
 	data["work"] = work
 	if work > MaxBatchWork {
-		return fmt.Sprintf("batch: its calls ask for %d units of work, at most %d in one batch (a recall costs one per %d tokens of max_tokens, a search one per %d hits of limit, any other call one)",
+		return fmt.Sprintf("batch: its calls ask for %d units of work, at most %d in one batch (a context costs one per %d tokens of max_tokens, a search one per %d hits of limit, any other call one)",
 			work, MaxBatchWork, entity.DefaultMaxTokens, entity.DefaultSearchLimit), data
 	}
 	return "", nil
@@ -110,7 +110,7 @@ func callWork(raw json.RawMessage) int {
 		return 1
 	}
 	switch msg.Params.Name {
-	case ToolRecall:
+	case ToolContext, ToolRecall:
 		return units(msg.Params.Arguments.MaxTokens, entity.DefaultMaxTokens)
 	case ToolSearch:
 		return units(msg.Params.Arguments.Limit, entity.DefaultSearchLimit)

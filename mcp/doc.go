@@ -1,5 +1,6 @@
 // Package mcp serves graphmem's memory as Model Context Protocol tools —
-// remember, add_facts, recall, search, timeline and forget — so any MCP
+// remember, add_facts, context (and recall, its deprecated old name),
+// search, timeline and forget — so any MCP
 // client (a desktop assistant, an agent framework, a coding agent) can
 // use graphmem with one line of configuration.
 //

@@ -25,7 +25,7 @@ func ExampleNewServer() {
 		log.Fatal(err)
 	}
 	defer store.Close()
-	// Without a recall engine, recall and search answer "unavailable";
+	// Without a recall engine, context and search answer "unavailable";
 	// the other tools work.
 	backend := mcp.NewLocal(memory.New(store, nil), nil, "repo:payments")
 

@@ -70,7 +70,7 @@ func inputSchema(tool string) *jsonschema.Schema {
 		fq.Description = strings.Replace(fq.Description, ";", fmt.Sprintf(" (at most %d)", entity.DefaultForgetLimit)+";", 1)
 
 		schemas = map[string]*jsonschema.Schema{
-			"remember": remember, "add_facts": facts, "recall": rec, "search": srch, "timeline": tl, "forget": fg,
+			"remember": remember, "add_facts": facts, "context": rec, "recall": rec, "search": srch, "timeline": tl, "forget": fg,
 		}
 	})
 	return schemas[tool]

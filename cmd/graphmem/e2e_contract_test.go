@@ -102,7 +102,7 @@ func TestE2E_OneDateFormat(t *testing.T) {
 			if !isErr || !strings.Contains(text, "facts[0].valid_from: "+entity.TimeMessage) {
 				t.Errorf("valid_from %q: %s", s, text)
 			}
-			text, _, isErr = mcpCall(t, cs, "recall", map[string]any{"query": "port", "as_of": s})
+			text, _, isErr = mcpCall(t, cs, "context", map[string]any{"query": "port", "as_of": s})
 			if !isErr || !strings.Contains(text, "as_of: "+entity.TimeMessage) {
 				t.Errorf("as_of %q: %s", s, text)
 			}
@@ -191,7 +191,7 @@ func TestE2E_ForgetEntity(t *testing.T) {
 	}
 	text, _ := mcpOK(t, cs, "search", map[string]any{"query": "Priya"})
 	mentions("MCP search", text)
-	text, _ = mcpOK(t, cs, "recall", map[string]any{"query": "Where does Priya work?", "format": "json"})
+	text, _ = mcpOK(t, cs, "context", map[string]any{"query": "Where does Priya work?", "format": "json"})
 	mentions("MCP recall", text)
 }
 

@@ -33,8 +33,8 @@ func runMCP(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
 	resolve := configFlags(fs, `mcp [--url URL]    or    mcp --data DIR [--scope SCOPE]
 
-An MCP server on stdio with the tools remember, add_facts, recall, search,
-timeline and forget. Like the other client commands, every call goes to the
+An MCP server on stdio with the tools remember, add_facts, context, search,
+timeline and forget (recall, the old name of context, too, for this release). Like the other client commands, every call goes to the
 server at --url (GRAPHMEM_URL, default http://127.0.0.1:8080), whose API key
 (GRAPHMEM_API_KEY) decides the scope. With --data (or --store) it works on that
 data folder (or store) itself, without a server, in the scope given by --scope.`, storeSettings, modelSettings, clientSettings)

@@ -99,7 +99,7 @@ func mcpScenario(t *testing.T, cs *sdk.ClientSession, withRecall bool) {
 			t.Errorf("%s takes a scope: %s", tool.Name, schema)
 		}
 	}
-	if got := strings.Join(names, ","); got != "add_facts,forget,recall,remember,search,timeline" {
+	if got := strings.Join(names, ","); got != "add_facts,context,forget,recall,remember,search,timeline" {
 		t.Errorf("tools: %s", got)
 	}
 
@@ -110,11 +110,11 @@ func mcpScenario(t *testing.T, cs *sdk.ClientSession, withRecall bool) {
 	}
 
 	if withRecall {
-		text, _ = mcpOK(t, cs, "recall", map[string]any{"query": "which port does payments-db listen on?"})
+		text, _ = mcpOK(t, cs, "context", map[string]any{"query": "which port does payments-db listen on?"})
 		if l := mcpLine(text, `"3307"`, "current"); l == "" || strings.Contains(l, "[was") {
 			t.Errorf("recall does not show 3307 as current:\n%s", text)
 		}
-		text, _ = mcpOK(t, cs, "recall", map[string]any{"query": "why did the payments-db port change?"})
+		text, _ = mcpOK(t, cs, "context", map[string]any{"query": "why did the payments-db port change?"})
 		if !strings.Contains(text, mcpReason) || mcpLine(text, "[was; ", `"5432"`) == "" {
 			t.Errorf("recall does not give the reason and the former value:\n%s", text)
 		}
@@ -140,7 +140,7 @@ func mcpScenario(t *testing.T, cs *sdk.ClientSession, withRecall bool) {
 	}{
 		{"add_facts", map[string]any{"facts": []any{map[string]any{"subject": "payments-db", "value": "1"}}}, "facts[0].predicate"},
 		{"add_facts", map[string]any{"facts": []any{map[string]any{"subject": "payments-db", "predicate": "port", "value": "1", "valid_from": "soon"}}}, "facts[0].valid_from"},
-		{"recall", map[string]any{"query": "port", "mode": "sideways"}, "mode"},
+		{"context", map[string]any{"query": "port", "mode": "sideways"}, "mode"},
 		{"timeline", map[string]any{"entity": "no-such-service-at-all"}, "entity"},
 		{"add_facts", map[string]any{"facts": mcpPortSwitch[:1], "scope": "user:mallory"}, "scope"},
 	} {
@@ -190,7 +190,7 @@ func TestMCP_Stdio(t *testing.T) {
 	// A new process on the same folder finds what the first one stored,
 	// and another scope sees none of it.
 	cs = connectCommand(t, bin, mcpEnv(), "mcp", "--data", data)
-	text, _ := mcpOK(t, cs, "recall", map[string]any{"query": "payments-db port"})
+	text, _ := mcpOK(t, cs, "context", map[string]any{"query": "payments-db port"})
 	if mcpLine(text, "3307", "current") == "" {
 		t.Errorf("after a restart:\n%s", text)
 	}
@@ -343,7 +343,7 @@ func TestMCP_StdioRemote(t *testing.T) {
 	defer cs.Close()
 	mcpScenario(t, cs, hasContext)
 	if !hasContext {
-		t.Log("the server has no POST /v1/context yet: recall through the remote backend not checked")
+		t.Log("the server has no POST /v1/context yet: context through the remote backend not checked")
 	} else if text, _ := mcpOK(t, cs, "search", map[string]any{"query": "payments-db port", "types": []string{"fact"}}); mcpLine(text, "[fact, current]", "3307") == "" {
 		t.Errorf("search through the remote backend:\n%s", text)
 	}
@@ -395,7 +395,7 @@ func TestMCP_HTTPBatch(t *testing.T) {
 		return resp.StatusCode, body
 	}
 	recall := func(id, maxTokens int) string {
-		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"recall","arguments":{"query":"payments-db port","max_tokens":%d}}}`, id, maxTokens)
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"context","arguments":{"query":"payments-db port","max_tokens":%d}}}`, id, maxTokens)
 	}
 	initialize := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}`
 	refused := func(name string, status int, body []byte, field string) {
@@ -493,7 +493,7 @@ func TestMCP_BareTalksToTheServer(t *testing.T) {
 	if err != nil {
 		t.Fatalf("connect: %v\n%s", err, stderr.String())
 	}
-	text, _, isErr := mcpCall(t, cs, "recall", map[string]any{"query": "which port does payments-db use?"})
+	text, _, isErr := mcpCall(t, cs, "context", map[string]any{"query": "which port does payments-db use?"})
 	cs.Close()
 	if !isErr || !strings.Contains(text, url) {
 		t.Errorf("a tool call without a server: want an error naming %s, got (error %v) %s", url, isErr, text)

@@ -41,7 +41,7 @@ def run(client: OpenAI, memory: Graphmem, model: str, user: str, messages: Itera
             continue
         ctx = memory.context(text, max_tokens=800)
         prompt: list[ChatCompletionMessageParam] = [
-            {"role": "system", "content": SYSTEM.format(memory=ctx.text)},
+            {"role": "system", "content": SYSTEM.format(memory=ctx.context)},
             *recent[-history:],
             {"role": "user", "content": text},
         ]

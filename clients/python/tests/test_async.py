@@ -58,7 +58,7 @@ async def test_recall_episodes_and_forgetting(name: str, server_url: str) -> Non
         hits = await g.search(f"{name} works at", types=["fact"])
         assert hits and all(h.type == "fact" for h in hits)
         ctx = await g.context(f"where did {name} work before Globex?")
-        assert "Initech" in ctx.text
+        assert "Initech" in ctx.context
 
         ep = await g.remember(f"{name} starts at Globex on Monday.", speaker="HR", reference_time=date(2022, 1, 1))
         assert "no extraction model" in ep.warning

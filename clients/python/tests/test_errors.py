@@ -84,7 +84,7 @@ def test_scopes_are_kept_apart(server_url: str, alice: Graphmem, bob: Graphmem, 
     # Bob's scope knows nothing of the name: its context says so, and holds neither port.
     ctx = bob.context(f"which port does {name} use?")
     assert [n.name for n in ctx.unresolved] == [name]
-    assert "7001" not in ctx.text and "7002" not in ctx.text
+    assert "7001" not in ctx.context and "7002" not in ctx.context
     fact_id = alice.facts(subject=name)[0].id
     with pytest.raises(NotFoundError):
         bob.fact(fact_id)

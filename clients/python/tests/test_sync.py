@@ -6,6 +6,7 @@ import uuid
 from datetime import date, datetime, timedelta, timezone
 
 import httpx
+import pytest
 
 from conftest import IO_KEY
 from graphmem import ExportRecord, FactInput, Graphmem, NotFoundError
@@ -171,7 +172,10 @@ def test_search_and_context(alice: Graphmem, name: str) -> None:
     assert only_entities and all(h.type == "entity" for h in only_entities)
 
     ctx = alice.context(f"which port does {name} use?", max_tokens=400)
-    assert f'current; user_explicit] "{name}" port "6543"' in ctx.text  # metadata first, stored text quoted
+    assert f'current; user_explicit] "{name}" port "6543"' in ctx.context  # metadata first, stored text quoted
+    with pytest.warns(DeprecationWarning, match="use Context.context"):
+        assert ctx.text == ctx.context  # the old name of the block, kept one release
+    assert "text" not in ctx.model_dump()
     assert any(cf.fact.value == "6543" for cf in ctx.facts)
     assert ctx.tokens > 0 and ctx.as_of.tzinfo is not None
     assert ctx.vectors == "off" and ctx.vectors_skipped == ""  # the test server has no embedding model
@@ -179,7 +183,7 @@ def test_search_and_context(alice: Graphmem, name: str) -> None:
     assert then.time_named and then.period is not None
     assert then.period.from_ == datetime(2024, 1, 1, tzinfo=timezone.utc)
     md = alice.context(f"which port does {name} use?", format="markdown", mode="current")
-    assert md.mode == "current" and 'port "6543"' in md.text
+    assert md.mode == "current" and 'port "6543"' in md.context
     assert hits.unresolved == [] and ctx.unresolved == []
 
     # A name memory knows nothing about is said so, and not answered with another's port.
@@ -188,8 +192,8 @@ def test_search_and_context(alice: Graphmem, name: str) -> None:
     assert [n.name for n in none.unresolved] == [unknown]
     assert not any(h.fact is not None and h.fact.predicate == "port" for h in none)
     nctx = alice.context(f"which port does {unknown} use?")
-    assert [n.name for n in nctx.unresolved] == [unknown] and "6543" not in nctx.text
-    assert f'memory holds nothing about "{unknown}"' in nctx.text
+    assert [n.name for n in nctx.unresolved] == [unknown] and "6543" not in nctx.context
+    assert f'memory holds nothing about "{unknown}"' in nctx.context
 
     # A question that crosses an entity gets the path: both facts, the chain.
     alice.add_facts([
@@ -197,9 +201,9 @@ def test_search_and_context(alice: Graphmem, name: str) -> None:
         {"subject": f"{name}-owners", "subject_type": "team", "predicate": "led_by", "object": "Bob Aziz", "object_type": "person"},
     ])
     walked = alice.context(f"who leads the team that owns {name}?")
-    assert len(walked.paths) == 1 and walked.paths[0].complete, walked.text
+    assert len(walked.paths) == 1 and walked.paths[0].complete, walked.context
     assert [h.predicate for h in walked.paths[0].hops] == ["owned_by", "led_by"]
-    assert walked.paths[0].hops[-1].to == "Bob Aziz" and "[path]" in walked.text
+    assert walked.paths[0].hops[-1].to == "Bob Aziz" and "[path]" in walked.context
 
 
 def test_remember_and_read_episodes(alice: Graphmem, name: str) -> None:

@@ -51,7 +51,7 @@ export async function run(
     if (!text) continue;
     const ctx = await memory.context(text, { maxTokens: 800 });
     const answer = await chat([
-      { role: "system", content: SYSTEM + ctx.text },
+      { role: "system", content: SYSTEM + ctx.context },
       ...recent.slice(-history),
       { role: "user", content: text },
     ]);

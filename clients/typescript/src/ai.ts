@@ -63,7 +63,7 @@ export function graphmemTools(client: Graphmem) {
           .describe("answer as things stood at this date (YYYY-MM-DD) or time (ISO 8601); default now"),
       }),
       execute: ({ query, asOf }, { abortSignal }) =>
-        answer(async () => (await client.context(query, { asOf, signal: abortSignal })).text),
+        answer(async () => (await client.context(query, { asOf, signal: abortSignal })).context),
     }),
     forget: tool({
       description: "Remove facts from long-term memory by search query, fact ids or entity; dryRun lists them first.",

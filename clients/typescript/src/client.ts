@@ -258,7 +258,7 @@ function notConnected(err: unknown): boolean {
  * ```ts
  * const g = new Graphmem(); // GRAPHMEM_URL, GRAPHMEM_API_KEY
  * await g.addFacts([{ subject: "payments-db", predicate: "port", value: "3307", validFrom: "2024-03-01" }]);
- * console.log((await g.context("which port does payments-db listen on?")).text);
+ * console.log((await g.context("which port does payments-db listen on?")).context);
  * ```
  */
 export class Graphmem {
@@ -508,12 +508,12 @@ export class Graphmem {
   async context(query: string, opts: ContextOptions = {}): Promise<Context> {
     const { signal, timeout, ...rest } = opts;
     const body = toWire({ query, ...rest });
-    const ctx = await this.#json<Omit<Context, "text"> & { context: string }>(
+    const ctx = await this.#json<Omit<Context, "text">>(
       { method: "POST", path: "/v1/context", body, retry: true },
       { signal, timeout },
     );
-    const { context, ...others } = ctx;
-    return { text: context, ...others };
+    // `text`, the old name of `context`, is kept one release, out of JSON.stringify and spreads.
+    return Object.defineProperty(ctx, "text", { get: () => ctx.context, enumerable: false }) as Context;
   }
 
   // ---- episodes ---------------------------------------------------------

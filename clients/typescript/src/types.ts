@@ -411,7 +411,10 @@ export interface Path {
  * about (the block says so) and `ambiguous` those naming several entities; `vectors` as in a search.
  */
 export interface Context {
-  text: string;
+  /** The block to put in the prompt (`context` in every interface: REST, MCP, the CLI, Go, Python). */
+  context: string;
+  /** @deprecated The old name of `context`, kept for one release. */
+  readonly text: string;
   tokens: number;
   facts: ContextFact[];
   entities: Entity[];

@@ -65,9 +65,11 @@ export function fromWire(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(fromWire);
   if (value === null || typeof value !== "object") return value;
   const out: Record<string, unknown> = {};
+  // A path's hop names the entity it reaches in `to`, where a period's `to` is a time.
+  const hop = "predicate" in value && "entity" in value;
   for (const [k, v] of Object.entries(value)) {
     if (OPAQUE.has(k)) out[camel(k)] = v;
-    else if (DATE_KEYS.has(k) && typeof v === "string") out[camel(k)] = new Date(v);
+    else if (DATE_KEYS.has(k) && typeof v === "string" && !(hop && k === "to")) out[camel(k)] = new Date(v);
     else out[camel(k)] = fromWire(v);
   }
   return out;

@@ -112,7 +112,7 @@ test("scopes are kept apart", async () => {
     ctx.unresolved.map((n) => n.name),
     [name],
   );
-  assert.ok(!ctx.text.includes("7001") && !ctx.text.includes("7002"));
+  assert.ok(!ctx.context.includes("7001") && !ctx.context.includes("7002"));
   const factId = (await alice.facts({ subject: name }).toArray())[0]!.id;
   await assert.rejects(bob.fact(factId), NotFoundError);
   await assert.rejects(bob.forget({ factIds: [factId] }), GraphmemError);

@@ -60,7 +60,7 @@ class AsyncGraphmem:
 
         async with AsyncGraphmem() as g:
             await g.add_facts([{"subject": "payments-db", "predicate": "port", "value": "3307"}])
-            print((await g.context("which port does payments-db use?")).text)
+            print((await g.context("which port does payments-db use?")).context)
     """
 
     def __init__(
@@ -265,7 +265,7 @@ class AsyncGraphmem:
         focus: Sequence[str] | None = None,
         reference_time: TimeLike | None = None,
     ) -> Context:
-        """What to put in the prompt for ``query``: ``.text`` is the block, the rest what it cites.
+        """What to put in the prompt for ``query``: ``.context`` is the block, the rest what it cites.
 
         ``mode`` is auto (history for questions about time, change or causes),
         current or history; ``format`` is text, markdown or json; ``focus``

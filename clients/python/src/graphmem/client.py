@@ -60,7 +60,7 @@ class Graphmem:
 
         with Graphmem() as g:
             g.add_facts([{"subject": "payments-db", "predicate": "port", "value": "3307"}])
-            print(g.context("which port does payments-db use?").text)
+            print(g.context("which port does payments-db use?").context)
     """
 
     def __init__(
@@ -264,7 +264,7 @@ class Graphmem:
         focus: Sequence[str] | None = None,
         reference_time: TimeLike | None = None,
     ) -> Context:
-        """What to put in the prompt for ``query``: ``.text`` is the block, the rest what it cites.
+        """What to put in the prompt for ``query``: ``.context`` is the block, the rest what it cites.
 
         ``mode`` is auto (history for questions about time, change or causes),
         current or history; ``format`` is text, markdown or json; ``focus``

@@ -198,7 +198,7 @@ def graphmem_tools(client: Graphmem | AsyncGraphmem) -> list[BaseTool]:
         return f"remembered (episode {ep.id})"
 
     async def recall_async(c: AsyncGraphmem, a: Any) -> str:
-        return (await c.context(a.query, as_of=_when(a.as_of))).text
+        return (await c.context(a.query, as_of=_when(a.as_of))).context
 
     async def forget_async(c: AsyncGraphmem, a: Any) -> str:
         r = await c.forget(fact_ids=a.fact_ids, entity=a.entity, query=a.query, dry_run=a.dry_run)
@@ -208,7 +208,7 @@ def graphmem_tools(client: Graphmem | AsyncGraphmem) -> list[BaseTool]:
         return f"remembered (episode {c.remember(a.content, speaker=a.speaker).id})"
 
     def recall(c: Graphmem, a: Any) -> str:
-        return c.context(a.query, as_of=_when(a.as_of)).text
+        return c.context(a.query, as_of=_when(a.as_of)).context
 
     def forget(c: Graphmem, a: Any) -> str:
         return _forget_text(c.forget(fact_ids=a.fact_ids, entity=a.entity, query=a.query, dry_run=a.dry_run))

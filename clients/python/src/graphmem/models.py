@@ -9,6 +9,7 @@ missing here.
 
 from __future__ import annotations
 
+import warnings
 from datetime import date, datetime
 from typing import Annotated, Any
 
@@ -502,7 +503,7 @@ class Path(Model):
 
 
 class Context(Model):
-    """What to put in the prompt: ``text`` is the block; the lists hold what it cites, with ids.
+    """What to put in the prompt: ``context`` is the block; the lists hold what it cites, with ids.
 
     ``paths`` are the chains of facts the answer crosses when the question
     joins facts through an entity it does not name ("who leads the team
@@ -514,11 +515,11 @@ class Context(Model):
     skipped (``vectors_skipped`` says why: timeout, busy or failed) or off.
     """
 
-    text: str = Field(alias="context")
+    context: str
     facts: list[ContextFact]
     entities: list[Entity]
     episodes: list[ContextEpisode]
-    tokens: int = Field(description="estimated size of text")
+    tokens: int = Field(description="estimated size of context")
     mode: str = Field(description="the mode used: current or history")
     as_of: AwareDatetime
     time_named: str = ""
@@ -528,6 +529,12 @@ class Context(Model):
     paths: list[Path] = []
     vectors: str
     vectors_skipped: str = ""
+
+    @property
+    def text(self) -> str:
+        """Deprecated: the old name of ``context``, kept for one release."""
+        warnings.warn("Context.text is deprecated: use Context.context", DeprecationWarning, stacklevel=2)
+        return self.context
 
 
 class ForgetRequest(RequestModel):
@@ -851,6 +858,9 @@ SCHEMAS: dict[str, type[Model]] = {
     "Lag": Lag,
     "Period": Period,
     "NameLink": NameLink,
+    "NameMatch": NameMatch,
+    "Path": Path,
+    "PathHop": PathHop,
     "ImportResult": ImportResult,
     "Ontology": Ontology,
     "OntologyEntityType": OntologyEntityType,

@@ -37,9 +37,9 @@ try {
 console.log(
   JSON.stringify({
     actions: [first[0]?.action, second[0]?.action],
-    now: now.text,
+    now: now.context,
     nowFacts: now.facts.map((cf) => cf.fact.value),
-    then: then.text,
+    then: then.context,
     thenAsOf: then.asOf.toISOString(),
     hits: hits.hits.filter((h) => h.type === "fact").map((h) => h.fact?.value),
     history: history.sort(),
