@@ -193,7 +193,21 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 		if !e.NoRelevanceFloor {
 			// A question naming what memory does not know gets no spares:
 			// quotes about others would stand in for its answer.
-			b.blocks = floor(c.topic(), b.blocks, c.w.Floor.Share, len(c.unknown) == 0)
+			t := c.topic()
+			kept := floor(t, b.blocks, c.w.Floor.Share, len(c.unknown) == 0)
+			if c.answers(kept) {
+				// Memory holds facts of what the question names: a quote
+				// stays only on its own merit, neither leading nor spare
+				// ("we talked about lunch … in orders" beside the reasons
+				// orders-service dropped MongoDB).
+				for _, bl := range b.blocks {
+					if bl.quote() {
+						bl.lead, bl.spare = false, false
+					}
+				}
+				kept = floor(t, b.blocks, c.w.Floor.Share, false)
+			}
+			b.blocks = kept
 		}
 		if paths, err = b.walk(tx); err != nil {
 			return err
@@ -872,4 +886,19 @@ func shorten(bl *block, room int, format string) bool {
 	l.Subject, l.Object, l.Value = clip(l.Subject, n), clip(l.Object, n), clip(l.Value, n)
 	bl.trim([]line{l})
 	return true
+}
+
+// answers reports whether a block not quoting an episode holds a fact
+// of an entity the question names.
+func (c *candidates) answers(blocks []*block) bool {
+	for _, bl := range blocks {
+		for _, f := range bl.facts {
+			_, subj := c.linked[f.Fact.SubjectID]
+			_, obj := c.linked[f.Fact.ObjectID]
+			if !bl.spare && (subj || obj && f.Fact.ObjectID != "") {
+				return true
+			}
+		}
+	}
+	return false
 }

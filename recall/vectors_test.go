@@ -297,7 +297,7 @@ predicates:
 	}
 	e.engine.Ontology = onto
 	catalog(t, e, "s")
-	q := recall.SearchRequest{Query: "which squad is accountable for cart-api?", Limit: 5, Types: []string{search.TypeFact}}
+	q := recall.SearchRequest{Query: "which squad looks after cart-api?", Limit: 5, Types: []string{search.TypeFact}}
 	signal := func() float64 {
 		for _, h := range e.search(t, "s", q).Hits {
 			if h.Fact.Subject == "cart-api" && h.Fact.Predicate == "owned_by" {
