@@ -29,7 +29,7 @@ func (s *Server) registerForgetRoutes() {
 			Summary: "Forget facts (they leave every recall path; tombstones stop them coming back) or purge them with their source episodes (privacy). A query can run as a dry run that lists what it would remove.",
 			Body:    forgetRequest{}, Response: wire.ForgetResult{},
 			Example: map[string]any{"query": "production database port", "dry_run": true},
-			Errors:  []int{http.StatusBadRequest, http.StatusNotFound, http.StatusUnprocessableEntity}},
+			Errors:  []int{http.StatusBadRequest, http.StatusNotFound, http.StatusConflict, http.StatusUnprocessableEntity}},
 		Endpoint{Method: "GET", Path: "/v1/audit", Tag: "forgetting",
 			Summary: "Forget and purge records of the scope, most recent first: ids, time, actor and counts, never content.",
 			Query:   auditQuery, Response: AuditList{}},

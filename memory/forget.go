@@ -219,7 +219,11 @@ func refuseGuess(sel entity.Selection) error {
 		return nil
 	}
 	msg := strings.Join(why, "; ") + "; nothing was changed"
-	return &entity.Error{Code: entity.EUNPROCESSABLE, Message: msg, Fields: map[string]string{"query": msg}}
+	code := entity.ECONFLICT // names several entities
+	if len(sel.Unresolved) > 0 {
+		code = entity.ENOTFOUND // as an unknown entity by name is
+	}
+	return &entity.Error{Code: code, Message: msg, Fields: map[string]string{"query": msg}}
 }
 
 func quoteAll(ss []string, sep string) string {

@@ -68,7 +68,7 @@ type ForgetResult struct {
 	Tombstones int      `json:"tombstones"`
 	FactIDs    []string `json:"fact_ids,omitempty"`
 	// Resolved: which entity each name of a query was taken for.
-	Resolved []entity.NameMatch `json:"resolved,omitempty" doc:"for a request by query, the entity each name it mentions resolved to; a query naming what memory does not know, or several entities, is refused with 422 and its candidates"`
+	Resolved []entity.NameMatch `json:"resolved,omitempty" doc:"for a request by query, the entity each name it mentions resolved to; a query naming what memory does not know, or several entities, is refused (404 unknown, 409 several) with its candidates"`
 	Items    []ForgetItem       `json:"items,omitempty"`
 }
 

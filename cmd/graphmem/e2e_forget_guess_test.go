@@ -26,8 +26,8 @@ func TestE2E_ForgetRefusesGuess(t *testing.T) {
 		{"query": "zebra-gateway"},
 	} {
 		r := c.do("POST", "/v1/forget", body)
-		if r.status != 422 {
-			t.Fatalf("%v: status %d, want 422: %s", body, r.status, r.body)
+		if r.status != 404 {
+			t.Fatalf("%v: status %d, want 404: %s", body, r.status, r.body)
 		}
 		d := r.errorDetail(t)
 		if d.Fields["query"] == "" || !strings.Contains(d.Message, "nothing was changed") {

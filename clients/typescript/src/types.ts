@@ -459,7 +459,7 @@ export interface NameMatch {
 
 /**
  * What a forget or purge removed (or, on a dry run, would remove). `resolved` says which entity each name of a
- * query resolved to; a query naming something memory does not know, or several entities, is refused (a 422 with
+ * query resolved to; a query naming something memory does not know, or several entities, is refused (404 or 409 with
  * the candidates) and nothing changes.
  */
 export interface ForgetResult {

@@ -572,7 +572,7 @@ class ForgetResult(Model):
 
     ``resolved`` says which entity each name of a query resolved to; a
     query naming something memory does not know, or several entities, is
-    refused (``FailedPreconditionError``, 422, with the candidates) and nothing
+    refused (``NotFoundError``, 404, or ``ConflictError``, 409, with the candidates) and nothing
     changes.
     """
 
