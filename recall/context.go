@@ -191,23 +191,7 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 			return err
 		}
 		if !e.NoRelevanceFloor {
-			// A question naming what memory does not know gets no spares:
-			// quotes about others would stand in for its answer.
-			t := c.topic()
-			kept := floor(t, b.blocks, c.w.Floor.Share, len(c.unknown) == 0)
-			if c.answers(kept) {
-				// Memory holds facts of what the question names: a quote
-				// stays only on its own merit, neither leading nor spare
-				// ("we talked about lunch … in orders" beside the reasons
-				// orders-service dropped MongoDB).
-				for _, bl := range b.blocks {
-					if bl.quote() {
-						bl.lead, bl.spare = false, false
-					}
-				}
-				kept = floor(t, b.blocks, c.w.Floor.Share, false)
-			}
-			b.blocks = kept
+			b.floor()
 		}
 		if paths, err = b.walk(tx); err != nil {
 			return err
@@ -224,14 +208,7 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 	if note := handoverBlock(chosen, und); note != nil {
 		chosen = append(chosen, note)
 	}
-	text := render(req.Format, hd, chosen)
-	// Packing counts lines; a format adds around them (json's object and
-	// array): the least important blocks go until the block is within
-	// max_tokens, so the count it reports is the one it keeps to.
-	for EstimateTokens(text) > req.MaxTokens && len(chosen) > 0 {
-		chosen = withoutLeast(chosen)
-		text = render(req.Format, hd, chosen)
-	}
+	chosen, text := fitRendered(req.Format, hd, chosen, req.MaxTokens)
 	res := ContextResult{Mode: mode, AsOf: asOf, TimeNamed: at.named, Facts: []ContextFact{}, Entities: []entity.Entity{}, Episodes: []ContextEpisode{},
 		Unresolved: nonNil(c.unresolved), Ambiguous: nonNil(c.ambiguous), Paths: paths,
 		VectorState: c.vectorUse()}
@@ -901,4 +878,38 @@ func (c *candidates) answers(blocks []*block) bool {
 		}
 	}
 	return false
+}
+
+// floor keeps the blocks that bear on the question (floor.go). A question
+// naming what memory does not know gets no spares: quotes about others
+// would stand in for its answer. When memory holds facts of what the
+// question names, a quote stays only on its own merit, neither leading
+// nor spare ("we talked about lunch … in orders" beside the reasons
+// orders-service dropped MongoDB).
+func (b *builder) floor() {
+	c := b.c
+	t := c.topic()
+	kept := floor(t, b.blocks, c.w.Floor.Share, len(c.unknown) == 0)
+	if c.answers(kept) {
+		for _, bl := range b.blocks {
+			if bl.quote() {
+				bl.lead, bl.spare = false, false
+			}
+		}
+		kept = floor(t, b.blocks, c.w.Floor.Share, false)
+	}
+	b.blocks = kept
+}
+
+// fitRendered renders the chosen blocks, dropping the least important
+// while the block passes max: packing counts lines, and a format adds
+// around them (json's object and array), so the count a block reports is
+// the one it keeps to.
+func fitRendered(format string, hd header, chosen []*block, max int) ([]*block, string) {
+	text := render(format, hd, chosen)
+	for EstimateTokens(text) > max && len(chosen) > 0 {
+		chosen = withoutLeast(chosen)
+		text = render(format, hd, chosen)
+	}
+	return chosen, text
 }
