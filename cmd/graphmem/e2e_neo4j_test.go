@@ -42,29 +42,31 @@ func TestE2E_Neo4jReplicas(t *testing.T) {
 	storetest.Wipe(t)
 	a := newClient(t, MustRunMain(t, onNeo4j)).as("", "replicas")
 	b := newClient(t, MustRunMain(t, onNeo4j)).as("", "replicas")
-	// The first write also waits for Neo4j to plan the feed's and the
-	// batch reads' statements on a fresh database (seconds on a busy
-	// machine); after it, the other replica must follow within its poll.
-	for i := range 4 {
-		word := fmt.Sprintf("quasar%d", i)
-		bound := 2 * time.Second
-		if i == 0 {
-			bound = 30 * time.Second
-		}
+	follow := func(subject, word string, bound time.Duration) {
+		t.Helper()
 		start := time.Now()
-		a.postFacts(map[string]any{"subject": "observatory", "predicate": "tracks", "value": word, "text": "The observatory tracks " + word})
+		a.postFacts(map[string]any{"subject": subject, "predicate": "tracks", "value": word, "text": "The " + subject + " tracks " + word})
 		for {
 			var res api.SearchResponse
 			b.do("POST", "/v1/search", map[string]any{"query": word}).ok(t, 200, &res)
 			if len(res.Hits) > 0 && strings.Contains(res.Hits[0].Text, word) {
 				t.Logf("replica found %s after %v", word, time.Since(start).Round(time.Millisecond))
-				break
+				return
 			}
 			if time.Since(start) > bound {
 				t.Fatalf("the other replica did not find %s within %v", word, bound)
 			}
 			time.Sleep(25 * time.Millisecond)
 		}
+	}
+	// The first writes wait for Neo4j to plan the statements of a first
+	// fact and of a second one beside it (seconds each on a fresh database
+	// and a busy machine); after them, the other replica must follow
+	// within its poll.
+	follow("telescope", "nebula0", 30*time.Second)
+	follow("telescope", "nebula1", 30*time.Second)
+	for i := range 4 {
+		follow("observatory", fmt.Sprintf("quasar%d", i), 2*time.Second)
 	}
 }
 
