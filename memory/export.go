@@ -144,41 +144,69 @@ const attributesJSON = entity.MaxAttributes * (entity.MaxAttributeBytes + 6*enti
 // every id a record refers to, which must be in the import or already in
 // the scope. A refused import is EINVALID naming the line and the field
 // ("line[3].fact.subject_id") and leaves the scope untouched. Meanwhile the
-// stream waits in a temporary file, so memory does not grow with it.
+// stream waits in a file, so memory does not grow with it.
+//
+// A checked import is written in transactions of bounded size. With a
+// journal (Service.Journal) it is all-or-nothing across a crash too: it is
+// committed there before its first write, written whether or not the
+// caller is still waiting, and an import a crash or a store failure cut
+// short is finished by ResumeImports.
 func (s *Service) Import(ctx context.Context, scope entity.Scope, r io.Reader) (ImportResult, error) {
-	var res ImportResult
-	spool, err := os.CreateTemp("", "graphmem-import-*.jsonl")
+	spool, err := s.spoolFile()
 	if err != nil {
-		return res, entity.Wrap(entity.EINTERNAL, "memory.Import", err)
+		return ImportResult{}, entity.Wrap(entity.EINTERNAL, "memory.Import", err)
 	}
+	path := spool.Name()
 	defer func() {
 		spool.Close()
-		os.Remove(spool.Name())
+		if path != "" {
+			dropEntry(path)
+		}
 	}()
+	if err := s.checkImport(ctx, scope, r, spool); err != nil {
+		return ImportResult{}, err
+	}
+	if path, err = s.commitSpool(spool, scope); err != nil {
+		return ImportResult{}, entity.Wrap(entity.EINTERNAL, "memory.Import", err)
+	}
+	res, err := s.writeSpool(context.WithoutCancel(ctx), scope, spool)
+	if err != nil && s.Journal != "" {
+		path = "" // kept for ResumeImports
+		return res, &entity.Error{Code: entity.EUNAVAILABLE, Op: "memory.Import", Err: err, Message: fmt.Sprintf(
+			"the import was checked and kept, and writing it stopped after %d facts (%v): the server finishes it when it next starts",
+			res.Facts, entity.ErrorMessage(err))}
+	}
+	return res, err
+}
+
+// checkImport reads r into spool, checking every line and then every
+// reference, and leaves spool at its start.
+func (s *Service) checkImport(ctx context.Context, scope entity.Scope, r io.Reader, spool *os.File) error {
 	w := bufio.NewWriter(spool)
 	refs := newRefs()
 	add := func(line, _ int, rec *Record) error { return refs.add(line, rec) }
 	if err := readRecords(io.TeeReader(r, w), true, add); err != nil {
-		return res, err
-	}
-	rewind := func() error {
-		if _, err := spool.Seek(0, io.SeekStart); err != nil {
-			return entity.Wrap(entity.EINTERNAL, "memory.Import", err)
-		}
-		return nil
+		return err
 	}
 	if err := w.Flush(); err != nil {
-		return res, entity.Wrap(entity.EINTERNAL, "memory.Import", err)
+		return entity.Wrap(entity.EINTERNAL, "memory.Import", err)
 	}
-	if err := rewind(); err != nil {
-		return res, err
+	if _, err := spool.Seek(0, io.SeekStart); err != nil {
+		return entity.Wrap(entity.EINTERNAL, "memory.Import", err)
 	}
 	if err := refs.check(ctx, s.Store, scope, spool); err != nil {
-		return res, err
+		return err
 	}
-	if err := rewind(); err != nil {
-		return res, err
+	if _, err := spool.Seek(0, io.SeekStart); err != nil {
+		return entity.Wrap(entity.EINTERNAL, "memory.Import", err)
 	}
+	return nil
+}
+
+// writeSpool writes a checked stream into the scope, in transactions of at
+// most exportPage records and importBatchBytes of JSON.
+func (s *Service) writeSpool(ctx context.Context, scope entity.Scope, spool io.Reader) (ImportResult, error) {
+	var res ImportResult
 	var batch []Record
 	batchBytes := 0
 	flush := func() error {
@@ -201,7 +229,7 @@ func (s *Service) Import(ctx context.Context, scope entity.Scope, r io.Reader) (
 		}
 		return err
 	}
-	err = readRecords(spool, false, func(_, size int, rec *Record) error {
+	err := readRecords(spool, false, func(_, size int, rec *Record) error {
 		batch = append(batch, *rec)
 		if batchBytes += size; len(batch) == exportPage || batchBytes >= importBatchBytes {
 			return flush()

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -327,4 +329,79 @@ func TestImport_BatchBytes(t *testing.T) {
 	if store.writes < 2 {
 		t.Errorf("8 MB of episodes written in %d transaction(s)", store.writes)
 	}
+}
+
+// failingStore fails every write after the first `after`.
+type failingStore struct {
+	graph.Store
+	after, writes int
+}
+
+func (f *failingStore) Update(ctx context.Context, scope entity.Scope, fn func(graph.Tx) error) error {
+	if f.writes++; f.writes > f.after {
+		return entity.Errorf(entity.EUNAVAILABLE, "the store went away")
+	}
+	return f.Store.Update(ctx, scope, fn)
+}
+
+// TestImport_Journal: an import whose writing stops half-way (a store that
+// fails, as a crash would) is kept in the journal and finished, whole, by
+// ResumeImports; a finished import leaves the journal empty, and so does a
+// refused one.
+func TestImport_Journal(t *testing.T) {
+	svc, _ := MustOpenService(t)
+	svc.Journal = t.TempDir()
+	journal := func() []string {
+		names, _ := filepath.Glob(filepath.Join(svc.Journal, "*"))
+		return names
+	}
+	recs := []memory.Record{entityRec("e1")}
+	for i := range 1200 { // three batches of exportPage records
+		recs = append(recs, factRec(fmt.Sprintf("f%04d", i), "e1"))
+	}
+	mustRefuse(t, svc, jsonLines(t, factRec("f", "nobody")), "line[1].fact.subject_id", "")
+	if j := journal(); len(j) != 0 {
+		t.Fatalf("a refused import left %v", j)
+	}
+
+	store := svc.Store
+	svc.Store = &failingStore{Store: store, after: 1}
+	_, err := svc.Import(ctx, scope, jsonLines(t, recs...))
+	if entity.ErrorCode(err) != entity.EUNAVAILABLE || !strings.Contains(entity.ErrorMessage(err), "finishes it") {
+		t.Fatalf("import over a failing store: %v", err)
+	}
+	if j := journal(); len(j) != 2 {
+		t.Fatalf("journal after a failed write: %v, want the stream and its scope", j)
+	}
+	svc.Store = store
+	if n := countFacts(t, svc); n == 0 || n == 1200 {
+		t.Fatalf("%d facts after the failed write: the test wants it cut short", n)
+	}
+
+	n, err := svc.ResumeImports(ctx, slog.New(slog.DiscardHandler))
+	if err != nil || n != 1 {
+		t.Fatalf("ResumeImports: %d %v", n, err)
+	}
+	if got := countFacts(t, svc); got != 1200 {
+		t.Errorf("%d facts after ResumeImports, want 1200", got)
+	}
+	if j := journal(); len(j) != 0 {
+		t.Errorf("journal after ResumeImports: %v", j)
+	}
+	if _, err := svc.Import(ctx, scope, jsonLines(t, recs...)); err != nil {
+		t.Fatal(err)
+	}
+	if j := journal(); len(j) != 0 {
+		t.Errorf("journal after an import: %v", j)
+	}
+}
+
+// countFacts counts the scope's facts in an export.
+func countFacts(tb testing.TB, svc *memory.Service) int {
+	tb.Helper()
+	var b bytes.Buffer
+	if err := svc.Export(ctx, scope, &b); err != nil {
+		tb.Fatal(err)
+	}
+	return strings.Count(b.String(), `{"fact":`)
 }

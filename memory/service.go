@@ -37,6 +37,10 @@ type Service struct {
 	// the store's free pages) drops those the purge deleted. Its error is
 	// Forget's; the purge stays committed.
 	Purged func(ctx context.Context) error
+	// Journal, when set, is the folder where an import is committed before
+	// it is written, so that a crash cannot leave half of it (see
+	// journal.go); without it an import a crash cuts short stays partial.
+	Journal string
 
 	wakeup chan struct{}
 	// waiters are WaitEpisode calls by episode id (see awaitEpisode).

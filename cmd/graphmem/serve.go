@@ -122,12 +122,16 @@ func (m *Main) Run(ctx context.Context) (err error) {
 		api.RegisterWriteCache(m.Registry, c.CacheStats)
 	}
 	m.Service = memory.New(m.Store, onto)
+	m.Service.Journal = filepath.Join(cfg.Data, "imports")
 	if m.Index, m.Recall, err = openRecall(ctx, cfg, m.Service, m.Logger); err != nil {
 		return err
 	}
 	m.Closers = append(m.Closers, m.Index.Close, m.Recall.Close)
 	m.Service.FindFacts = m.Recall.FindFacts
 	m.Service.Purged = purged(store, m.Index, m.Recall)
+	if _, err := m.Service.ResumeImports(ctx, m.Logger); err != nil {
+		return fmt.Errorf("finishing an interrupted import: %w", err)
+	}
 	m.Background = append(m.Background, func(ctx context.Context) { followIndex(ctx, m.Index, m.Store, m.Logger) })
 	if vec := m.Recall.Vectors; vec != nil {
 		m.Closers = append(m.Closers, vec.Close)
