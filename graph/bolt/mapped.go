@@ -16,8 +16,14 @@ const trimEvery = 100 * time.Millisecond
 // neighbours (the kernel maps the cached pages around a fault), stays
 // counted in the process's resident memory: a bulk write (an import) and
 // the index reading it back would leave the whole file there, however
-// large. With trim it holds what was touched in the last trimEvery. The
-// pages stay in the page cache: mapping them again is a minor fault.
+// large. The pages stay in the page cache: mapping them again is a minor
+// fault.
+//
+// Only the bulk paths trim: each commit (committed) and the change feed
+// the indexes follow (trimmedView). A question's reads do not: they touch
+// a few hundred pages, again and again, and trimming under them made
+// every context request fault its pages back in (context p95 at 100k
+// facts ×1.5 to ×5, docs/design.md §2).
 func (s *Store) trim(btx *bbolt.Tx) {
 	now := time.Now().UnixNano()
 	last := s.trimmedAt.Load()
@@ -27,8 +33,16 @@ func (s *Store) trim(btx *bbolt.Tx) {
 	dropMapped(s.db, btx)
 }
 
+// trimmedView runs fn like view, then trims.
+func (s *Store) trimmedView(fn func(*bbolt.Tx) error) error {
+	return s.view(func(btx *bbolt.Tx) error {
+		defer s.trim(btx)
+		return fn(btx)
+	})
+}
+
 // committed runs after each commit, whose own reads went through the
 // mapping too.
 func (s *Store) committed() {
-	s.view(func(*bbolt.Tx) error { return nil })
+	s.trimmedView(func(*bbolt.Tx) error { return nil })
 }

@@ -15,14 +15,11 @@ import (
 var _ graph.Scrubber = (*Store)(nil)
 
 // view runs fn in a bbolt read transaction, counted in s.reads for Scrub.
-// Every read of the package goes through it; it also trims (see trim).
+// Every read of the package goes through it.
 func (s *Store) view(fn func(*bbolt.Tx) error) error {
 	s.reads.Add(1)
 	defer s.reads.Add(-1)
-	return s.db.View(func(btx *bbolt.Tx) error {
-		defer s.trim(btx)
-		return fn(btx)
-	})
+	return s.db.View(fn)
 }
 
 // scrubRetry is how long Scrub waits before trying again while reads are

@@ -265,7 +265,7 @@ func (s *Store) changes(ctx context.Context, op string, scope *entity.Scope, aft
 		want = append([]byte(*scope), sep)
 	}
 	var out []graph.Change
-	err := s.view(func(btx *bbolt.Tx) error {
+	err := s.trimmedView(func(btx *bbolt.Tx) error {
 		out = nil
 		t := newTx(btx, "")
 		c := t.bucket(bSeq).Cursor()
