@@ -14,7 +14,7 @@ var propertyWords = map[string][]string{
 	"owned_by":             {"owner", "owns", "owning team", "responsible", "maintainer", "maintains", "in charge", "accountable", "负责", "所有者", "归属", "所属团队"},
 	"led_by":               {"lead", "leads", "leader", "head", "heads", "runs", "running", "in charge", "drives", "driving", "driven by", "负责人", "领导", "带领"},
 	"member_of":            {"member", "team", "belongs", "part of", "成员", "团队", "所属"},
-	"deployed_in":          {"hosted", "host", "hosts", "region", "deployed", "deploy", "data center", "datacenter", "cloud", "部署", "托管", "区域", "机房"},
+	"deployed_in":          {"hosted", "host", "hosts", "region", "geography", "deployed", "deploy", "data center", "datacenter", "cloud", "部署", "托管", "区域", "机房"},
 	"runs_on":              {"engine", "runtime", "platform", "runs on", "framework", "dbms", "powers", "powered by", "运行", "平台", "引擎"},
 	"uses_database":        {"database", "db", "datastore", "data store", "store data", "stores data", "persist", "persistence", "数据库", "存储"},
 	"works_at":             {"employer", "company", "works for", "job at", "公司", "工作单位"},

@@ -96,9 +96,32 @@ type plan struct {
 	// the first hop usually names it ("the lead of Umar's team", "who
 	// leads the team that owns cart-api").
 	nearest map[string]string
-	asOf    time.Time
-	lx      *lexicon
+	// answer is the kind of thing the question asks for, when it says
+	// ("what team", "which database"): a path ends only at an entity of
+	// that type, or of none, or at a value.
+	answer string
+	asOf   time.Time
+	lx     *lexicon
 }
+
+// answers reports whether an entity of type typ may end a path of pl.
+func (pl *plan) answers(typ string) bool {
+	return pl.answer == "" || typ == "" || typ == pl.answer
+}
+
+// idioms are wordings that name a chain, or a predicate, in words that
+// alone would name something else; the plan reads them as what they
+// stand for. A skip-level is a manager's manager; "backed up" asks for a
+// backup, where "back" alone would read "back in March" as one.
+var idioms = strings.NewReplacer(
+	"skip-level", "manager's manager", "Skip-level", "manager's manager",
+	"skip level", "manager's manager", "Skip level", "manager's manager",
+	"backed up", "backup", "backs up", "backup", "back up", "backup",
+)
+
+// askWords introduce the kind of thing a question asks for: "what team",
+// "which database".
+var askWords = map[string]bool{"what": true, "which": true}
 
 // String prints the plan, for tests and debugging.
 func (pl *plan) String() string {
@@ -113,6 +136,9 @@ func (pl *plan) String() string {
 		if k := pl.kinds[w]; k != "" {
 			b.WriteString("(" + k + ")")
 		}
+	}
+	if pl.answer != "" {
+		b.WriteString("; asks for a " + pl.answer)
 	}
 	fmt.Fprintf(&b, "; at %s", pl.asOf.UTC().Format(time.RFC3339))
 	return b.String()
@@ -145,21 +171,10 @@ func init() {
 // without the anchors' names and the times it names.
 func makePlan(a analysis, lx *lexicon, o *ontology.Ontology, anchors []entity.Entity, asOf time.Time) *plan {
 	pl := &plan{anchors: anchors, kinds: map[string]string{}, nearest: map[string]string{}, asOf: asOf, lx: lx}
-	drop := map[string]bool{}
-	norm := entity.Normalize(a.text)
-	for _, en := range anchors {
-		for _, n := range append([]string{en.Name}, en.Aliases...) {
-			for _, t := range search.Analyze(n) {
-				drop[t] = true
-			}
-			norm = strings.ReplaceAll(norm, entity.Normalize(n), " ")
-		}
-	}
-	for _, t := range a.times {
-		for _, w := range search.Analyze(t.text) {
-			drop[w] = true
-		}
-	}
+	text := idioms.Replace(a.text)
+	lower := strings.ToLower(text)
+	spans := anchorSpans(lower, anchors)
+	drop := unwritten(a, anchors, spans)
 	types := map[string]string{}
 	for _, et := range o.EntityTypes {
 		for _, t := range search.Analyze(et.Name) {
@@ -167,18 +182,24 @@ func makePlan(a analysis, lx *lexicon, o *ontology.Ontology, anchors []entity.En
 		}
 	}
 	named := lx.termsNamed()
-	lower := strings.ToLower(a.text)
-	spans := anchorSpans(lower, anchors)
 	closest := map[string]int{}
-	off := 0
-	for _, field := range strings.Fields(a.text) {
+	off, asks := 0, false
+	for _, field := range strings.Fields(text) {
 		at := off + strings.Index(lower[off:], strings.ToLower(field))
 		off = at + len(field)
+		after := asks
+		asks = askWords[strings.ToLower(field)]
+		if inSpans(spans, at, off) {
+			continue // an anchor's name: "report" in "who does reports-api's lead report to"
+		}
 		for _, t := range search.Analyze(field) {
 			if drop[t] || questionFiller[t] || isCJKTerm(t) {
 				continue
 			}
 			kind := cmp.Or(types[t], kindWords[t])
+			if after && kind != "" && pl.answer == "" {
+				pl.answer = kind
+			}
 			if !named[t] && kind == "" {
 				continue
 			}
@@ -194,8 +215,47 @@ func makePlan(a analysis, lx *lexicon, o *ontology.Ontology, anchors []entity.En
 			}
 		}
 	}
+	norm := entity.Normalize(text)
+	for _, en := range anchors {
+		for _, n := range append([]string{en.Name}, en.Aliases...) {
+			norm = strings.ReplaceAll(norm, entity.Normalize(n), " ")
+		}
+	}
 	pl.words = append(pl.words, lx.cjkPhrases(norm)...)
 	return pl
+}
+
+// unwritten are the terms the plan leaves out wherever they stand: those
+// of the times the question names, and the names of anchors it does not
+// write as their names (in other casing or spacing, "bookingservice").
+func unwritten(a analysis, anchors []entity.Entity, spans map[string][2]int) map[string]bool {
+	drop := map[string]bool{}
+	for _, en := range anchors {
+		if _, ok := spans[en.ID]; ok {
+			continue
+		}
+		for _, n := range append([]string{en.Name}, en.Aliases...) {
+			for _, t := range search.Analyze(n) {
+				drop[t] = true
+			}
+		}
+	}
+	for _, t := range a.times {
+		for _, w := range search.Analyze(t.text) {
+			drop[w] = true
+		}
+	}
+	return drop
+}
+
+// inSpans reports whether [from, to) overlaps an anchor's span.
+func inSpans(spans map[string][2]int, from, to int) bool {
+	for _, sp := range spans {
+		if from < sp[1] && sp[0] < to {
+			return true
+		}
+	}
+	return false
 }
 
 // anchorSpans are where the anchors' names (or aliases) stand in the
@@ -275,7 +335,7 @@ func (lx *lexicon) cjkPhrases(norm string) []string {
 // uses. A phrase that uses only kind words ("database" of uses_database)
 // only hints at the predicate: hinted is then true, and the score 0.
 func (pl *plan) names(pred string, left map[string]int) (score float64, used []string, hinted bool) {
-	best, bestUsed := 0.0, []string(nil)
+	best, bestUsed, bestSpec := 0.0, []string(nil), 0.0
 	var hint []string
 	try := func(ph phrase) {
 		if ph.desc {
@@ -299,14 +359,19 @@ func (pl *plan) names(pred string, left map[string]int) (score float64, used []s
 				kindOnly = kindOnly && pl.kinds[t] != ""
 			}
 		}
-		switch {
+		// Of two phrases that name pred alike, the one whose words name
+		// fewer other predicates is used, and the other is left for a
+		// hop it alone may name: in "who is in charge of the squad
+		// accountable for X", owned_by takes "accountable" and leaves
+		// "in charge" to led_by.
+		switch spec := got; {
 		case len(used) == 0:
 		case kindOnly:
 			if len(used) > len(hint) {
 				hint = used
 			}
-		case got/all > best || got/all == best && len(used) > len(bestUsed):
-			best, bestUsed = got/all, used
+		case got/all > best || got/all == best && (len(used) > len(bestUsed) || len(used) == len(bestUsed) && spec > bestSpec):
+			best, bestUsed, bestSpec = got/all, used, spec
 		}
 	}
 	phs, known := pl.lx.phrases[pred]
@@ -463,7 +528,7 @@ func walkPlan(tx graph.Tx, pl *plan, p *params) (walked, error) {
 			if pa.arrive(pl, types[pa.at].Type) {
 				pa.hint = ""
 				arrived = append(arrived, pa)
-				if len(pa.facts) > 0 && !pa.bridgedLast() {
+				if len(pa.facts) > 0 && !pa.bridgedLast() && pl.answers(types[pa.at].Type) {
 					ends = append(ends, pa)
 				}
 			}

@@ -26,6 +26,13 @@ func pathCatalog(t *testing.T) *env {
 		memory.FactInput{Subject: "orders-db", SubjectType: "database", Predicate: "version", Value: "PostgreSQL 15.4", ValidFrom: at("2024-01-01"), Cardinality: one},
 		memory.FactInput{Subject: "payments-api", SubjectType: "service", Predicate: "owned_by", Object: "billing team", ObjectType: "team", ValidFrom: at("2024-01-01"), Cardinality: one},
 		memory.FactInput{Subject: "billing team", SubjectType: "team", Predicate: "slack_channel", Value: "#billing", ValidFrom: at("2024-01-01"), Cardinality: one},
+		memory.FactInput{Subject: "Erin Park", SubjectType: "person", Predicate: "reports_to", Object: "Gus Hale", ObjectType: "person", ValidFrom: at("2024-01-01"), Cardinality: one},
+		memory.FactInput{Subject: "orders-db", SubjectType: "database", Predicate: "backup_schedule", Value: "nightly at 02:00 UTC", ValidFrom: at("2024-01-01"), Cardinality: one},
+		memory.FactInput{Subject: "Dana Ruiz", SubjectType: "person", Predicate: "member_of", Object: "platform team", ObjectType: "team", ValidFrom: at("2024-01-01"), Cardinality: one},
+		memory.FactInput{Subject: "Hana Sato", SubjectType: "person", Predicate: "member_of", Object: "search team", ObjectType: "team", ValidFrom: at("2024-01-01"), Cardinality: one},
+		memory.FactInput{Subject: "checkout-api", SubjectType: "service", Predicate: "on_call", Object: "Hana Sato", ObjectType: "person", ValidFrom: at("2024-01-01"), Cardinality: one},
+		memory.FactInput{Subject: "reports-api", SubjectType: "service", Predicate: "on_call", Object: "Ivan Kim", ObjectType: "person", ValidFrom: at("2024-01-01"), Cardinality: one},
+		memory.FactInput{Subject: "Ivan Kim", SubjectType: "person", Predicate: "reports_to", Object: "Erin Park", ObjectType: "person", ValidFrom: at("2024-01-01"), Cardinality: one},
 	)
 	return e
 }
@@ -46,6 +53,17 @@ func TestContext_Walk(t *testing.T) {
 		{"who is the manager of the lead of the team that owns cart-api?", []string{"owned_by", "led_by", "reports_to"}, "Carol Lim"},
 		{"in March 2025, who led the team that owned cart-api?", []string{"owned_by", "led_by"}, "Frank Ode"},
 		{"cart-api所属团队的负责人是谁?", []string{"owned_by", "led_by"}, "Bob Aziz"},
+		// A word only one predicate holds names its hop before one
+		// several hold ("in charge": owned_by and led_by).
+		{"who is in charge of the squad accountable for cart-api?", []string{"owned_by", "led_by"}, "Bob Aziz"},
+		// "what team": the path ends at a team, not at the service some
+		// member of the owning team is on call for.
+		{"what team does the person on call for cart-api belong to?", []string{"on_call", "affiliated_to"}, "platform team"},
+		// Idioms: a skip-level is a manager's manager; backed up, a backup.
+		{"who is Dana Ruiz's skip-level?", []string{"reports_to", "reports_to"}, "Gus Hale"},
+		{"when is the database behind cart-api backed up?", []string{"uses_database", "backup_schedule"}, "nightly at 02:00 UTC"},
+		// "report" in the anchor's name still names the hop elsewhere.
+		{"who does the on-call engineer for reports-api report to?", []string{"on_call", "reports_to"}, "Erin Park"},
 	} {
 		res := e.context(t, "u", recall.ContextRequest{Query: c.q})
 		if len(res.Paths) != 1 {
