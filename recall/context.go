@@ -520,10 +520,6 @@ func (b *builder) factBlock(score float64, head entity.Fact, chain []entity.Fact
 	return bl
 }
 
-// successorSlack is how far apart the end of a value and the start of
-// the one that replaced it may be.
-const successorSlack = 31 * 24 * time.Hour
-
 // successor finds, for a question about a change or its cause, the value
 // that took the place of a head that ended before as_of and that nothing
 // in its own chain follows — the case of a many predicate ("uses MongoDB"
@@ -531,7 +527,7 @@ const successorSlack = 31 * 24 * time.Hour
 // predicate with another value, starting near the end, visible to the
 // request; the one starting closest to the end. The candidates are the
 // facts retrieval read: those of the entities the question names, and the
-// walk's.
+// walk's. Near: at most Limits.SuccessorSlackDays apart.
 func (b *builder) successor(head entity.Fact, chain []entity.Fact) (entity.Fact, bool) {
 	if !b.explains() || head.ValidTo == nil || head.ValidTo.After(b.p.asOf) {
 		return entity.Fact{}, false
@@ -545,13 +541,14 @@ func (b *builder) successor(head entity.Fact, chain []entity.Fact) (entity.Fact,
 	var best entity.Fact
 	var found bool
 	var bestGap time.Duration
+	slack := days(b.c.w.Limits.SuccessorSlackDays)
 	consider := func(f entity.Fact) {
 		if f.ID == head.ID || f.SubjectID != head.SubjectID || f.Predicate != head.Predicate ||
 			(f.ObjectID == head.ObjectID && f.Value == head.Value) || f.ValidFrom.IsZero() {
 			return
 		}
 		gap := f.ValidFrom.Sub(end).Abs()
-		if gap > successorSlack || f.ValidFrom.After(b.p.asOf) {
+		if gap > slack || f.ValidFrom.After(b.p.asOf) {
 			return
 		}
 		f, ok := hist.visible(f)

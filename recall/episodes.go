@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph"
@@ -50,8 +49,8 @@ type EpisodeWeights struct {
 	// Question: a turn that asks something rather than tells —
 	// × (1 − Question).
 	Question float64 `json:"question"`
-	// Length: a turn of n words, shorter than lengthFull, says less —
-	// × (1 − Length·(1 − n/lengthFull)).
+	// Length: a turn of n words, shorter than Limits.TurnWords (t), says
+	// less — × (1 − Length·(1 − n/t)).
 	Length float64 `json:"length"`
 	// Assistant: between roles, the assistant's turn — × (1 − Assistant):
 	// what a user's memory is asked about is what the user told (their
@@ -75,19 +74,15 @@ var DefaultEpisodeWeights = EpisodeWeights{
 	Question: 0.15, Length: 0.25, Assistant: 0.5,
 }
 
-// Limits of episode ranking.
+// Limits of the work of episode ranking (what changes the ranking is in
+// Limits).
 const (
-	dateSlack        = 7 * 24 * time.Hour
-	sessionTop       = 3   // a session's score: the mean of its best turns
 	sessionsExpanded = 5   // sessions whose every turn is scored
 	sessionMembers   = 300 // turns read per expanded session
 	mentionSources   = 3   // best turns whose mentions the walk follows
 	mentionKeys      = 12  // mentions followed, the best sources' first
 	mentionHub       = 25  // a mention in more turns than this says little
 )
-
-// lengthFull: see EpisodeWeights.Length.
-const lengthFull = 30.0
 
 func (e *Engine) episodeWeights() EpisodeWeights { return e.weights().Episode }
 
@@ -102,7 +97,7 @@ func (e *Engine) rankEpisodes(ctx context.Context, tx graph.Tx, c *candidates, h
 	if err != nil {
 		return err
 	}
-	for id, s := range scoreEpisodes(w, f) {
+	for id, s := range scoreEpisodes(w, &c.w.Limits, f) {
 		if s.score <= 0 {
 			continue
 		}
@@ -156,19 +151,16 @@ type conversationShape struct {
 	// roles: the speakers are roles (user, assistant), not people a
 	// question could name.
 	roles bool
-	// chat: the turns are short (under chatWords words on average), as
-	// between people; a coding assistant's answers are not.
+	// chat: the turns are short (under Limits.ChatWords words on
+	// average), as between people; a coding assistant's answers are not.
 	chat bool
 }
-
-// chatWords: see conversationShape.chat.
-const chatWords = 40
 
 // shapeOf reads the shape of the conversation from its turns: the
 // candidates and the turns of their best sessions. The mean, not the
 // median: half the turns of a coding assistant's conversation are a
 // user's short questions and thanks.
-func shapeOf(turns map[string]search.Hit) conversationShape {
+func shapeOf(turns map[string]search.Hit, chatWords float64) conversationShape {
 	if len(turns) == 0 {
 		return conversationShape{}
 	}
@@ -179,7 +171,7 @@ func shapeOf(turns map[string]search.Hit) conversationShape {
 		}
 		words += h.Words
 	}
-	return conversationShape{roles: roles, chat: words < chatWords*len(turns)}
+	return conversationShape{roles: roles, chat: float64(words) < chatWords*float64(len(turns))}
 }
 
 // isRole reports whether a speaker is a role rather than a name.
@@ -237,7 +229,7 @@ func (e *Engine) episodeFeatures(ctx context.Context, tx graph.Tx, c *candidates
 		// Read every turn of the best sessions, in order, so that a turn
 		// with no word of the query can still be reached through its
 		// neighbours.
-		best, others := bestSessions(hits, base)
+		best, others := bestSessions(hits, base, c.w.Limits.SessionTop)
 		f.others = others
 		for _, s := range best {
 			ms, err := e.Index.Search(ctx, search.Query{
@@ -265,20 +257,21 @@ func (e *Engine) episodeFeatures(ctx context.Context, tx graph.Tx, c *candidates
 		}
 		f.mentions = ms
 	}
-	f.shape = shapeOf(byID)
+	f.shape = shapeOf(byID, c.w.Limits.ChatWords)
+	slack := days(c.w.Limits.DateSlackDays)
 	speakers := c.speakerKeys()
 	for id, t := range f.turns {
 		h := byID[id]
 		t.speaker = !isRole(h.Speaker) && speakerNamed(h.Speaker, speakers)
-		t.dated = slices.ContainsFunc(p.a.periods, func(per period) bool { return per.contains(h.Time, dateSlack) })
+		t.dated = slices.ContainsFunc(p.a.periods, func(per period) bool { return per.contains(h.Time, slack) })
 	}
 	return f, byID, nil
 }
 
 // bestSessions returns the sessions of the hits with the best session
-// scores (sessionScore of their turns' base scores), at most
-// sessionsExpanded, and the hits of each other session.
-func bestSessions(hits []search.Hit, base map[string]float64) (best []string, others [][]string) {
+// scores (sessionScore of their turns' base scores, over their top best),
+// at most sessionsExpanded, and the hits of each other session.
+func bestSessions(hits []search.Hit, base map[string]float64, top int) (best []string, others [][]string) {
 	members := map[string][]string{}
 	for _, h := range hits {
 		if h.Session != "" {
@@ -287,7 +280,7 @@ func bestSessions(hits []search.Hit, base map[string]float64) (best []string, ot
 	}
 	score := make(map[string]float64, len(members))
 	for s, ids := range members {
-		score[s] = sessionScore(ids, base)
+		score[s] = sessionScore(ids, base, top)
 	}
 	best = bestOf(score, sessionsExpanded)
 	for _, s := range bestOf(score, len(score))[len(best):] {
@@ -296,18 +289,18 @@ func bestSessions(hits []search.Hit, base map[string]float64) (best []string, ot
 	return best, others
 }
 
-// sessionScore is the mean of a session's sessionTop best scores.
-func sessionScore(ids []string, score map[string]float64) float64 {
+// sessionScore is the mean of a session's top best scores.
+func sessionScore(ids []string, score map[string]float64, top int) float64 {
 	v := make([]float64, 0, len(ids))
 	for _, id := range ids {
 		v = append(v, score[id])
 	}
 	sort.Sort(sort.Reverse(sort.Float64Slice(v)))
 	var sum float64
-	for i := 0; i < len(v) && i < sessionTop; i++ {
+	for i := 0; i < len(v) && i < top; i++ {
 		sum += v[i]
 	}
-	return sum / sessionTop
+	return sum / float64(top)
 }
 
 // episodeScore is a turn's score and the signals behind it.
@@ -333,7 +326,7 @@ type episodeScore struct {
 // the question's words, so no turn gets a share of its session's score
 // (it lifts the whole session above the other sessions' evidence: on the
 // coding-assistant dev part R@5 0.683 → 0.692, R@10 0.780 → 0.781).
-func scoreEpisodes(w EpisodeWeights, f *episodeFeatures) map[string]episodeScore {
+func scoreEpisodes(w EpisodeWeights, lim *Limits, f *episodeFeatures) map[string]episodeScore {
 	out := make(map[string]episodeScore, len(f.turns))
 	signal := func(id, k string, v float64) {
 		s := out[id]
@@ -416,7 +409,7 @@ func scoreEpisodes(w EpisodeWeights, f *episodeFeatures) map[string]episodeScore
 	}
 	final := maps.Clone(adj)
 	for _, ids := range slices.Concat(f.sessions, f.others) {
-		s := sessionScore(ids, adj)
+		s := sessionScore(ids, adj, lim.SessionTop)
 		if s == 0 || session == 0 {
 			continue
 		}
@@ -427,7 +420,7 @@ func scoreEpisodes(w EpisodeWeights, f *episodeFeatures) map[string]episodeScore
 	}
 	for id, v := range final {
 		if v > 0 {
-			if p := w.prior(f.turns[id], f.shape.roles); p != 1 {
+			if p := w.prior(f.turns[id], f.shape.roles, lim.TurnWords); p != 1 {
 				v *= p
 				signal(id, "prior", p)
 			}
@@ -452,7 +445,8 @@ func followsUp(a, b, c *turnFeatures) bool {
 // asks: a question and a short turn less often do (in chat and in a
 // coding assistant's conversation alike: a short turn there is thanks or
 // a generic question), nor, between roles (roles), the assistant's turn.
-func (w EpisodeWeights) prior(t *turnFeatures, roles bool) float64 {
+// A turn of full words or more is not short.
+func (w EpisodeWeights) prior(t *turnFeatures, roles bool, full float64) float64 {
 	f := 1.0
 	if roles && t.assistant {
 		f *= 1 - w.Assistant
@@ -460,8 +454,8 @@ func (w EpisodeWeights) prior(t *turnFeatures, roles bool) float64 {
 	if t.question {
 		f *= 1 - w.Question
 	}
-	if n := float64(t.words); n > 0 && n < lengthFull {
-		f *= 1 - w.Length*(1-n/lengthFull)
+	if n := float64(t.words); n > 0 && n < full {
+		f *= 1 - w.Length*(1-n/full)
 	}
 	return f
 }

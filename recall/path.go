@@ -98,6 +98,8 @@ type plan struct {
 	nearest map[string]string
 	asOf    time.Time
 	lx      *lexicon
+	// w weighs the paths.
+	w *PathWeights
 }
 
 // String prints the plan, for tests and debugging.
@@ -142,9 +144,9 @@ func init() {
 
 // makePlan reads a plan from the question's analysis: anchors are the
 // entities it names; words its terms that some predicate's phrase holds,
-// without the anchors' names and the times it names.
-func makePlan(a analysis, lx *lexicon, o *ontology.Ontology, anchors []entity.Entity, asOf time.Time) *plan {
-	pl := &plan{anchors: anchors, kinds: map[string]string{}, nearest: map[string]string{}, asOf: asOf, lx: lx}
+// without the anchors' names and the times it names. w weighs its paths.
+func makePlan(a analysis, lx *lexicon, o *ontology.Ontology, anchors []entity.Entity, asOf time.Time, w *PathWeights) *plan {
+	pl := &plan{anchors: anchors, kinds: map[string]string{}, nearest: map[string]string{}, asOf: asOf, lx: lx, w: w}
 	drop := map[string]bool{}
 	norm := entity.Normalize(a.text)
 	for _, en := range anchors {
@@ -322,24 +324,16 @@ func (pl *plan) names(pred string, left map[string]int) (score float64, used []s
 	return best, bestUsed, false
 }
 
-// Scores of a path's hops. A path has at most one hop that no word names
-// fully: hinted by a kind word ("the database behind X"; it must reach
-// an entity of that kind) or unnamed (it may not end the path). An
-// unnamed hop costs a little, so that of two paths named alike the one
-// without it wins.
+// Scores of a path's hops (PathWeights). A path has at most one hop that
+// no word names fully: hinted by a kind word ("the database behind X"; it
+// must reach an entity of that kind) or unnamed (it may not end the
+// path). An unnamed hop costs a little, so that of two paths named alike
+// the one without it wins.
 //
-// Every hop costs hopCost, so that a longer path must explain more; a
+// Every hop costs HopCost, so that a longer path must explain more; a
 // hop against a fact's direction counts less than one along it; a path
 // whose first hop uses the word written closest to its anchor gains
-// nearBonus.
-const (
-	namedHop   = 0.5   // a hop is named when its predicate's match reaches it
-	hintedHop  = 0.5   // what a hop only a kind word names counts
-	unnamedHop = -0.05 // what a hop no word names counts
-	inverseHop = 0.9   // a hop against a fact's direction, relative to along it
-	hopCost    = 0.1
-	nearBonus  = 0.1
-)
+// NearBonus.
 
 // partial is a path being walked.
 type partial struct {
@@ -357,9 +351,10 @@ type partial struct {
 	unnamed     int
 }
 
-func (p *partial) extend(f entity.Fact, inverse bool, to string, used []string, score float64) *partial {
+// extend is p followed by fact f, a hop worth score less its cost.
+func (p *partial) extend(f entity.Fact, inverse bool, to string, used []string, score, cost float64) *partial {
 	n := &partial{facts: append(slices.Clip(p.facts), f), inverse: append(slices.Clip(p.inverse), inverse), at: to,
-		left: maps.Clone(p.left), score: p.score + score - hopCost, bridged: p.bridged, first: p.first, unnamed: p.unnamed}
+		left: maps.Clone(p.left), score: p.score + score - cost, bridged: p.bridged, first: p.first, unnamed: p.unnamed}
 	if len(p.facts) == 0 {
 		n.first = used
 	}
@@ -521,18 +516,18 @@ func (pl *plan) step(pa *partial, f entity.Fact, p *params, hop int) *partial {
 	}
 	s, used, hinted := pl.names(f.Predicate, pa.left)
 	if inverse {
-		s *= inverseHop
+		s *= pl.w.Inverse
 	}
 	bridge := to != "" && !pa.bridged && hop+1 < pathHops
 	switch {
-	case s >= namedHop:
-		return pa.extend(f, inverse, to, used, s)
+	case s >= pl.w.Named:
+		return pa.extend(f, inverse, to, used, s, pl.w.HopCost)
 	case hinted && to != "" && !pa.bridged:
-		np := pa.extend(f, inverse, to, used, hintedHop)
+		np := pa.extend(f, inverse, to, used, pl.w.Hinted, pl.w.HopCost)
 		np.bridged, np.hint = true, pl.kinds[used[0]]
 		return np
 	case bridge:
-		np := pa.extend(f, inverse, to, nil, unnamedHop)
+		np := pa.extend(f, inverse, to, nil, -pl.w.Unnamed, pl.w.HopCost)
 		np.bridged, np.lastUnnamed = true, true
 		np.unnamed++
 		return np
@@ -547,7 +542,7 @@ func (pl *plan) step(pa *partial, f entity.Fact, p *params, hop int) *partial {
 func (pl *plan) choose(ends []*partial) walked {
 	for _, pa := range ends {
 		if w := pl.nearest[pa.anchor()]; w != "" && slices.Contains(pa.first, w) {
-			pa.score += nearBonus
+			pa.score += pl.w.NearBonus
 		}
 	}
 	var single, best *partial
@@ -709,7 +704,7 @@ func (b *builder) walk(tx graph.Tx) ([]Path, error) {
 	}
 	slices.SortStableFunc(anchors, func(x, y entity.Entity) int { return cmp.Compare(len(y.Name), len(x.Name)) })
 	anchors = anchors[:min(len(anchors), pathAnchors)]
-	pl := makePlan(b.p.a, lexiconOf(b.e.ontology()), b.e.ontology(), anchors, b.p.asOf)
+	pl := makePlan(b.p.a, lexiconOf(b.e.ontology()), b.e.ontology(), anchors, b.p.asOf, &b.c.w.Path)
 	w, err := walkPlan(tx, pl, b.p)
 	if err != nil || len(w.paths) == 0 {
 		return []Path{}, err

@@ -24,7 +24,7 @@ func TestMakePlan(t *testing.T) {
 		{"cart-api所属团队的负责人是谁", `anchors "cart-api"; words cjk:所属团队 cjk:负责人; at 2025-03-31T00:00:00Z`, ""},
 	} {
 		a := analyze(c.q, asOf)
-		pl := makePlan(a, lx, o, []entity.Entity{cart}, asOf)
+		pl := makePlan(a, lx, o, []entity.Entity{cart}, asOf, &defaultWeights.Path)
 		if got := pl.String(); got != c.want {
 			t.Errorf("%q:\n got %s\nwant %s", c.q, got, c.want)
 		}

@@ -386,12 +386,6 @@ func (c *candidates) namedAfter(q *question, pred, id string) bool {
 	return false
 }
 
-// below is the share of a score an item is set to by settle when it must
-// rank under another. It is not a weight: settle runs after every score
-// is fused, so that no weight — and no further ranked list fused into
-// the scores — can break its orderings.
-const below = 0.95
-
 // settle enforces two orderings on the fused scores:
 //
 //   - a version of a fact that is not valid at as_of never ranks above
@@ -400,6 +394,7 @@ const below = 0.95
 //     fact valid at as_of that answers it ranks above the entity's card
 //     ("who is Hiro's manager" answers with the reports_to fact first).
 func (c *candidates) settle() {
+	below := c.w.Limits.Below
 	for _, it := range c.facts {
 		if it.fact.ValidAt(c.p.asOf) {
 			continue

@@ -221,27 +221,20 @@ func scoreFact(w *Weights, scale float64, f *factFeatures) (float64, explanation
 	return rel * q, x
 }
 
-// What a fact that states no confidence or importance is taken to have:
-// data defaults, not weights.
-const (
-	unstatedConfidence = 0.8
-	unstatedImportance = 5
-)
-
 // quality is the query-independent factor of a fact's score, in about
 // [0.4, 1.6] with the default weights: confidence, importance, how often
 // recall returned it, recency.
 func quality(w *Weights, f *factFeatures) float64 {
+	fw := &w.Fact
 	conf := f.Confidence
 	if conf == 0 {
-		conf = unstatedConfidence
+		conf = fw.UnstatedConfidence
 	}
-	imp := f.Importance
+	imp := float64(f.Importance)
 	if imp == 0 {
-		imp = unstatedImportance
+		imp = fw.UnstatedImportance
 	}
-	fw := &w.Fact
-	return ((1 - fw.Confidence) + fw.Confidence*conf) * ((1 - unstatedImportance*fw.Importance) + fw.Importance*float64(imp)) *
+	return ((1 - fw.Confidence) + fw.Confidence*conf) * ((1 - fw.UnstatedImportance*fw.Importance) + fw.Importance*imp) *
 		(1 + fw.Hits*math.Log1p(float64(f.Hits))) * recency(w, f)
 }
 
