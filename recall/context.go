@@ -22,6 +22,9 @@ type ContextFact struct {
 	// a fact in the context) or "decision".
 	Role  string  `json:"role"`
 	Score float64 `json:"score"`
+	// Explanation is how Score was made (fact, decision and path facts;
+	// see SearchHit), its value Score before rounding.
+	Explanation *Explanation `json:"explanation,omitempty"`
 }
 
 // ContextEpisode is an episode quoted in a context.
@@ -221,6 +224,7 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 		res.Facts = append(res.Facts, bl.facts...)
 		for _, f := range bl.facts {
 			touched = append(touched, f.Fact.ID)
+			f.Explanation.finish()
 		}
 		res.Episodes = append(res.Episodes, bl.episodes...)
 		if bl.entity != nil && !seenEntity[bl.entity.ID] {
@@ -326,7 +330,7 @@ func (b *builder) factBlocks(items []*item, chains map[graph.ChainKey][]entity.F
 			inBlock[f.ID] = true
 		}
 		inBlock[head.ID] = true
-		bl := b.factBlock(it.score, head, chain)
+		bl := b.factBlock(it.explain, it.score, head, chain)
 		bl.lead = b.lead[it.id]
 		if succ, ok := b.successor(head, chain); ok {
 			replaced = append(replaced, successorOf{bl, succ})
@@ -493,13 +497,13 @@ func (b *builder) headOf(f *entity.Fact, chain []entity.Fact) (entity.Fact, []en
 
 // factBlock renders a fact, and in history mode (or for a question about
 // time, change or causes) the versions before and after it.
-func (b *builder) factBlock(score float64, head entity.Fact, chain []entity.Fact) *block {
+func (b *builder) factBlock(x *Explanation, score float64, head entity.Fact, chain []entity.Fact) *block {
 	kind, role := "fact", "fact"
 	if b.e.ontology().IsDecision(head.Predicate) {
 		kind, role = "decision", "decision"
 	}
 	hl := b.factLine(kind, &head)
-	bl := &block{priority: score, lines: []line{hl}, facts: []ContextFact{{Fact: boundedFact(head), Status: hl.Status, Role: role, Score: round(score)}}}
+	bl := &block{priority: score, lines: []line{hl}, facts: []ContextFact{{Fact: boundedFact(head), Status: hl.Status, Role: role, Score: round(score), Explanation: x}}}
 	if !b.explains() {
 		return bl
 	}

@@ -78,7 +78,7 @@
 //     never gave its statements one snapshot there either).
 //
 //  5. Fused ranking: a documented weighted score, one scale for every type
-//     (see Ranking); each hit carries the inputs as signals.
+//     (see Ranking); each hit carries the explanation of its score.
 //
 //  6. Context packing (Context): blocks — a fact with, for history mode and
 //     for when/change/why questions, the versions linked to it by
@@ -135,8 +135,14 @@
 // found; linking, BM25 and the walk are tested on hand-built records,
 // without an index or a store file) and fill a feature struct per
 // candidate (factFeatures, entityFeatures); pure functions (scoreFact,
-// scoreEntity) turn features and one Weights value into a score and its
-// explanation, from which a hit's signals are built; settle, the floor
+// scoreEntity, scoreEpisodes) turn features and one Weights value into an
+// Explanation whose value is the score: a tree whose nodes add or
+// multiply their children in the order the formula below does, down to
+// the weights (by their JSON path) and what was measured, so every score
+// rebuilds from its leaves (explain_test.go) and every term and factor
+// shows its effect; a hit's signals flatten it. Settle replaces a score
+// by Limits.Below × another's, the other's explanation a factor of it and
+// the replaced one kept as Was. Settle, the floor
 // and packing follow. No stage reads what another wrote into a map. Every
 // constant below is a field of Weights (W.Fact.Pair is written Pair, the
 // thresholds that are not weights Limits.Below and so on; defaults in

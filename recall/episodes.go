@@ -101,7 +101,7 @@ func (e *Engine) rankEpisodes(ctx context.Context, tx graph.Tx, c *candidates, h
 		if s.score <= 0 {
 			continue
 		}
-		c.episodes[id] = &item{typ: search.TypeEpisode, id: id, score: s.score, hit: byID[id], signals: s.signals}
+		c.episodes[id] = &item{typ: search.TypeEpisode, id: id, score: s.score, hit: byID[id], explain: s.explain}
 	}
 	return nil
 }
@@ -183,16 +183,6 @@ func isRole(speaker string) bool {
 	return false
 }
 
-// base is a turn's own score: BM25 and the vector list, × (1 +
-// TimeWords) when it places something in time.
-func (w EpisodeWeights) base(t *turnFeatures) float64 {
-	s := t.bm25 + t.vector
-	if w.TimeWords != 0 && t.time {
-		s *= 1 + w.TimeWords
-	}
-	return s
-}
-
 // episodeFeatures fills the features of the candidate turns (hits): the
 // best sessions' turns in order, the mentions of the best turns, the
 // speaker and dates the query names. What is read depends on w only
@@ -223,7 +213,7 @@ func (e *Engine) episodeFeatures(ctx context.Context, tx graph.Tx, c *candidates
 		if v, ok := c.vectorEpisodes[h.ID]; ok {
 			t.vector, t.vectorRank, t.inVectors = v.add, v.rank, true
 		}
-		base[h.ID] = w.base(t)
+		base[h.ID] = w.turn(t).Value
 	}
 	if w.Prev != 0 || w.Next != 0 || w.Session != 0 || w.Answer != 0 {
 		// Read every turn of the best sessions, in order, so that a turn
@@ -303,10 +293,10 @@ func sessionScore(ids []string, score map[string]float64, top int) float64 {
 	return sum / float64(top)
 }
 
-// episodeScore is a turn's score and the signals behind it.
+// episodeScore is a turn's score and its explanation.
 type episodeScore struct {
 	score   float64
-	signals map[string]float64
+	explain *Explanation
 }
 
 // scoreEpisodes weighs the features of the candidate turns. A turn of a
@@ -326,111 +316,126 @@ type episodeScore struct {
 // the question's words, so no turn gets a share of its session's score
 // (it lifts the whole session above the other sessions' evidence: on the
 // coding-assistant dev part R@5 0.683 → 0.692, R@10 0.780 → 0.781).
+//
+//	episode = ((turn + neighbours + mentions) · speaker · date + session) · prior
 func scoreEpisodes(w EpisodeWeights, lim *Limits, f *episodeFeatures) map[string]episodeScore {
-	out := make(map[string]episodeScore, len(f.turns))
-	signal := func(id, k string, v float64) {
-		s := out[id]
-		if s.signals == nil {
-			s.signals = map[string]float64{}
-			out[id] = s
-		}
-		s.signals[k] = round(v)
-	}
-	base := make(map[string]float64, len(f.turns))
-	adj := make(map[string]float64, len(f.turns))
+	turn := make(map[string]*Explanation, len(f.turns))
 	for id, t := range f.turns {
-		base[id] = w.base(t)
-		adj[id] = base[id]
-		if t.hit {
-			signal(id, "bm25", t.bm25)
-			if w.TimeWords != 0 && t.time {
-				signal(id, "time", 1)
-			}
-		}
-		if t.inVectors {
-			signal(id, "vector", t.vector)
-			signal(id, "vector_rank", float64(t.vectorRank))
-		}
+		turn[id] = w.turn(t)
 	}
 	answer, followUp, session := w.Answer, w.FollowUp, w.Session
 	if !f.shape.chat {
 		answer, followUp, session = w.Prev, 0, 0
 	}
-	for _, ids := range f.sessions {
-		for i, id := range ids {
-			var nb float64
-			if i > 0 {
-				share := w.Prev
-				if f.turns[ids[i-1]].question {
-					share = answer
-				}
-				nb += share * base[ids[i-1]]
-			}
-			if i > 1 && followUp > 0 && followsUp(f.turns[ids[i-2]], f.turns[ids[i-1]], f.turns[id]) {
-				nb += followUp * base[ids[i-2]]
-			}
-			if i+1 < len(ids) {
-				nb += w.Next * base[ids[i+1]]
-			}
-			if nb > 0 {
-				adj[id] += nb
-				signal(id, "neighbours", nb)
-			}
-		}
-	}
-	if w.Mention > 0 {
-		got := map[string]float64{}
-		for _, m := range f.mentions {
-			v := 0.0
-			if m.named {
-				v = f.scale
-			}
-			for _, s := range m.sources {
-				v = max(v, base[s])
-			}
-			for _, id := range m.turns {
-				got[id] += v / float64(len(m.turns))
-			}
-		}
-		for id, v := range got {
-			adj[id] += w.Mention * v
-			signal(id, "mentions", w.Mention*v)
-		}
-	}
+	near := neighbours(w, f, turn, answer, followUp)
+	ment := mentionShares(w, f, turn)
+	adj := make(map[string]*Explanation, len(f.turns))
+	adjValue := make(map[string]float64, len(f.turns))
 	for id, t := range f.turns {
+		var speaker, date *Explanation
 		if t.speaker && !f.shape.roles {
-			adj[id] *= 1 + w.Speaker
-			signal(id, "speaker", 1)
+			speaker = leaf("speaker", 1+w.Speaker)
 		}
 		if t.dated {
-			adj[id] *= 1 + w.Date
-			signal(id, "date", 1)
+			date = leaf("date", 1+w.Date)
 		}
+		adj[id] = product("adjusted", sum("evidence", turn[id], near[id], ment[id]), speaker, date)
+		adjValue[id] = adj[id].Value
 	}
-	final := maps.Clone(adj)
+	shares := map[string]*Explanation{}
 	for _, ids := range slices.Concat(f.sessions, f.others) {
-		s := sessionScore(ids, adj, lim.SessionTop)
+		s := sessionScore(ids, adjValue, lim.SessionTop)
 		if s == 0 || session == 0 {
 			continue
 		}
 		for _, id := range ids {
-			final[id] += session * s
-			signal(id, "session", session*s)
+			shares[id] = product("session", leaf("episode.session", session), leaf("session_score", s))
 		}
 	}
-	for id, v := range final {
-		if v > 0 {
-			if p := w.prior(f.turns[id], f.shape.roles, lim.TurnWords); p != 1 {
-				v *= p
-				signal(id, "prior", p)
+	out := make(map[string]episodeScore, len(f.turns))
+	for id, t := range f.turns {
+		total := sum("total", adj[id], shares[id])
+		var prior *Explanation
+		if total.Value > 0 {
+			if p := w.prior(t, f.shape.roles, lim.TurnWords); p.Value != 1 {
+				prior = p
 			}
 		}
-		s := out[id]
-		s.score = v
-		if s.signals == nil {
-			s.signals = map[string]float64{}
+		x := product("episode", total, prior)
+		out[id] = episodeScore{score: x.Value, explain: x}
+	}
+	return out
+}
+
+// turn is a turn's own score: BM25 and the vector list, × (1 +
+// TimeWords) when it places something in time.
+func (w EpisodeWeights) turn(t *turnFeatures) *Explanation {
+	var bm25, vec, time *Explanation
+	if t.hit {
+		bm25 = leaf("bm25", t.bm25)
+	}
+	if t.inVectors {
+		vec = leaf("vector", t.vector).input("vector_rank", float64(t.vectorRank))
+	}
+	if w.TimeWords != 0 && t.time {
+		time = leaf("time_words", 1+w.TimeWords)
+	}
+	return product("turn", sum("text", bm25, vec), time)
+}
+
+// neighbours are the shares of the turns around each turn of the best
+// sessions it receives: of the previous turn (Prev, or answer when that
+// turn asks a question), of the turn two before when the turn follows it
+// up (followUp), of the next turn (Next).
+func neighbours(w EpisodeWeights, f *episodeFeatures, turn map[string]*Explanation, answer, followUp float64) map[string]*Explanation {
+	out := map[string]*Explanation{}
+	for _, ids := range f.sessions {
+		for i, id := range ids {
+			var prev, back, next *Explanation
+			if i > 0 {
+				prev = product("prev", leaf("episode.prev", w.Prev), leaf("previous_turn", turn[ids[i-1]].Value))
+				if f.turns[ids[i-1]].question {
+					prev = product("answer", leaf("episode.answer", answer), leaf("previous_turn", turn[ids[i-1]].Value))
+				}
+			}
+			if i > 1 && followUp > 0 && followsUp(f.turns[ids[i-2]], f.turns[ids[i-1]], f.turns[id]) {
+				back = product("follow_up", leaf("episode.follow_up", followUp), leaf("turn_before", turn[ids[i-2]].Value))
+			}
+			if i+1 < len(ids) {
+				next = product("next", leaf("episode.next", w.Next), leaf("next_turn", turn[ids[i+1]].Value))
+			}
+			if nb := sum("neighbours", prev, back, next); nb.Value > 0 {
+				out[id] = nb
+			}
 		}
-		out[id] = s
+	}
+	return out
+}
+
+// mentionShares are, for each turn the mention graph reaches, Mention ×
+// the sum over the mentions leading to it of the best score leading to
+// the mention (scale for an entity the query names, else the best source
+// turn's) divided by how many turns hold the mention.
+func mentionShares(w EpisodeWeights, f *episodeFeatures, turn map[string]*Explanation) map[string]*Explanation {
+	if w.Mention <= 0 {
+		return nil
+	}
+	got := map[string][]*Explanation{}
+	for _, m := range f.mentions {
+		v := 0.0
+		if m.named {
+			v = f.scale
+		}
+		for _, s := range m.sources {
+			v = max(v, turn[s].Value)
+		}
+		for _, id := range m.turns {
+			got[id] = append(got[id], leaf("mention", v/float64(len(m.turns))).input("mention_turns", float64(len(m.turns))))
+		}
+	}
+	out := make(map[string]*Explanation, len(got))
+	for id, ms := range got {
+		out[id] = product("mentions", leaf("episode.mention", w.Mention), sum("mentioned", ms...))
 	}
 	return out
 }
@@ -445,19 +450,20 @@ func followsUp(a, b, c *turnFeatures) bool {
 // asks: a question and a short turn less often do (in chat and in a
 // coding assistant's conversation alike: a short turn there is thanks or
 // a generic question), nor, between roles (roles), the assistant's turn.
-// A turn of full words or more is not short.
-func (w EpisodeWeights) prior(t *turnFeatures, roles bool, full float64) float64 {
-	f := 1.0
+// A turn of full words or more is not short. Its value is 1 when no
+// factor applies.
+func (w EpisodeWeights) prior(t *turnFeatures, roles bool, full float64) *Explanation {
+	var assistant, question, length *Explanation
 	if roles && t.assistant {
-		f *= 1 - w.Assistant
+		assistant = leaf("assistant", 1-w.Assistant)
 	}
 	if t.question {
-		f *= 1 - w.Question
+		question = leaf("question", 1-w.Question)
 	}
 	if n := float64(t.words); n > 0 && n < full {
-		f *= 1 - w.Length*(1-n/full)
+		length = leaf("length", 1-w.Length*(1-n/full)).input("words", n)
 	}
-	return f
+	return product("prior", leaf("form", 1), assistant, question, length)
 }
 
 // mentioned follows the mention graph from the best turns: the names and

@@ -60,7 +60,7 @@ func TestScoreEpisodes_Neighbours(t *testing.T) {
 	got := scoreEpisodes(w, &defaultWeights.Limits, threeTurns(conversationShape{chat: true}))
 	// In chat the reply to a question gets the Answer share of it, and
 	// the Next share of the turn after it.
-	if want := 0.6*2 + 0.1*1; !near(got["a"].score, want) || !near(got["a"].signals["neighbours"], want) {
+	if want := 0.6*2 + 0.1*1; !near(got["a"].score, want) || !near(got["a"].signals()["neighbours"], want) {
 		t.Fatalf("reply in chat: %+v, want %v", got["a"], want)
 	}
 	// The statement after the reply gets Prev of the reply's base (0).
@@ -85,7 +85,7 @@ func TestScoreEpisodes_Session(t *testing.T) {
 	f.turns["x"] = &turnFeatures{bm25: 3, hit: true, words: 50}
 	got := scoreEpisodes(EpisodeWeights{Session: 0.5}, &defaultWeights.Limits, f)
 	// Session score: mean of the best Limits.SessionTop (3) turns: (2+1+0)/3.
-	if want := 0.5 * 1.0; !near(got["a"].signals["session"], want) || !near(got["a"].score, want) {
+	if want := 0.5 * 1.0; !near(got["a"].signals()["session"], want) || !near(got["a"].score, want) {
 		t.Fatalf("session share: %+v, want %v", got["a"], want)
 	}
 	// A session of one turn: 3/3.
@@ -96,7 +96,7 @@ func TestScoreEpisodes_Session(t *testing.T) {
 	// long task: its turns get no share of it.
 	f.shape = conversationShape{roles: true}
 	got = scoreEpisodes(EpisodeWeights{Session: 0.5}, &defaultWeights.Limits, f)
-	if _, ok := got["a"].signals["session"]; ok || got["a"].score != 0 || !near(got["x"].score, 3) {
+	if _, ok := got["a"].signals()["session"]; ok || got["a"].score != 0 || !near(got["x"].score, 3) {
 		t.Fatalf("session share outside chat: a %+v, x %+v", got["a"], got["x"])
 	}
 }
@@ -108,13 +108,13 @@ func TestScoreEpisodes_SpeakerGate(t *testing.T) {
 	}}
 	w := EpisodeWeights{Speaker: 2}
 	got := scoreEpisodes(w, &defaultWeights.Limits, f)
-	if !near(got["named"].score, 3) || got["named"].signals["speaker"] != 1 {
+	if !near(got["named"].score, 3) || got["named"].signals()["speaker"] != 3 {
 		t.Fatalf("named speaker among people: %+v", got["named"])
 	}
 	// Between roles no speaker is named ("the user service" names no one).
 	f.shape.roles = true
 	got = scoreEpisodes(w, &defaultWeights.Limits, f)
-	if !near(got["named"].score, 1) || got["named"].signals["speaker"] != 0 {
+	if !near(got["named"].score, 1) || got["named"].signals()["speaker"] != 0 {
 		t.Fatalf("speaker signal between roles: %+v", got["named"])
 	}
 }
@@ -133,11 +133,11 @@ func TestScoreEpisodes_Prior(t *testing.T) {
 	if want := 1 - 0.5*(1-6.0/defaultWeights.Limits.TurnWords); !near(got["short"].score, want) {
 		t.Fatalf("short turn: %+v, want %v", got["short"], want)
 	}
-	if !near(got["long"].score, 1) || got["long"].signals["prior"] != 0 {
+	if !near(got["long"].score, 1) || got["long"].signals()["prior"] != 0 {
 		t.Fatalf("long turn: %+v", got["long"])
 	}
 	for id, s := range scoreEpisodes(EpisodeWeights{}, &defaultWeights.Limits, f) {
-		if !near(s.score, 1) || s.signals["prior"] != 0 {
+		if !near(s.score, 1) || s.signals()["prior"] != 0 {
 			t.Fatalf("%s weighed by its form with the prior off: %+v", id, s)
 		}
 	}
@@ -153,7 +153,7 @@ func TestScoreEpisodes_AssistantGate(t *testing.T) {
 	// user told.
 	f.shape.roles = true
 	got := scoreEpisodes(w, &defaultWeights.Limits, f)
-	if !near(got["answer"].score, 0.6) || !near(got["answer"].signals["prior"], 0.6) || !near(got["told"].score, 1) {
+	if !near(got["answer"].score, 0.6) || !near(got["answer"].signals()["prior"], 0.6) || !near(got["told"].score, 1) {
 		t.Fatalf("between roles: answer %+v, told %+v", got["answer"], got["told"])
 	}
 	// Among named people no turn is an assistant's.
@@ -199,9 +199,9 @@ func TestScoreEpisodes_BaseTimeDateVector(t *testing.T) {
 	if want := (1 + 0.5) * 1.3 * 2; !near(got.score, want) {
 		t.Fatalf("score %v, want %v", got.score, want)
 	}
-	for k, v := range map[string]float64{"bm25": 1, "vector": 0.5, "vector_rank": 2, "time": 1, "date": 1} {
-		if got.signals[k] != v {
-			t.Fatalf("signal %s = %v, want %v: %v", k, got.signals[k], v, got.signals)
+	for k, v := range map[string]float64{"bm25": 1, "vector": 0.5, "vector_rank": 2, "time_words": 1.3, "date": 2} {
+		if got.signals()[k] != v {
+			t.Fatalf("signal %s = %v, want %v: %v", k, got.signals()[k], v, got.signals())
 		}
 	}
 }
@@ -221,7 +221,7 @@ func TestScoreEpisodes_FollowUp(t *testing.T) {
 	}
 	w := EpisodeWeights{FollowUp: 0.5}
 	got := scoreEpisodes(w, &defaultWeights.Limits, f)
-	if want := 0.5 * 2.0; !near(got["on"].score, want) || !near(got["on"].signals["neighbours"], want) {
+	if want := 0.5 * 2.0; !near(got["on"].score, want) || !near(got["on"].signals()["neighbours"], want) {
 		t.Fatalf("follow-up: %+v, want %v", got["on"], want)
 	}
 	// Two before Bob's turn is Bob's question: no one goes on with it.
@@ -244,3 +244,6 @@ func TestScoreEpisodes_FollowUp(t *testing.T) {
 		t.Fatalf("off: %+v", got["on"])
 	}
 }
+
+// signals are the explanation of a turn's score, flattened.
+func (s episodeScore) signals() map[string]float64 { return s.explain.Signals() }

@@ -55,6 +55,10 @@ const (
 	pathFanOut  = 5   // paths alike shown (a many predicate's fan-out)
 )
 
+// pathLead is the path block's priority over the best other block's (at
+// least 1): any factor above 1 puts it first.
+const pathLead = 2
+
 // Path is a chain of facts a question's answer crosses, in walk order:
 // from the anchor the question names to the answer. Complete is false for
 // a broken path: Missing then names the predicate memory holds no fact of
@@ -660,7 +664,8 @@ func describe(pa *partial, missing string, p *params) Path {
 // chain, then every fact of the path not shown yet, in walk order, the
 // answer last; for a broken path, where it broke. It ranks above every
 // other fact block.
-func (b *builder) pathBlock(w walked, paths []Path, top float64) *block {
+func (b *builder) pathBlock(w walked, paths []Path, lead *Explanation) *block {
+	top := lead.Value
 	bl := &block{priority: top, lead: true}
 	shown := map[string]bool{}
 	for k, pa := range w.paths {
@@ -682,7 +687,7 @@ func (b *builder) pathBlock(w walked, paths []Path, top float64) *block {
 			l := b.factLine("fact", f)
 			l.nested = true
 			bl.lines = append(bl.lines, l)
-			bl.facts = append(bl.facts, ContextFact{Fact: boundedFact(*f), Status: l.Status, Role: "path", Score: round(top)})
+			bl.facts = append(bl.facts, ContextFact{Fact: boundedFact(*f), Status: l.Status, Role: "path", Score: round(top), Explanation: lead})
 		}
 	}
 	return bl
@@ -726,6 +731,7 @@ func (b *builder) walk(tx graph.Tx) ([]Path, error) {
 		top = max(top, bl.priority)
 		kept = append(kept, bl)
 	}
-	b.blocks = append([]*block{b.pathBlock(w, paths, top*2)}, kept...)
+	lead := product("path", leaf("best_block", top), leaf("lead", pathLead))
+	b.blocks = append([]*block{b.pathBlock(w, paths, lead)}, kept...)
 	return paths, nil
 }

@@ -401,8 +401,7 @@ func (c *candidates) settle() {
 		}
 		cur := c.validVersion(it.fact)
 		if cur != nil && it.score >= below*cur.score {
-			it.score = below * cur.score
-			it.explain.add("below_current", 1)
+			it.setBelow("below_current", "current", below, cur)
 		}
 	}
 	if !c.p.wants(search.TypeFact) {
@@ -422,10 +421,25 @@ func (c *candidates) settle() {
 	}
 	for id := range c.linked {
 		if en := c.entities[id]; en != nil && en.score >= answer.score {
-			en.score = below * answer.score
-			en.explain.add("below_answer", 1)
+			en.setBelow("below_answer", "answer", below, answer)
 		}
 	}
+}
+
+// setBelow sets the item's score to share × the score of the item it
+// must rank under: its explanation is then that product, of the share
+// and the other's explanation (named as), and the one it had is kept as
+// Was.
+func (it *item) setBelow(name, as string, share float64, above *item) {
+	other := leaf(as, above.score)
+	if above.explain != nil {
+		c := *above.explain
+		c.Name = as
+		other = &c
+	}
+	x := product(name, leaf("limits.below", share), other)
+	x.Was = it.explain
+	it.score, it.explain = x.Value, x
 }
 
 // validVersion follows the supersession links of f through the candidates

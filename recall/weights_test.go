@@ -31,17 +31,13 @@ type weightCase struct {
 // facts scores two facts on scale 1.
 func facts(up, down factFeatures) func(*Weights) (float64, float64) {
 	return func(w *Weights) (float64, float64) {
-		a, _ := scoreFact(w, 1, &up)
-		b, _ := scoreFact(w, 1, &down)
-		return a, b
+		return scoreFact(w, 1, &up).Value, scoreFact(w, 1, &down).Value
 	}
 }
 
 func entities(up, down entityFeatures) func(*Weights) (float64, float64) {
 	return func(w *Weights) (float64, float64) {
-		a, _ := scoreEntity(w, 1, &up)
-		b, _ := scoreEntity(w, 1, &down)
-		return a, b
+		return scoreEntity(w, 1, &up).Value, scoreEntity(w, 1, &down).Value
 	}
 }
 
@@ -363,7 +359,7 @@ func predicates(text, up, down string) func(*Weights) (float64, float64) {
 
 func priors(up, down turnFeatures) func(*Weights) (float64, float64) {
 	return func(w *Weights) (float64, float64) {
-		return up.bm25 * w.Episode.prior(&up, true, w.Limits.TurnWords), down.bm25 * w.Episode.prior(&down, true, w.Limits.TurnWords)
+		return up.bm25 * w.Episode.prior(&up, true, w.Limits.TurnWords).Value, down.bm25 * w.Episode.prior(&down, true, w.Limits.TurnWords).Value
 	}
 }
 
