@@ -162,7 +162,13 @@ func explanation(x *recall.Explanation) Explanation {
 	if x == nil {
 		return Explanation{}
 	}
-	out := Explanation{Name: x.Name, Value: x.Value, Effect: x.Effect, Combine: x.Combine, Inputs: x.Inputs}
+	out := Explanation{Name: x.Name, Value: x.Value, Effect: x.Effect, Combine: x.Combine}
+	if len(x.Inputs) > 0 {
+		out.Inputs = make(map[string]float64, len(x.Inputs))
+		for _, in := range x.Inputs {
+			out.Inputs[in.Name] = in.Value
+		}
+	}
 	for _, c := range x.Children {
 		out.Children = append(out.Children, explanation(c))
 	}

@@ -23,8 +23,10 @@ type ContextFact struct {
 	Role  string  `json:"role"`
 	Score float64 `json:"score"`
 	// Explanation is how Score was made (fact, decision and path facts;
-	// see SearchHit), its value Score before rounding.
-	Explanation *Explanation `json:"explanation,omitempty"`
+	// see SearchHit), its value Score before rounding. It is for callers
+	// in Go: no answer encodes it, so it takes no part in the bound on a
+	// context's items (ItemsPerToken).
+	Explanation *Explanation `json:"-"`
 }
 
 // ContextEpisode is an episode quoted in a context.

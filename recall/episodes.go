@@ -207,13 +207,14 @@ func (e *Engine) episodeFeatures(ctx context.Context, tx graph.Tx, c *candidates
 		return t
 	}
 	base := map[string]float64{}
+	var scratch nodes
 	for _, h := range hits {
 		t := add(h)
 		t.bm25, t.hit = h.Score, true
 		if v, ok := c.vectorEpisodes[h.ID]; ok {
 			t.vector, t.vectorRank, t.inVectors = v.add, v.rank, true
 		}
-		base[h.ID] = w.turn(t).Value
+		base[h.ID] = w.turn(&scratch, t).Value
 	}
 	if w.Prev != 0 || w.Next != 0 || w.Session != 0 || w.Answer != 0 {
 		// Read every turn of the best sessions, in order, so that a turn
@@ -302,7 +303,7 @@ type episodeScore struct {
 // scoreEpisodes weighs the features of the candidate turns. A turn of a
 // conversation often answers a question asked in the turn before, or is
 // only understood with its session around it, so besides its own score
-// (base) a turn receives a share of its neighbours' and of its session's
+// (turn) a turn receives a share of its neighbours' and of its session's
 // scores, and of the best turns' scores when it mentions the same rare
 // names or things (the mention graph); turns by a speaker the query
 // names, and turns from a period the query names, weigh more; a turn's
@@ -319,27 +320,28 @@ type episodeScore struct {
 //
 //	episode = ((turn + neighbours + mentions) · speaker · date + session) · prior
 func scoreEpisodes(w EpisodeWeights, lim *Limits, f *episodeFeatures) map[string]episodeScore {
+	n := &nodes{}
 	turn := make(map[string]*Explanation, len(f.turns))
 	for id, t := range f.turns {
-		turn[id] = w.turn(t)
+		turn[id] = w.turn(n, t)
 	}
 	answer, followUp, session := w.Answer, w.FollowUp, w.Session
 	if !f.shape.chat {
 		answer, followUp, session = w.Prev, 0, 0
 	}
-	near := neighbours(w, f, turn, answer, followUp)
-	ment := mentionShares(w, f, turn)
+	near := neighbours(n, w, f, turn, answer, followUp)
+	ment := mentionShares(n, w, f, turn)
 	adj := make(map[string]*Explanation, len(f.turns))
 	adjValue := make(map[string]float64, len(f.turns))
 	for id, t := range f.turns {
 		var speaker, date *Explanation
 		if t.speaker && !f.shape.roles {
-			speaker = leaf("speaker", 1+w.Speaker)
+			speaker = n.leaf("speaker", 1+w.Speaker)
 		}
 		if t.dated {
-			date = leaf("date", 1+w.Date)
+			date = n.leaf("date", 1+w.Date)
 		}
-		adj[id] = product("adjusted", sum("evidence", turn[id], near[id], ment[id]), speaker, date)
+		adj[id] = n.product("adjusted", n.sum("evidence", turn[id], near[id], ment[id]), speaker, date)
 		adjValue[id] = adj[id].Value
 	}
 	shares := map[string]*Explanation{}
@@ -349,19 +351,19 @@ func scoreEpisodes(w EpisodeWeights, lim *Limits, f *episodeFeatures) map[string
 			continue
 		}
 		for _, id := range ids {
-			shares[id] = product("session", leaf("episode.session", session), leaf("session_score", s))
+			shares[id] = n.product("session", n.leaf("episode.session", session), n.leaf("session_score", s))
 		}
 	}
 	out := make(map[string]episodeScore, len(f.turns))
 	for id, t := range f.turns {
-		total := sum("total", adj[id], shares[id])
+		total := n.sum("total", adj[id], shares[id])
 		var prior *Explanation
 		if total.Value > 0 {
-			if p := w.prior(t, f.shape.roles, lim.TurnWords); p.Value != 1 {
+			if p := w.prior(n, t, f.shape.roles, lim.TurnWords); p.Value != 1 {
 				prior = p
 			}
 		}
-		x := product("episode", total, prior)
+		x := n.product("episode", total, prior)
 		out[id] = episodeScore{score: x.Value, explain: x}
 	}
 	return out
@@ -369,42 +371,42 @@ func scoreEpisodes(w EpisodeWeights, lim *Limits, f *episodeFeatures) map[string
 
 // turn is a turn's own score: BM25 and the vector list, × (1 +
 // TimeWords) when it places something in time.
-func (w EpisodeWeights) turn(t *turnFeatures) *Explanation {
+func (w EpisodeWeights) turn(n *nodes, t *turnFeatures) *Explanation {
 	var bm25, vec, time *Explanation
 	if t.hit {
-		bm25 = leaf("bm25", t.bm25)
+		bm25 = n.leaf("bm25", t.bm25)
 	}
 	if t.inVectors {
-		vec = leaf("vector", t.vector).input("vector_rank", float64(t.vectorRank))
+		vec = n.leaf("vector", t.vector, Input{"vector_rank", float64(t.vectorRank)})
 	}
 	if w.TimeWords != 0 && t.time {
-		time = leaf("time_words", 1+w.TimeWords)
+		time = n.leaf("time_words", 1+w.TimeWords)
 	}
-	return product("turn", sum("text", bm25, vec), time)
+	return n.product("turn", n.sum("text", bm25, vec), time)
 }
 
 // neighbours are the shares of the turns around each turn of the best
 // sessions it receives: of the previous turn (Prev, or answer when that
 // turn asks a question), of the turn two before when the turn follows it
 // up (followUp), of the next turn (Next).
-func neighbours(w EpisodeWeights, f *episodeFeatures, turn map[string]*Explanation, answer, followUp float64) map[string]*Explanation {
+func neighbours(n *nodes, w EpisodeWeights, f *episodeFeatures, turn map[string]*Explanation, answer, followUp float64) map[string]*Explanation {
 	out := map[string]*Explanation{}
 	for _, ids := range f.sessions {
 		for i, id := range ids {
 			var prev, back, next *Explanation
 			if i > 0 {
-				prev = product("prev", leaf("episode.prev", w.Prev), leaf("previous_turn", turn[ids[i-1]].Value))
+				prev = n.product("prev", n.leaf("episode.prev", w.Prev), n.leaf("previous_turn", turn[ids[i-1]].Value))
 				if f.turns[ids[i-1]].question {
-					prev = product("answer", leaf("episode.answer", answer), leaf("previous_turn", turn[ids[i-1]].Value))
+					prev = n.product("answer", n.leaf("episode.answer", answer), n.leaf("previous_turn", turn[ids[i-1]].Value))
 				}
 			}
 			if i > 1 && followUp > 0 && followsUp(f.turns[ids[i-2]], f.turns[ids[i-1]], f.turns[id]) {
-				back = product("follow_up", leaf("episode.follow_up", followUp), leaf("turn_before", turn[ids[i-2]].Value))
+				back = n.product("follow_up", n.leaf("episode.follow_up", followUp), n.leaf("turn_before", turn[ids[i-2]].Value))
 			}
 			if i+1 < len(ids) {
-				next = product("next", leaf("episode.next", w.Next), leaf("next_turn", turn[ids[i+1]].Value))
+				next = n.product("next", n.leaf("episode.next", w.Next), n.leaf("next_turn", turn[ids[i+1]].Value))
 			}
-			if nb := sum("neighbours", prev, back, next); nb.Value > 0 {
+			if nb := n.sum("neighbours", prev, back, next); nb.Value > 0 {
 				out[id] = nb
 			}
 		}
@@ -416,7 +418,7 @@ func neighbours(w EpisodeWeights, f *episodeFeatures, turn map[string]*Explanati
 // the sum over the mentions leading to it of the best score leading to
 // the mention (scale for an entity the query names, else the best source
 // turn's) divided by how many turns hold the mention.
-func mentionShares(w EpisodeWeights, f *episodeFeatures, turn map[string]*Explanation) map[string]*Explanation {
+func mentionShares(n *nodes, w EpisodeWeights, f *episodeFeatures, turn map[string]*Explanation) map[string]*Explanation {
 	if w.Mention <= 0 {
 		return nil
 	}
@@ -430,12 +432,12 @@ func mentionShares(w EpisodeWeights, f *episodeFeatures, turn map[string]*Explan
 			v = max(v, turn[s].Value)
 		}
 		for _, id := range m.turns {
-			got[id] = append(got[id], leaf("mention", v/float64(len(m.turns))).input("mention_turns", float64(len(m.turns))))
+			got[id] = append(got[id], n.leaf("mention", v/float64(len(m.turns)), Input{"mention_turns", float64(len(m.turns))}))
 		}
 	}
 	out := make(map[string]*Explanation, len(got))
 	for id, ms := range got {
-		out[id] = product("mentions", leaf("episode.mention", w.Mention), sum("mentioned", ms...))
+		out[id] = n.product("mentions", n.leaf("episode.mention", w.Mention), n.sum("mentioned", ms...))
 	}
 	return out
 }
@@ -452,18 +454,18 @@ func followsUp(a, b, c *turnFeatures) bool {
 // a generic question), nor, between roles (roles), the assistant's turn.
 // A turn of full words or more is not short. Its value is 1 when no
 // factor applies.
-func (w EpisodeWeights) prior(t *turnFeatures, roles bool, full float64) *Explanation {
+func (w EpisodeWeights) prior(n *nodes, t *turnFeatures, roles bool, full float64) *Explanation {
 	var assistant, question, length *Explanation
 	if roles && t.assistant {
-		assistant = leaf("assistant", 1-w.Assistant)
+		assistant = n.leaf("assistant", 1-w.Assistant)
 	}
 	if t.question {
-		question = leaf("question", 1-w.Question)
+		question = n.leaf("question", 1-w.Question)
 	}
-	if n := float64(t.words); n > 0 && n < full {
-		length = leaf("length", 1-w.Length*(1-n/full)).input("words", n)
+	if words := float64(t.words); words > 0 && words < full {
+		length = n.leaf("length", 1-w.Length*(1-words/full), Input{"words", words})
 	}
-	return product("prior", leaf("form", 1), assistant, question, length)
+	return n.product("prior", n.leaf("form", 1), assistant, question, length)
 }
 
 // mentioned follows the mention graph from the best turns: the names and

@@ -1,7 +1,9 @@
 package recall_test
 
 import (
+	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/graphmem/graphmem/recall"
@@ -98,5 +100,16 @@ func TestExplanation_RebuildsEveryScore(t *testing.T) {
 		if seen[k] == 0 {
 			t.Errorf("no %s explained (%v)", k, seen)
 		}
+	}
+}
+
+// TestExplanation_NotInContextItems: a context fact's explanation is for
+// callers in Go; no answer encodes it, so it takes no room in the bound on
+// a context's items (and leaves the blocks chosen as they were).
+func TestExplanation_NotInContextItems(t *testing.T) {
+	f := recall.ContextFact{Role: "fact", Score: 1, Explanation: &recall.Explanation{Name: "fact", Value: 1}}
+	b, err := json.Marshal(f)
+	if err != nil || strings.Contains(string(b), "explanation") {
+		t.Errorf("%s (%v)", b, err)
 	}
 }

@@ -731,7 +731,8 @@ func (b *builder) walk(tx graph.Tx) ([]Path, error) {
 		top = max(top, bl.priority)
 		kept = append(kept, bl)
 	}
-	lead := product("path", leaf("best_block", top), leaf("lead", pathLead))
+	var n nodes
+	lead := n.product("path", n.leaf("best_block", top), n.leaf("lead", pathLead))
 	b.blocks = append([]*block{b.pathBlock(w, paths, lead)}, kept...)
 	return paths, nil
 }

@@ -431,13 +431,14 @@ func (c *candidates) settle() {
 // and the other's explanation (named as), and the one it had is kept as
 // Was.
 func (it *item) setBelow(name, as string, share float64, above *item) {
-	other := leaf(as, above.score)
+	var n nodes
+	other := n.leaf(as, above.score)
 	if above.explain != nil {
 		c := *above.explain
 		c.Name = as
 		other = &c
 	}
-	x := product(name, leaf("limits.below", share), other)
+	x := n.product(name, n.leaf("limits.below", share), other)
 	x.Was = it.explain
 	it.score, it.explain = x.Value, x
 }

@@ -514,16 +514,18 @@ func (c *candidates) describeFacts(o *ontology.Ontology) {
 // scoreFacts scores every fact candidate (scoreFact); scale is the best
 // BM25 score of the query, at least 1.
 func (c *candidates) scoreFacts(scale float64) {
+	var n nodes
 	for _, it := range c.facts {
-		it.explain = scoreFact(c.w, scale, &it.ff)
+		it.explain = scoreFact(&n, c.w, scale, &it.ff)
 		it.score = it.explain.Value
 	}
 }
 
 // scoreEntities scores every entity candidate (scoreEntity).
 func (c *candidates) scoreEntities(scale float64) {
+	var n nodes
 	for _, it := range c.entities {
-		it.explain = scoreEntity(c.w, scale, &it.ef)
+		it.explain = scoreEntity(&n, c.w, scale, &it.ef)
 		it.score = it.explain.Value
 	}
 }

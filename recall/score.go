@@ -39,7 +39,7 @@ func (r *reach) add(hop int, s seed) {
 
 // graph is the graph term of a reach: the best hop weight × seed weight,
 // with the hop it was reached at as an input; nil when not reached.
-func (r reach) graph(w *Weights) *Explanation {
+func (r reach) graph(n *nodes, w *Weights) *Explanation {
 	best, hop, from := 0.0, 0, seed(0)
 	for h := range 2 {
 		hw := w.Fact.Graph
@@ -58,11 +58,11 @@ func (r reach) graph(w *Weights) *Explanation {
 	if hop == 0 {
 		return nil
 	}
-	hw := leaf("fact.graph", w.Fact.Graph)
+	name, hw := "fact.graph", w.Fact.Graph
 	if hop == 2 {
-		hw = leaf("fact.hop2", w.Fact.Hop2)
+		name, hw = "fact.hop2", w.Fact.Hop2
 	}
-	return product("reach", hw, leaf(seedNames[from], w.seed(from))).input("graph_distance", float64(hop))
+	return n.with(n.product("reach", n.leaf(name, hw), n.leaf(seedNames[from], w.seed(from))), Input{"graph_distance", float64(hop)})
 }
 
 // seedNames name a seed's weight in an explanation.
@@ -137,20 +137,20 @@ type entityFeatures struct {
 // It is nil for a fact touching no named entity.
 //
 //	side · (predicate + Local·local)
-func (f *factFeatures) pair(w *Weights) *Explanation {
+func (f *factFeatures) pair(n *nodes, w *Weights) *Explanation {
 	var side *Explanation
 	switch {
 	case f.ObjectAfter:
-		side = leaf("side", 1).input("object_named", 1)
+		side = n.leaf("side", 1, Input{"object_named", 1})
 	case f.SubjectNamed && !f.SubjectAfter:
-		side = leaf("side", 1)
+		side = n.leaf("side", 1)
 	case f.SubjectNamed || f.ObjectNamed:
-		side = leaf("fact.object_side", w.Fact.ObjectSide)
+		side = n.leaf("fact.object_side", w.Fact.ObjectSide)
 	default:
 		return nil
 	}
-	named := sum("question", leaf("predicate", f.Predicate), product("local", leaf("fact.local", w.Fact.Local), leaf("local_share", f.Local)))
-	return product("pair_match", side, named)
+	named := n.sum("question", n.leaf("predicate", f.Predicate), n.product("local", n.leaf("fact.local", w.Fact.Local), n.leaf("local_share", f.Local)))
+	return n.product("pair_match", side, named)
 }
 
 // answers reports whether the fact is the answer to a question that
@@ -160,46 +160,47 @@ func (f *factFeatures) answers(w *Weights) bool {
 }
 
 // scoreFact is the explanation of a fact's score on scale (the best BM25
-// score of the query, at least 1), its value the score:
+// score of the query, at least 1), its value the score; its nodes come
+// from n:
 //
 //	(bm25 + S·graph + S·Pair·pair + S·vec) · link · quality
-func scoreFact(w *Weights, scale float64, f *factFeatures) *Explanation {
+func scoreFact(n *nodes, w *Weights, scale float64, f *factFeatures) *Explanation {
 	var bm25, graph, pair, vec *Explanation
 	if f.BM25Rank > 0 || f.BM25 != 0 {
-		bm25 = leaf("bm25", f.BM25).input("bm25_rank", float64(f.BM25Rank))
+		bm25 = n.leaf("bm25", f.BM25, Input{"bm25_rank", float64(f.BM25Rank)})
 	}
-	if g := f.Reach.graph(w); g != nil {
-		graph = product("graph", leaf("scale", scale), g)
+	if g := f.Reach.graph(n, w); g != nil {
+		graph = n.product("graph", n.leaf("scale", scale), g)
 	}
-	if m := f.pair(w); m != nil && m.Value > 0 {
-		pair = product("pair", leaf("scale", scale), leaf("fact.pair", w.Fact.Pair), m)
+	if m := f.pair(n, w); m != nil && m.Value > 0 {
+		pair = n.product("pair", n.leaf("scale", scale), n.leaf("fact.pair", w.Fact.Pair), m)
 	}
 	if f.VectorRank > 0 {
-		vec = product("vector", leaf("scale", scale), leaf("vector.fact", w.Vector.Fact),
-			leaf("rank", w.Vector.rrf(float64(f.VectorRank))).input("vector_rank", float64(f.VectorRank)).input("similarity", f.Vector))
+		vec = n.product("vector", n.leaf("scale", scale), n.leaf("vector.fact", w.Vector.Fact),
+			n.leaf("rank", w.Vector.rrf(float64(f.VectorRank)), Input{"vector_rank", float64(f.VectorRank)}, Input{"similarity", f.Vector}))
 	}
 	var rel *Explanation
 	if pair == nil && f.Predicate > 0 {
 		// × (1 + PredicateOnly·predicate) before the vector term.
-		only := leaf("predicate_only", 1+w.Fact.PredicateOnly*f.Predicate).input("predicate", f.Predicate)
-		rel = sum("relevance", product("words", sum("matched", bm25, graph), only), vec)
+		only := n.leaf("predicate_only", 1+w.Fact.PredicateOnly*f.Predicate, Input{"predicate", f.Predicate})
+		rel = n.sum("relevance", n.product("words", n.sum("matched", bm25, graph), only), vec)
 	} else {
-		rel = sum("relevance", bm25, graph, pair, vec)
+		rel = n.sum("relevance", bm25, graph, pair, vec)
 	}
 	var link *Explanation
 	if f.SubjectNamed {
-		link = leaf("fact.subject", w.Fact.Subject)
+		link = n.leaf("fact.subject", w.Fact.Subject)
 	} else if f.ObjectNamed {
-		link = leaf("fact.object", w.Fact.Object)
+		link = n.leaf("fact.object", w.Fact.Object)
 	}
-	return product("fact", rel, link, quality(w, f))
+	return n.product("fact", rel, link, quality(n, w, f))
 }
 
 // quality is the query-independent factor of a fact's score, in about
 // [0.4, 1.6] with the default weights: confidence, importance, how often
 // recall returned it, recency; and for a version not valid at as_of,
 // History, for a decision on a why question WhyDecision.
-func quality(w *Weights, f *factFeatures) *Explanation {
+func quality(n *nodes, w *Weights, f *factFeatures) *Explanation {
 	fw := &w.Fact
 	conf := f.Confidence
 	if conf == 0 {
@@ -211,16 +212,16 @@ func quality(w *Weights, f *factFeatures) *Explanation {
 	}
 	var history, why *Explanation
 	if !f.Valid && !f.WhyDecision {
-		history = leaf("fact.history", fw.History)
+		history = n.leaf("fact.history", fw.History)
 	}
 	if f.WhyDecision {
-		why = leaf("fact.why_decision", fw.WhyDecision)
+		why = n.leaf("fact.why_decision", fw.WhyDecision)
 	}
-	return product("quality",
-		leaf("confidence", (1-fw.Confidence)+fw.Confidence*conf).input("stated_confidence", f.Confidence),
-		leaf("importance", (1-fw.UnstatedImportance*fw.Importance)+fw.Importance*imp).input("stated_importance", float64(f.Importance)),
-		leaf("hits", 1+fw.Hits*math.Log1p(float64(f.Hits))).input("hit_count", float64(f.Hits)),
-		leaf("recency", recency(w, f)).input("age_days", max(f.AgeDays, 0)),
+	return n.product("quality",
+		n.leaf("confidence", (1-fw.Confidence)+fw.Confidence*conf, Input{"stated_confidence", f.Confidence}),
+		n.leaf("importance", (1-fw.UnstatedImportance*fw.Importance)+fw.Importance*imp, Input{"stated_importance", float64(f.Importance)}),
+		n.leaf("hits", 1+fw.Hits*math.Log1p(float64(f.Hits)), Input{"hit_count", float64(f.Hits)}),
+		n.leaf("recency", recency(w, f), Input{"age_days", max(f.AgeDays, 0)}),
 		history, why)
 }
 
@@ -234,22 +235,22 @@ func recency(w *Weights, f *factFeatures) float64 {
 }
 
 // scoreEntity is the explanation of an entity's score on scale, its
-// value the score:
+// value the score; its nodes come from n:
 //
 //	bm25 + S·Linked·link + S·vec
-func scoreEntity(w *Weights, scale float64, f *entityFeatures) *Explanation {
+func scoreEntity(n *nodes, w *Weights, scale float64, f *entityFeatures) *Explanation {
 	var bm25, linked, vec *Explanation
 	if f.BM25Rank > 0 || f.BM25 != 0 {
-		bm25 = leaf("bm25", f.BM25).input("bm25_rank", float64(f.BM25Rank))
+		bm25 = n.leaf("bm25", f.BM25, Input{"bm25_rank", float64(f.BM25Rank)})
 	}
 	if link := w.link(f.Link); link > 0 {
-		linked = product("linked", leaf("scale", scale), leaf("entity.linked", w.Entity.Linked), leaf("link", link))
+		linked = n.product("linked", n.leaf("scale", scale), n.leaf("entity.linked", w.Entity.Linked), n.leaf("link", link))
 	}
 	if f.VectorRank > 0 {
-		vec = product("vector", leaf("scale", scale), leaf("vector.entity", w.Vector.Entity),
-			leaf("rank", w.Vector.rrf(float64(f.VectorRank))).input("vector_rank", float64(f.VectorRank)).input("similarity", f.Vector))
+		vec = n.product("vector", n.leaf("scale", scale), n.leaf("vector.entity", w.Vector.Entity),
+			n.leaf("rank", w.Vector.rrf(float64(f.VectorRank)), Input{"vector_rank", float64(f.VectorRank)}, Input{"similarity", f.Vector}))
 	}
-	return sum("entity", bm25, linked, vec)
+	return n.sum("entity", bm25, linked, vec)
 }
 
 func round(v float64) float64 { return math.Round(v*1e4) / 1e4 }

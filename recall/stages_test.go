@@ -58,7 +58,7 @@ func TestScoreFact_Explanation(t *testing.T) {
 	w := DefaultWeights()
 	f := factFeatures{BM25: 1.234567, BM25Rank: 3, Reach: reached(2, seedNamed), SubjectNamed: true, Predicate: 0.8,
 		Local: 0.123456, VectorRank: 2, Vector: 0.87654, Confidence: 0.9, Importance: 7, Hits: 2, Dated: true, AgeDays: 90, Valid: true}
-	x := scoreFact(&w, 2, &f).finish()
+	x := scoreFact(&nodes{}, &w, 2, &f).finish()
 	rel := (1.234567 + 2*0.25 + 2*2*(0.8+0.35*0.123456) + 2*0.5*21.0/22) * 1.2
 	q := (0.5 + 0.5*0.9) * (0.8 + 0.04*7) * (1 + 0.1*1.0986122886681098) * recency(&w, &f) // ln 3 = ln(1 + hits)
 	if d := x.Value - rel*q; d > 1e-9 || d < -1e-9 {
@@ -95,18 +95,18 @@ func TestReach(t *testing.T) {
 	if g, hop := graphOf(r, &w); g != 0.3 || hop != 1 {
 		t.Errorf("graph %v at hop %d, want 0.3 at 1", g, hop)
 	}
-	if x := reach(0).graph(&w); x != nil {
+	if x := reach(0).graph(&nodes{}, &w); x != nil {
 		t.Errorf("unreached: %+v", x)
 	}
 }
 
 // graphOf is the graph term of a reach and the hop it was reached at.
 func graphOf(r reach, w *Weights) (float64, int) {
-	x := r.graph(w)
+	x := r.graph(&nodes{}, w)
 	if x == nil {
 		return 0, 0
 	}
-	return x.Value, int(x.Inputs["graph_distance"])
+	return x.Value, int(x.Inputs.Get("graph_distance"))
 }
 
 // TestDiversify: the blocks of one subject after the first PerSubject

@@ -160,8 +160,9 @@ type PathWeights struct {
 	NearBonus float64 `json:"near_bonus"`
 }
 
-// Limits are the thresholds of ranking that are not weights: no score is
-// a sum or a product of them, but each decides what ranks, or how.
+// Limits are the constants of ranking that are not fitted weights —
+// thresholds, slacks, sizes and settle's share — each deciding what ranks,
+// or how.
 type Limits struct {
 	// Below is the share of a score an item is set to by settle when it
 	// must rank under another. Settle runs after every score is fused, so

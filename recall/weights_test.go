@@ -31,13 +31,15 @@ type weightCase struct {
 // facts scores two facts on scale 1.
 func facts(up, down factFeatures) func(*Weights) (float64, float64) {
 	return func(w *Weights) (float64, float64) {
-		return scoreFact(w, 1, &up).Value, scoreFact(w, 1, &down).Value
+		var n nodes
+		return scoreFact(&n, w, 1, &up).Value, scoreFact(&n, w, 1, &down).Value
 	}
 }
 
 func entities(up, down entityFeatures) func(*Weights) (float64, float64) {
 	return func(w *Weights) (float64, float64) {
-		return scoreEntity(w, 1, &up).Value, scoreEntity(w, 1, &down).Value
+		var n nodes
+		return scoreEntity(&n, w, 1, &up).Value, scoreEntity(&n, w, 1, &down).Value
 	}
 }
 
@@ -359,7 +361,8 @@ func predicates(text, up, down string) func(*Weights) (float64, float64) {
 
 func priors(up, down turnFeatures) func(*Weights) (float64, float64) {
 	return func(w *Weights) (float64, float64) {
-		return up.bm25 * w.Episode.prior(&up, true, w.Limits.TurnWords).Value, down.bm25 * w.Episode.prior(&down, true, w.Limits.TurnWords).Value
+		var n nodes
+		return up.bm25 * w.Episode.prior(&n, &up, true, w.Limits.TurnWords).Value, down.bm25 * w.Episode.prior(&n, &down, true, w.Limits.TurnWords).Value
 	}
 }
 
