@@ -87,7 +87,7 @@ func (s *Server) postSearch(eng *recall.Engine) gin.HandlerFunc {
 			Ambiguous: nameLinks(res.Ambiguous), Vectors: res.Vectors,
 			VectorsSkipped: res.VectorsSkipped}
 		for _, h := range res.Hits {
-			hit := SearchHit{Type: h.Type, ID: h.ID, Text: h.Text, Score: h.Score, Signals: h.Signals}
+			hit := SearchHit{Type: h.Type, ID: h.ID, Text: h.Text, Score: h.Score, Signals: h.Signals, Explanation: explanation(h.Explanation)}
 			if hit.Signals == nil {
 				hit.Signals = map[string]float64{}
 			}
@@ -153,6 +153,28 @@ func paths(ps []recall.Path) []wire.Path {
 				To: h.To, ToID: h.ToID, FactID: h.FactID, Status: string(h.Status)})
 		}
 		out = append(out, w)
+	}
+	return out
+}
+
+// explanation is a score's explanation on the wire.
+func explanation(x *recall.Explanation) Explanation {
+	if x == nil {
+		return Explanation{}
+	}
+	out := Explanation{Name: x.Name, Value: x.Value, Effect: x.Effect, Combine: x.Combine}
+	if len(x.Inputs) > 0 {
+		out.Inputs = make(map[string]float64, len(x.Inputs))
+		for _, in := range x.Inputs {
+			out.Inputs[in.Name] = in.Value
+		}
+	}
+	for _, c := range x.Children {
+		out.Children = append(out.Children, explanation(c))
+	}
+	if x.Was != nil {
+		was := explanation(x.Was)
+		out.Was = &was
 	}
 	return out
 }

@@ -24,6 +24,7 @@ type (
 	EpisodeList     = wire.EpisodeList
 	EpisodeAccepted = wire.EpisodeAccepted
 	SearchHit       = wire.SearchHit
+	Explanation     = wire.Explanation
 	SearchResponse  = wire.SearchResponse
 	NameLink        = wire.NameLink
 	ContextFact     = wire.ContextFact

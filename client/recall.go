@@ -23,7 +23,7 @@ type SearchRequest struct {
 }
 
 // Search ranks facts, entities and episodes for a query (POST /v1/search),
-// each hit with the signals behind its score.
+// each hit with the explanation of its score.
 func (c *Client) Search(ctx context.Context, req SearchRequest) (wire.SearchResponse, error) {
 	var out wire.SearchResponse
 	_, err := c.call(ctx, http.MethodPost, "/v1/search", req, &out)

@@ -22,6 +22,11 @@ type ContextFact struct {
 	// a fact in the context) or "decision".
 	Role  string  `json:"role"`
 	Score float64 `json:"score"`
+	// Explanation is how Score was made (fact, decision and path facts;
+	// see SearchHit), its value Score before rounding. It is for callers
+	// in Go: no answer encodes it, so it takes no part in the bound on a
+	// context's items (ItemsPerToken).
+	Explanation *Explanation `json:"-"`
 }
 
 // ContextEpisode is an episode quoted in a context.
@@ -221,6 +226,7 @@ func (e *Engine) Context(ctx context.Context, scope entity.Scope, req ContextReq
 		res.Facts = append(res.Facts, bl.facts...)
 		for _, f := range bl.facts {
 			touched = append(touched, f.Fact.ID)
+			f.Explanation.finish()
 		}
 		res.Episodes = append(res.Episodes, bl.episodes...)
 		if bl.entity != nil && !seenEntity[bl.entity.ID] {
@@ -326,7 +332,7 @@ func (b *builder) factBlocks(items []*item, chains map[graph.ChainKey][]entity.F
 			inBlock[f.ID] = true
 		}
 		inBlock[head.ID] = true
-		bl := b.factBlock(it.score, head, chain)
+		bl := b.factBlock(it.explain, it.score, head, chain)
 		bl.lead = b.lead[it.id]
 		if succ, ok := b.successor(head, chain); ok {
 			replaced = append(replaced, successorOf{bl, succ})
@@ -493,13 +499,13 @@ func (b *builder) headOf(f *entity.Fact, chain []entity.Fact) (entity.Fact, []en
 
 // factBlock renders a fact, and in history mode (or for a question about
 // time, change or causes) the versions before and after it.
-func (b *builder) factBlock(score float64, head entity.Fact, chain []entity.Fact) *block {
+func (b *builder) factBlock(x *Explanation, score float64, head entity.Fact, chain []entity.Fact) *block {
 	kind, role := "fact", "fact"
 	if b.e.ontology().IsDecision(head.Predicate) {
 		kind, role = "decision", "decision"
 	}
 	hl := b.factLine(kind, &head)
-	bl := &block{priority: score, lines: []line{hl}, facts: []ContextFact{{Fact: boundedFact(head), Status: hl.Status, Role: role, Score: round(score)}}}
+	bl := &block{priority: score, lines: []line{hl}, facts: []ContextFact{{Fact: boundedFact(head), Status: hl.Status, Role: role, Score: round(score), Explanation: x}}}
 	if !b.explains() {
 		return bl
 	}
@@ -520,10 +526,6 @@ func (b *builder) factBlock(score float64, head entity.Fact, chain []entity.Fact
 	return bl
 }
 
-// successorSlack is how far apart the end of a value and the start of
-// the one that replaced it may be.
-const successorSlack = 31 * 24 * time.Hour
-
 // successor finds, for a question about a change or its cause, the value
 // that took the place of a head that ended before as_of and that nothing
 // in its own chain follows — the case of a many predicate ("uses MongoDB"
@@ -531,7 +533,7 @@ const successorSlack = 31 * 24 * time.Hour
 // predicate with another value, starting near the end, visible to the
 // request; the one starting closest to the end. The candidates are the
 // facts retrieval read: those of the entities the question names, and the
-// walk's.
+// walk's. Near: at most Limits.SuccessorSlackDays apart.
 func (b *builder) successor(head entity.Fact, chain []entity.Fact) (entity.Fact, bool) {
 	if !b.explains() || head.ValidTo == nil || head.ValidTo.After(b.p.asOf) {
 		return entity.Fact{}, false
@@ -545,13 +547,14 @@ func (b *builder) successor(head entity.Fact, chain []entity.Fact) (entity.Fact,
 	var best entity.Fact
 	var found bool
 	var bestGap time.Duration
+	slack := days(b.c.w.Limits.SuccessorSlackDays)
 	consider := func(f entity.Fact) {
 		if f.ID == head.ID || f.SubjectID != head.SubjectID || f.Predicate != head.Predicate ||
 			(f.ObjectID == head.ObjectID && f.Value == head.Value) || f.ValidFrom.IsZero() {
 			return
 		}
 		gap := f.ValidFrom.Sub(end).Abs()
-		if gap > successorSlack || f.ValidFrom.After(b.p.asOf) {
+		if gap > slack || f.ValidFrom.After(b.p.asOf) {
 			return
 		}
 		f, ok := hist.visible(f)

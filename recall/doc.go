@@ -78,7 +78,7 @@
 //     never gave its statements one snapshot there either).
 //
 //  5. Fused ranking: a documented weighted score, one scale for every type
-//     (see Ranking); each hit carries the inputs as signals.
+//     (see Ranking); each hit carries the explanation of its score.
 //
 //  6. Context packing (Context): blocks — a fact with, for history mode and
 //     for when/change/why questions, the versions linked to it by
@@ -135,12 +135,21 @@
 // found; linking, BM25 and the walk are tested on hand-built records,
 // without an index or a store file) and fill a feature struct per
 // candidate (factFeatures, entityFeatures); pure functions (scoreFact,
-// scoreEntity) turn features and one Weights value into a score and its
-// explanation, from which a hit's signals are built; settle, the floor
+// scoreEntity, scoreEpisodes) turn features and one Weights value into an
+// Explanation whose value is the score: a tree whose nodes add or
+// multiply their children in the order the formula below does, down to
+// the weights (by their JSON path) and what was measured, so every score
+// rebuilds from its leaves (explain_test.go) and every term and factor
+// shows its effect; a hit's signals flatten it. Settle replaces a score
+// by Limits.Below × another's, the other's explanation a factor of it and
+// the replaced one kept as Was. Settle, the floor
 // and packing follow. No stage reads what another wrote into a map. Every
-// constant below is a field of Weights (W.Fact.Pair is written Pair;
-// defaults in DefaultWeights); Engine.Weights or a JSON file
-// (LoadWeights, GRAPHMEM_RECALL_WEIGHTS) replaces them.
+// constant below is a field of Weights (W.Fact.Pair is written Pair, the
+// thresholds that are not weights Limits.Below and so on; defaults in
+// DefaultWeights); Engine.Weights or a JSON file (LoadWeights,
+// GRAPHMEM_RECALL_WEIGHTS) replaces them, checked whole (Validate). Only
+// the bounds of the work (how many candidates are read, how far a walk
+// goes) are constants of the code.
 //
 // Scores are in BM25 units, so facts, entities and episodes compare:
 //
@@ -178,6 +187,8 @@
 //	link    = Subject (1.2) if the query names the subject, Object (1.1) if
 //	          it names the object
 //	quality = (1 − Confidence + Confidence·confidence) · (1 + Importance·(importance − 5))
+//	          — a fact stating none taken as UnstatedConfidence (0.8),
+//	          UnstatedImportance (5)
 //	          · (1 + Hits·ln(1 + hits)) · (1 + Recency·2^(−age/RecencyHalfLife))
 //	          — 0.5, 0.04, 0.1, 0.25, 180 days; age from valid_from to as_of;
 //	          × History (0.85) for a version not valid at as_of (history
@@ -186,16 +197,16 @@
 //	          0.75) + Vector.Entity·S·vec
 //	episode = (turn + Prev·previous turn + Next·next turn + Mention·mentions)
 //	          — Answer instead of Prev when the previous turn asks a
-//	          question (holds "?") in chat (turns under 40 words on
-//	          average): the turn answers it; a coding assistant's long
+//	          question (holds "?") in chat (turns under Limits.ChatWords,
+//	          40, words on average): the turn answers it; a coding assistant's long
 //	          answer after a user's question only repeats it
 //	          + FollowUp·the turn two before, in chat, when it is the
 //	          same speaker's and the turn between, another's, asks a
 //	          question: the speaker goes on with what they told
 //	          · (1 + Speaker) if the query names the speaker (never when
 //	          the speakers are roles: user, assistant)
-//	          · (1 + Date) if it happened in a period the query names (or ≤ 7
-//	          days after)
+//	          · (1 + Date) if it happened in a period the query names (or ≤
+//	          Limits.DateSlackDays, 7, days after)
 //	          + Session·session in chat (none outside it: a coding
 //	          assistant's session is one long task, and its share lifts
 //	          the whole session above other sessions' evidence), all · form
@@ -211,12 +222,13 @@
 //	          ("yesterday", "last May", "去年"): such a turn tells what
 //	          happened, what "when" questions and most others ask about
 //	form    = (1 − Question) if the turn asks something (holds "?")
-//	          · (1 − Length·(1 − n/30)) for a turn of n < 30 words: a
+//	          · (1 − Length·(1 − n/t)) for a turn of n < t words (t:
+//	          Limits.TurnWords, 30): a
 //	          question or a short turn less often holds what is asked
 //	          · (1 − Assistant) for the assistant's turn when the speakers
 //	          are roles: a user's memory is asked what the user told, the
 //	          answer only repeats its words around generic advice
-//	session = the mean of the best three turns of its session (metadata
+//	session = the mean of the best Limits.SessionTop (3) turns of its session (metadata
 //	          session_id, else the day of its reference time)
 //	mentions = for each name or thing (entity.Mentions) that one of the
 //	          three best turns, or an entity the query names, mentions: the
@@ -225,14 +237,19 @@
 //
 // Two orderings are enforced after the scores (settle), so that no weight
 // — and no further ranked list fused in — can break them: a version not
-// valid at as_of ranks below the candidate version that is; and when the
+// valid at as_of ranks below the candidate version that is (at most
+// Limits.Below, 0.95, of its score); and when the
 // question names an entity and one of its predicates (predicate ≥
 // Predicate.Answer, 0.5), the entity's answering fact valid at as_of ranks
 // above the entity's card (unless only entities are asked for). Packing
 // weighs a subject's fact blocks after the first Context.PerSubject (3) by
 // Context.Demote (0.5) and an entity's card by Context.EntityCard (0.5);
 // the floor keeps a block covering Floor.Share (0.6) of the best one's
-// concepts.
+// concepts. A walked path's hops weigh their predicate's match (named
+// from Path.Named, 0.5; Path.Hinted for a hop only a kind word names,
+// −Path.Unnamed for one no word names; × Path.Inverse against a fact's
+// direction), less Path.HopCost each, + Path.NearBonus when its first hop
+// uses the word nearest its anchor.
 //
 // The turns of the five best sessions are all scored, so a reply that shares
 // no word with the query is reached through the question before it; the

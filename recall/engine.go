@@ -100,17 +100,20 @@ type SearchRequest struct {
 	Types []string `json:"types,omitempty"`
 }
 
-// SearchHit is one ranked result. Signals are the inputs of its score
-// (see the package documentation for the formula).
+// SearchHit is one ranked result. Explanation is how its score was made
+// (see the package documentation for the formula), its value the score
+// before rounding; Signals are the explanation flattened
+// (Explanation.Signals).
 type SearchHit struct {
-	Type    string             `json:"type"`
-	ID      string             `json:"id"`
-	Text    string             `json:"text"`
-	Score   float64            `json:"score"`
-	Signals map[string]float64 `json:"signals"`
-	Fact    *entity.Fact       `json:"fact,omitempty"`
-	Entity  *entity.Entity     `json:"entity,omitempty"`
-	Episode *entity.Episode    `json:"episode,omitempty"`
+	Type        string             `json:"type"`
+	ID          string             `json:"id"`
+	Text        string             `json:"text"`
+	Score       float64            `json:"score"`
+	Signals     map[string]float64 `json:"signals"`
+	Explanation *Explanation       `json:"explanation"`
+	Fact        *entity.Fact       `json:"fact,omitempty"`
+	Entity      *entity.Entity     `json:"entity,omitempty"`
+	Episode     *entity.Episode    `json:"episode,omitempty"`
 }
 
 // SearchResult answers a SearchRequest.
@@ -297,7 +300,8 @@ func (e *Engine) Search(ctx context.Context, scope entity.Scope, req SearchReque
 		if it.typ == search.TypeEpisode && it.episode == nil {
 			continue // deleted since it was indexed
 		}
-		h := SearchHit{Type: it.typ, ID: it.id, Score: round(it.score), Signals: it.signalMap()}
+		x := it.explain.finish()
+		h := SearchHit{Type: it.typ, ID: it.id, Score: round(it.score), Signals: x.Signals(), Explanation: x}
 		switch it.typ {
 		case search.TypeFact:
 			f := boundedFact(*it.fact)

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/graphmem/graphmem/entity"
 	"github.com/graphmem/graphmem/graph"
@@ -50,8 +49,8 @@ type EpisodeWeights struct {
 	// Question: a turn that asks something rather than tells —
 	// × (1 − Question).
 	Question float64 `json:"question"`
-	// Length: a turn of n words, shorter than lengthFull, says less —
-	// × (1 − Length·(1 − n/lengthFull)).
+	// Length: a turn of n words, shorter than Limits.TurnWords (t), says
+	// less — × (1 − Length·(1 − n/t)).
 	Length float64 `json:"length"`
 	// Assistant: between roles, the assistant's turn — × (1 − Assistant):
 	// what a user's memory is asked about is what the user told (their
@@ -75,19 +74,15 @@ var DefaultEpisodeWeights = EpisodeWeights{
 	Question: 0.15, Length: 0.25, Assistant: 0.5,
 }
 
-// Limits of episode ranking.
+// Limits of the work of episode ranking (what changes the ranking is in
+// Limits).
 const (
-	dateSlack        = 7 * 24 * time.Hour
-	sessionTop       = 3   // a session's score: the mean of its best turns
 	sessionsExpanded = 5   // sessions whose every turn is scored
 	sessionMembers   = 300 // turns read per expanded session
 	mentionSources   = 3   // best turns whose mentions the walk follows
 	mentionKeys      = 12  // mentions followed, the best sources' first
 	mentionHub       = 25  // a mention in more turns than this says little
 )
-
-// lengthFull: see EpisodeWeights.Length.
-const lengthFull = 30.0
 
 func (e *Engine) episodeWeights() EpisodeWeights { return e.weights().Episode }
 
@@ -102,11 +97,11 @@ func (e *Engine) rankEpisodes(ctx context.Context, tx graph.Tx, c *candidates, h
 	if err != nil {
 		return err
 	}
-	for id, s := range scoreEpisodes(w, f) {
+	for id, s := range scoreEpisodes(w, &c.w.Limits, f) {
 		if s.score <= 0 {
 			continue
 		}
-		c.episodes[id] = &item{typ: search.TypeEpisode, id: id, score: s.score, hit: byID[id], signals: s.signals}
+		c.episodes[id] = &item{typ: search.TypeEpisode, id: id, score: s.score, hit: byID[id], explain: s.explain}
 	}
 	return nil
 }
@@ -156,19 +151,16 @@ type conversationShape struct {
 	// roles: the speakers are roles (user, assistant), not people a
 	// question could name.
 	roles bool
-	// chat: the turns are short (under chatWords words on average), as
-	// between people; a coding assistant's answers are not.
+	// chat: the turns are short (under Limits.ChatWords words on
+	// average), as between people; a coding assistant's answers are not.
 	chat bool
 }
-
-// chatWords: see conversationShape.chat.
-const chatWords = 40
 
 // shapeOf reads the shape of the conversation from its turns: the
 // candidates and the turns of their best sessions. The mean, not the
 // median: half the turns of a coding assistant's conversation are a
 // user's short questions and thanks.
-func shapeOf(turns map[string]search.Hit) conversationShape {
+func shapeOf(turns map[string]search.Hit, chatWords float64) conversationShape {
 	if len(turns) == 0 {
 		return conversationShape{}
 	}
@@ -179,7 +171,7 @@ func shapeOf(turns map[string]search.Hit) conversationShape {
 		}
 		words += h.Words
 	}
-	return conversationShape{roles: roles, chat: words < chatWords*len(turns)}
+	return conversationShape{roles: roles, chat: float64(words) < chatWords*float64(len(turns))}
 }
 
 // isRole reports whether a speaker is a role rather than a name.
@@ -189,16 +181,6 @@ func isRole(speaker string) bool {
 		return true
 	}
 	return false
-}
-
-// base is a turn's own score: BM25 and the vector list, × (1 +
-// TimeWords) when it places something in time.
-func (w EpisodeWeights) base(t *turnFeatures) float64 {
-	s := t.bm25 + t.vector
-	if w.TimeWords != 0 && t.time {
-		s *= 1 + w.TimeWords
-	}
-	return s
 }
 
 // episodeFeatures fills the features of the candidate turns (hits): the
@@ -225,19 +207,20 @@ func (e *Engine) episodeFeatures(ctx context.Context, tx graph.Tx, c *candidates
 		return t
 	}
 	base := map[string]float64{}
+	var scratch nodes
 	for _, h := range hits {
 		t := add(h)
 		t.bm25, t.hit = h.Score, true
 		if v, ok := c.vectorEpisodes[h.ID]; ok {
 			t.vector, t.vectorRank, t.inVectors = v.add, v.rank, true
 		}
-		base[h.ID] = w.base(t)
+		base[h.ID] = w.turn(&scratch, t).Value
 	}
 	if w.Prev != 0 || w.Next != 0 || w.Session != 0 || w.Answer != 0 {
 		// Read every turn of the best sessions, in order, so that a turn
 		// with no word of the query can still be reached through its
 		// neighbours.
-		best, others := bestSessions(hits, base)
+		best, others := bestSessions(hits, base, c.w.Limits.SessionTop)
 		f.others = others
 		for _, s := range best {
 			ms, err := e.Index.Search(ctx, search.Query{
@@ -265,20 +248,21 @@ func (e *Engine) episodeFeatures(ctx context.Context, tx graph.Tx, c *candidates
 		}
 		f.mentions = ms
 	}
-	f.shape = shapeOf(byID)
+	f.shape = shapeOf(byID, c.w.Limits.ChatWords)
+	slack := days(c.w.Limits.DateSlackDays)
 	speakers := c.speakerKeys()
 	for id, t := range f.turns {
 		h := byID[id]
 		t.speaker = !isRole(h.Speaker) && speakerNamed(h.Speaker, speakers)
-		t.dated = slices.ContainsFunc(p.a.periods, func(per period) bool { return per.contains(h.Time, dateSlack) })
+		t.dated = slices.ContainsFunc(p.a.periods, func(per period) bool { return per.contains(h.Time, slack) })
 	}
 	return f, byID, nil
 }
 
 // bestSessions returns the sessions of the hits with the best session
-// scores (sessionScore of their turns' base scores), at most
-// sessionsExpanded, and the hits of each other session.
-func bestSessions(hits []search.Hit, base map[string]float64) (best []string, others [][]string) {
+// scores (sessionScore of their turns' base scores, over their top best),
+// at most sessionsExpanded, and the hits of each other session.
+func bestSessions(hits []search.Hit, base map[string]float64, top int) (best []string, others [][]string) {
 	members := map[string][]string{}
 	for _, h := range hits {
 		if h.Session != "" {
@@ -287,7 +271,7 @@ func bestSessions(hits []search.Hit, base map[string]float64) (best []string, ot
 	}
 	score := make(map[string]float64, len(members))
 	for s, ids := range members {
-		score[s] = sessionScore(ids, base)
+		score[s] = sessionScore(ids, base, top)
 	}
 	best = bestOf(score, sessionsExpanded)
 	for _, s := range bestOf(score, len(score))[len(best):] {
@@ -296,30 +280,30 @@ func bestSessions(hits []search.Hit, base map[string]float64) (best []string, ot
 	return best, others
 }
 
-// sessionScore is the mean of a session's sessionTop best scores.
-func sessionScore(ids []string, score map[string]float64) float64 {
+// sessionScore is the mean of a session's top best scores.
+func sessionScore(ids []string, score map[string]float64, top int) float64 {
 	v := make([]float64, 0, len(ids))
 	for _, id := range ids {
 		v = append(v, score[id])
 	}
 	sort.Sort(sort.Reverse(sort.Float64Slice(v)))
 	var sum float64
-	for i := 0; i < len(v) && i < sessionTop; i++ {
+	for i := 0; i < len(v) && i < top; i++ {
 		sum += v[i]
 	}
-	return sum / sessionTop
+	return sum / float64(top)
 }
 
-// episodeScore is a turn's score and the signals behind it.
+// episodeScore is a turn's score and its explanation.
 type episodeScore struct {
 	score   float64
-	signals map[string]float64
+	explain *Explanation
 }
 
 // scoreEpisodes weighs the features of the candidate turns. A turn of a
 // conversation often answers a question asked in the turn before, or is
 // only understood with its session around it, so besides its own score
-// (base) a turn receives a share of its neighbours' and of its session's
+// (turn) a turn receives a share of its neighbours' and of its session's
 // scores, and of the best turns' scores when it mentions the same rare
 // names or things (the mention graph); turns by a speaker the query
 // names, and turns from a period the query names, weigh more; a turn's
@@ -333,111 +317,127 @@ type episodeScore struct {
 // the question's words, so no turn gets a share of its session's score
 // (it lifts the whole session above the other sessions' evidence: on the
 // coding-assistant dev part R@5 0.683 → 0.692, R@10 0.780 → 0.781).
-func scoreEpisodes(w EpisodeWeights, f *episodeFeatures) map[string]episodeScore {
-	out := make(map[string]episodeScore, len(f.turns))
-	signal := func(id, k string, v float64) {
-		s := out[id]
-		if s.signals == nil {
-			s.signals = map[string]float64{}
-			out[id] = s
-		}
-		s.signals[k] = round(v)
-	}
-	base := make(map[string]float64, len(f.turns))
-	adj := make(map[string]float64, len(f.turns))
+//
+//	episode = ((turn + neighbours + mentions) · speaker · date + session) · prior
+func scoreEpisodes(w EpisodeWeights, lim *Limits, f *episodeFeatures) map[string]episodeScore {
+	n := &nodes{}
+	turn := make(map[string]*Explanation, len(f.turns))
 	for id, t := range f.turns {
-		base[id] = w.base(t)
-		adj[id] = base[id]
-		if t.hit {
-			signal(id, "bm25", t.bm25)
-			if w.TimeWords != 0 && t.time {
-				signal(id, "time", 1)
-			}
-		}
-		if t.inVectors {
-			signal(id, "vector", t.vector)
-			signal(id, "vector_rank", float64(t.vectorRank))
-		}
+		turn[id] = w.turn(n, t)
 	}
 	answer, followUp, session := w.Answer, w.FollowUp, w.Session
 	if !f.shape.chat {
 		answer, followUp, session = w.Prev, 0, 0
 	}
-	for _, ids := range f.sessions {
-		for i, id := range ids {
-			var nb float64
-			if i > 0 {
-				share := w.Prev
-				if f.turns[ids[i-1]].question {
-					share = answer
-				}
-				nb += share * base[ids[i-1]]
-			}
-			if i > 1 && followUp > 0 && followsUp(f.turns[ids[i-2]], f.turns[ids[i-1]], f.turns[id]) {
-				nb += followUp * base[ids[i-2]]
-			}
-			if i+1 < len(ids) {
-				nb += w.Next * base[ids[i+1]]
-			}
-			if nb > 0 {
-				adj[id] += nb
-				signal(id, "neighbours", nb)
-			}
-		}
-	}
-	if w.Mention > 0 {
-		got := map[string]float64{}
-		for _, m := range f.mentions {
-			v := 0.0
-			if m.named {
-				v = f.scale
-			}
-			for _, s := range m.sources {
-				v = max(v, base[s])
-			}
-			for _, id := range m.turns {
-				got[id] += v / float64(len(m.turns))
-			}
-		}
-		for id, v := range got {
-			adj[id] += w.Mention * v
-			signal(id, "mentions", w.Mention*v)
-		}
-	}
+	near := neighbours(n, w, f, turn, answer, followUp)
+	ment := mentionShares(n, w, f, turn)
+	adj := make(map[string]*Explanation, len(f.turns))
+	adjValue := make(map[string]float64, len(f.turns))
 	for id, t := range f.turns {
+		var speaker, date *Explanation
 		if t.speaker && !f.shape.roles {
-			adj[id] *= 1 + w.Speaker
-			signal(id, "speaker", 1)
+			speaker = n.leaf("speaker", 1+w.Speaker)
 		}
 		if t.dated {
-			adj[id] *= 1 + w.Date
-			signal(id, "date", 1)
+			date = n.leaf("date", 1+w.Date)
 		}
+		adj[id] = n.product("adjusted", n.sum("evidence", turn[id], near[id], ment[id]), speaker, date)
+		adjValue[id] = adj[id].Value
 	}
-	final := maps.Clone(adj)
+	shares := map[string]*Explanation{}
 	for _, ids := range slices.Concat(f.sessions, f.others) {
-		s := sessionScore(ids, adj)
+		s := sessionScore(ids, adjValue, lim.SessionTop)
 		if s == 0 || session == 0 {
 			continue
 		}
 		for _, id := range ids {
-			final[id] += session * s
-			signal(id, "session", session*s)
+			shares[id] = n.product("session", n.leaf("episode.session", session), n.leaf("session_score", s))
 		}
 	}
-	for id, v := range final {
-		if v > 0 {
-			if p := w.prior(f.turns[id], f.shape.roles); p != 1 {
-				v *= p
-				signal(id, "prior", p)
+	out := make(map[string]episodeScore, len(f.turns))
+	for id, t := range f.turns {
+		total := n.sum("total", adj[id], shares[id])
+		var prior *Explanation
+		if total.Value > 0 {
+			if p := w.prior(n, t, f.shape.roles, lim.TurnWords); p.Value != 1 {
+				prior = p
 			}
 		}
-		s := out[id]
-		s.score = v
-		if s.signals == nil {
-			s.signals = map[string]float64{}
+		x := n.product("episode", total, prior)
+		out[id] = episodeScore{score: x.Value, explain: x}
+	}
+	return out
+}
+
+// turn is a turn's own score: BM25 and the vector list, × (1 +
+// TimeWords) when it places something in time.
+func (w EpisodeWeights) turn(n *nodes, t *turnFeatures) *Explanation {
+	var bm25, vec, time *Explanation
+	if t.hit {
+		bm25 = n.leaf("bm25", t.bm25)
+	}
+	if t.inVectors {
+		vec = n.leaf("vector", t.vector, Input{"vector_rank", float64(t.vectorRank)})
+	}
+	if w.TimeWords != 0 && t.time {
+		time = n.leaf("time_words", 1+w.TimeWords)
+	}
+	return n.product("turn", n.sum("text", bm25, vec), time)
+}
+
+// neighbours are the shares of the turns around each turn of the best
+// sessions it receives: of the previous turn (Prev, or answer when that
+// turn asks a question), of the turn two before when the turn follows it
+// up (followUp), of the next turn (Next).
+func neighbours(n *nodes, w EpisodeWeights, f *episodeFeatures, turn map[string]*Explanation, answer, followUp float64) map[string]*Explanation {
+	out := map[string]*Explanation{}
+	for _, ids := range f.sessions {
+		for i, id := range ids {
+			var prev, back, next *Explanation
+			if i > 0 {
+				prev = n.product("prev", n.leaf("episode.prev", w.Prev), n.leaf("previous_turn", turn[ids[i-1]].Value))
+				if f.turns[ids[i-1]].question {
+					prev = n.product("answer", n.leaf("episode.answer", answer), n.leaf("previous_turn", turn[ids[i-1]].Value))
+				}
+			}
+			if i > 1 && followUp > 0 && followsUp(f.turns[ids[i-2]], f.turns[ids[i-1]], f.turns[id]) {
+				back = n.product("follow_up", n.leaf("episode.follow_up", followUp), n.leaf("turn_before", turn[ids[i-2]].Value))
+			}
+			if i+1 < len(ids) {
+				next = n.product("next", n.leaf("episode.next", w.Next), n.leaf("next_turn", turn[ids[i+1]].Value))
+			}
+			if nb := n.sum("neighbours", prev, back, next); nb.Value > 0 {
+				out[id] = nb
+			}
 		}
-		out[id] = s
+	}
+	return out
+}
+
+// mentionShares are, for each turn the mention graph reaches, Mention ×
+// the sum over the mentions leading to it of the best score leading to
+// the mention (scale for an entity the query names, else the best source
+// turn's) divided by how many turns hold the mention.
+func mentionShares(n *nodes, w EpisodeWeights, f *episodeFeatures, turn map[string]*Explanation) map[string]*Explanation {
+	if w.Mention <= 0 {
+		return nil
+	}
+	got := map[string][]*Explanation{}
+	for _, m := range f.mentions {
+		v := 0.0
+		if m.named {
+			v = f.scale
+		}
+		for _, s := range m.sources {
+			v = max(v, turn[s].Value)
+		}
+		for _, id := range m.turns {
+			got[id] = append(got[id], n.leaf("mention", v/float64(len(m.turns)), Input{"mention_turns", float64(len(m.turns))}))
+		}
+	}
+	out := make(map[string]*Explanation, len(got))
+	for id, ms := range got {
+		out[id] = n.product("mentions", n.leaf("episode.mention", w.Mention), n.sum("mentioned", ms...))
 	}
 	return out
 }
@@ -452,18 +452,20 @@ func followsUp(a, b, c *turnFeatures) bool {
 // asks: a question and a short turn less often do (in chat and in a
 // coding assistant's conversation alike: a short turn there is thanks or
 // a generic question), nor, between roles (roles), the assistant's turn.
-func (w EpisodeWeights) prior(t *turnFeatures, roles bool) float64 {
-	f := 1.0
+// A turn of full words or more is not short. Its value is 1 when no
+// factor applies.
+func (w EpisodeWeights) prior(n *nodes, t *turnFeatures, roles bool, full float64) *Explanation {
+	var assistant, question, length *Explanation
 	if roles && t.assistant {
-		f *= 1 - w.Assistant
+		assistant = n.leaf("assistant", 1-w.Assistant)
 	}
 	if t.question {
-		f *= 1 - w.Question
+		question = n.leaf("question", 1-w.Question)
 	}
-	if n := float64(t.words); n > 0 && n < lengthFull {
-		f *= 1 - w.Length*(1-n/lengthFull)
+	if words := float64(t.words); words > 0 && words < full {
+		length = n.leaf("length", 1-w.Length*(1-words/full), Input{"words", words})
 	}
-	return f
+	return n.product("prior", n.leaf("form", 1), assistant, question, length)
 }
 
 // mentioned follows the mention graph from the best turns: the names and

@@ -34,7 +34,7 @@ func TestShapeOf(t *testing.T) {
 		{"nothing", nil, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := shapeOf(tc.turns); got.roles != tc.roles || got.chat != tc.chat {
+			if got := shapeOf(tc.turns, defaultWeights.Limits.ChatWords); got.roles != tc.roles || got.chat != tc.chat {
 				t.Fatalf("got %+v, want roles %v chat %v", got, tc.roles, tc.chat)
 			}
 		})
@@ -57,10 +57,10 @@ func threeTurns(shape conversationShape) *episodeFeatures {
 
 func TestScoreEpisodes_Neighbours(t *testing.T) {
 	w := EpisodeWeights{Prev: 0.2, Answer: 0.6, Next: 0.1}
-	got := scoreEpisodes(w, threeTurns(conversationShape{chat: true}))
+	got := scoreEpisodes(w, &defaultWeights.Limits, threeTurns(conversationShape{chat: true}))
 	// In chat the reply to a question gets the Answer share of it, and
 	// the Next share of the turn after it.
-	if want := 0.6*2 + 0.1*1; !near(got["a"].score, want) || !near(got["a"].signals["neighbours"], want) {
+	if want := 0.6*2 + 0.1*1; !near(got["a"].score, want) || !near(got["a"].signals()["neighbours"], want) {
 		t.Fatalf("reply in chat: %+v, want %v", got["a"], want)
 	}
 	// The statement after the reply gets Prev of the reply's base (0).
@@ -69,12 +69,12 @@ func TestScoreEpisodes_Neighbours(t *testing.T) {
 	}
 	// Outside chat the reply gets only Prev: a user's question there
 	// tells the setting it asks about, the long answer only repeats it.
-	got = scoreEpisodes(w, threeTurns(conversationShape{roles: true}))
+	got = scoreEpisodes(w, &defaultWeights.Limits, threeTurns(conversationShape{roles: true}))
 	if want := 0.2*2 + 0.1*1; !near(got["a"].score, want) {
 		t.Fatalf("reply outside chat: %+v, want %v", got["a"], want)
 	}
 	// Off, the reply has no score.
-	if got := scoreEpisodes(EpisodeWeights{}, threeTurns(conversationShape{chat: true})); got["a"].score != 0 {
+	if got := scoreEpisodes(EpisodeWeights{}, &defaultWeights.Limits, threeTurns(conversationShape{chat: true})); got["a"].score != 0 {
 		t.Fatalf("structure off: %+v", got["a"])
 	}
 }
@@ -83,9 +83,9 @@ func TestScoreEpisodes_Session(t *testing.T) {
 	f := threeTurns(conversationShape{chat: true})
 	f.others = [][]string{{"x"}}
 	f.turns["x"] = &turnFeatures{bm25: 3, hit: true, words: 50}
-	got := scoreEpisodes(EpisodeWeights{Session: 0.5}, f)
-	// Session score: mean of the best sessionTop (3) turns: (2+1+0)/3.
-	if want := 0.5 * 1.0; !near(got["a"].signals["session"], want) || !near(got["a"].score, want) {
+	got := scoreEpisodes(EpisodeWeights{Session: 0.5}, &defaultWeights.Limits, f)
+	// Session score: mean of the best Limits.SessionTop (3) turns: (2+1+0)/3.
+	if want := 0.5 * 1.0; !near(got["a"].signals()["session"], want) || !near(got["a"].score, want) {
 		t.Fatalf("session share: %+v, want %v", got["a"], want)
 	}
 	// A session of one turn: 3/3.
@@ -95,8 +95,8 @@ func TestScoreEpisodes_Session(t *testing.T) {
 	// Outside chat (long turns, a coding assistant's) a session is one
 	// long task: its turns get no share of it.
 	f.shape = conversationShape{roles: true}
-	got = scoreEpisodes(EpisodeWeights{Session: 0.5}, f)
-	if _, ok := got["a"].signals["session"]; ok || got["a"].score != 0 || !near(got["x"].score, 3) {
+	got = scoreEpisodes(EpisodeWeights{Session: 0.5}, &defaultWeights.Limits, f)
+	if _, ok := got["a"].signals()["session"]; ok || got["a"].score != 0 || !near(got["x"].score, 3) {
 		t.Fatalf("session share outside chat: a %+v, x %+v", got["a"], got["x"])
 	}
 }
@@ -107,14 +107,14 @@ func TestScoreEpisodes_SpeakerGate(t *testing.T) {
 		"other": {bm25: 1.5, hit: true, words: 50},
 	}}
 	w := EpisodeWeights{Speaker: 2}
-	got := scoreEpisodes(w, f)
-	if !near(got["named"].score, 3) || got["named"].signals["speaker"] != 1 {
+	got := scoreEpisodes(w, &defaultWeights.Limits, f)
+	if !near(got["named"].score, 3) || got["named"].signals()["speaker"] != 3 {
 		t.Fatalf("named speaker among people: %+v", got["named"])
 	}
 	// Between roles no speaker is named ("the user service" names no one).
 	f.shape.roles = true
-	got = scoreEpisodes(w, f)
-	if !near(got["named"].score, 1) || got["named"].signals["speaker"] != 0 {
+	got = scoreEpisodes(w, &defaultWeights.Limits, f)
+	if !near(got["named"].score, 1) || got["named"].signals()["speaker"] != 0 {
 		t.Fatalf("speaker signal between roles: %+v", got["named"])
 	}
 }
@@ -126,18 +126,18 @@ func TestScoreEpisodes_Prior(t *testing.T) {
 		"long":  {bm25: 1, hit: true, words: 80},
 	}}
 	w := EpisodeWeights{Question: 0.3, Length: 0.5}
-	got := scoreEpisodes(w, f)
-	if want := (1 - 0.3) * (1 - 0.5*(1-15.0/lengthFull)); !near(got["ask"].score, want) {
+	got := scoreEpisodes(w, &defaultWeights.Limits, f)
+	if want := (1 - 0.3) * (1 - 0.5*(1-15.0/defaultWeights.Limits.TurnWords)); !near(got["ask"].score, want) {
 		t.Fatalf("question: %+v, want %v", got["ask"], want)
 	}
-	if want := 1 - 0.5*(1-6.0/lengthFull); !near(got["short"].score, want) {
+	if want := 1 - 0.5*(1-6.0/defaultWeights.Limits.TurnWords); !near(got["short"].score, want) {
 		t.Fatalf("short turn: %+v, want %v", got["short"], want)
 	}
-	if !near(got["long"].score, 1) || got["long"].signals["prior"] != 0 {
+	if !near(got["long"].score, 1) || got["long"].signals()["prior"] != 0 {
 		t.Fatalf("long turn: %+v", got["long"])
 	}
-	for id, s := range scoreEpisodes(EpisodeWeights{}, f) {
-		if !near(s.score, 1) || s.signals["prior"] != 0 {
+	for id, s := range scoreEpisodes(EpisodeWeights{}, &defaultWeights.Limits, f) {
+		if !near(s.score, 1) || s.signals()["prior"] != 0 {
 			t.Fatalf("%s weighed by its form with the prior off: %+v", id, s)
 		}
 	}
@@ -152,13 +152,13 @@ func TestScoreEpisodes_AssistantGate(t *testing.T) {
 	// Between roles the assistant's answer weighs less than what the
 	// user told.
 	f.shape.roles = true
-	got := scoreEpisodes(w, f)
-	if !near(got["answer"].score, 0.6) || !near(got["answer"].signals["prior"], 0.6) || !near(got["told"].score, 1) {
+	got := scoreEpisodes(w, &defaultWeights.Limits, f)
+	if !near(got["answer"].score, 0.6) || !near(got["answer"].signals()["prior"], 0.6) || !near(got["told"].score, 1) {
 		t.Fatalf("between roles: answer %+v, told %+v", got["answer"], got["told"])
 	}
 	// Among named people no turn is an assistant's.
 	f.shape.roles = false
-	if got := scoreEpisodes(w, f); !near(got["answer"].score, 1) {
+	if got := scoreEpisodes(w, &defaultWeights.Limits, f); !near(got["answer"].score, 1) {
 		t.Fatalf("among people: %+v", got["answer"])
 	}
 }
@@ -179,14 +179,14 @@ func TestScoreEpisodes_Mentions(t *testing.T) {
 		},
 		scale: 6,
 	}
-	got := scoreEpisodes(EpisodeWeights{Mention: 0.5}, f)
+	got := scoreEpisodes(EpisodeWeights{Mention: 0.5}, &defaultWeights.Limits, f)
 	if want := 0.5 * (4.0/2 + 6.0/3); !near(got["far"].score, want) {
 		t.Fatalf("far: %+v, want %v", got["far"], want)
 	}
 	if want := 0.5 * 6.0 / 3; !near(got["near"].score, want) {
 		t.Fatalf("near: %+v, want %v", got["near"], want)
 	}
-	if got := scoreEpisodes(EpisodeWeights{}, f); got["far"].score != 0 {
+	if got := scoreEpisodes(EpisodeWeights{}, &defaultWeights.Limits, f); got["far"].score != 0 {
 		t.Fatalf("mentions off: %+v", got["far"])
 	}
 }
@@ -195,13 +195,13 @@ func TestScoreEpisodes_BaseTimeDateVector(t *testing.T) {
 	f := &episodeFeatures{turns: map[string]*turnFeatures{
 		"t": {bm25: 1, vector: 0.5, inVectors: true, vectorRank: 2, hit: true, time: true, dated: true, words: 50},
 	}}
-	got := scoreEpisodes(EpisodeWeights{TimeWords: 0.3, Date: 1}, f)["t"]
+	got := scoreEpisodes(EpisodeWeights{TimeWords: 0.3, Date: 1}, &defaultWeights.Limits, f)["t"]
 	if want := (1 + 0.5) * 1.3 * 2; !near(got.score, want) {
 		t.Fatalf("score %v, want %v", got.score, want)
 	}
-	for k, v := range map[string]float64{"bm25": 1, "vector": 0.5, "vector_rank": 2, "time": 1, "date": 1} {
-		if got.signals[k] != v {
-			t.Fatalf("signal %s = %v, want %v: %v", k, got.signals[k], v, got.signals)
+	for k, v := range map[string]float64{"bm25": 1, "vector": 0.5, "vector_rank": 2, "time_words": 1.3, "date": 2} {
+		if got.signals()[k] != v {
+			t.Fatalf("signal %s = %v, want %v: %v", k, got.signals()[k], v, got.signals())
 		}
 	}
 }
@@ -220,8 +220,8 @@ func TestScoreEpisodes_FollowUp(t *testing.T) {
 		shape:    conversationShape{chat: true},
 	}
 	w := EpisodeWeights{FollowUp: 0.5}
-	got := scoreEpisodes(w, f)
-	if want := 0.5 * 2.0; !near(got["on"].score, want) || !near(got["on"].signals["neighbours"], want) {
+	got := scoreEpisodes(w, &defaultWeights.Limits, f)
+	if want := 0.5 * 2.0; !near(got["on"].score, want) || !near(got["on"].signals()["neighbours"], want) {
 		t.Fatalf("follow-up: %+v, want %v", got["on"], want)
 	}
 	// Two before Bob's turn is Bob's question: no one goes on with it.
@@ -230,17 +230,20 @@ func TestScoreEpisodes_FollowUp(t *testing.T) {
 	}
 	// The turn between does not ask: no follow-up.
 	f.turns["ask"].question = false
-	if got := scoreEpisodes(w, f); got["on"].score != 0 {
+	if got := scoreEpisodes(w, &defaultWeights.Limits, f); got["on"].score != 0 {
 		t.Fatalf("after a statement: %+v", got["on"])
 	}
 	f.turns["ask"].question = true
 	// Outside chat (a coding assistant's long turns) off, as Answer.
 	f.shape = conversationShape{roles: true}
-	if got := scoreEpisodes(w, f); got["on"].score != 0 {
+	if got := scoreEpisodes(w, &defaultWeights.Limits, f); got["on"].score != 0 {
 		t.Fatalf("outside chat: %+v", got["on"])
 	}
 	f.shape = conversationShape{chat: true}
-	if got := scoreEpisodes(EpisodeWeights{}, f); got["on"].score != 0 {
+	if got := scoreEpisodes(EpisodeWeights{}, &defaultWeights.Limits, f); got["on"].score != 0 {
 		t.Fatalf("off: %+v", got["on"])
 	}
 }
+
+// signals are the explanation of a turn's score, flattened.
+func (s episodeScore) signals() map[string]float64 { return s.explain.Signals() }

@@ -126,7 +126,7 @@ func TestRankEpisodes_SpeakerAndDate(t *testing.T) {
 	e.conversation(t, "u", chat)
 	// Both turns say "Lake Tahoe"; the question names Ann.
 	sig, order := e.episodeSignals(t, "u", "what did Ann say about Lake Tahoe", recall.DefaultEpisodeWeights)
-	if sig["s03-005"]["speaker"] != 1 || sig["s01-001"]["speaker"] != 0 {
+	if sig["s03-005"]["speaker"] != 1+recall.DefaultEpisodeWeights.Speaker || sig["s01-001"]["speaker"] != 0 {
 		t.Fatalf("speaker signal: Ann's turn %v, Bob's %v", sig["s03-005"], sig["s01-001"])
 	}
 	if rank(order, "s03-005") > rank(order, "s01-001") {
@@ -135,7 +135,7 @@ func TestRankEpisodes_SpeakerAndDate(t *testing.T) {
 	// Session 3 is dated 2024-01-22: a question about that week boosts it.
 	sig, _ = e.episodeSignals(t, "u", "Lake Tahoe in January 2024", recall.DefaultEpisodeWeights)
 	for _, id := range []string{"s01-001", "s03-005"} {
-		if sig[id]["date"] != 1 {
+		if sig[id]["date"] != 1+recall.DefaultEpisodeWeights.Date {
 			t.Errorf("%s is dated in January 2024 but has no date signal: %v", id, sig[id])
 		}
 	}
@@ -204,11 +204,11 @@ func TestRankEpisodes_TimeWords(t *testing.T) {
 	})
 	const q = "what did Bob say about the hike around the lake" // not a "when" question
 	sig, order := e.episodeSignals(t, "u", q, recall.EpisodeWeights{})
-	if rank(order, "s01-000") != 0 || sig["s02-001"]["time"] != 0 {
+	if rank(order, "s01-000") != 0 || sig["s02-001"]["time_words"] != 0 {
 		t.Fatalf("weights off: the shorter turn ranks first by BM25 and none has the time signal: %v %v", order, sig)
 	}
 	sig, order = e.episodeSignals(t, "u", q, recall.EpisodeWeights{TimeWords: 0.3})
-	if rank(order, "s02-001") != 0 || sig["s02-001"]["time"] != 1 || sig["s01-000"]["time"] != 0 {
+	if rank(order, "s02-001") != 0 || sig["s02-001"]["time_words"] != 1.3 || sig["s01-000"]["time_words"] != 0 {
 		t.Fatalf("TimeWords 0.3: the turn saying when ranks first and has the signal: %v %v", order, sig)
 	}
 }

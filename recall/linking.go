@@ -508,7 +508,7 @@ func (c *candidates) suggest() {
 				return
 			}
 			sim := entity.Similarity(u.key, n)
-			if !always && sim < nearSimilarity && !sharesWord(u.key, n) {
+			if !always && sim < c.w.Limits.NearSimilarity && !sharesWord(u.key, n) {
 				return
 			}
 			seen[n] = true
@@ -535,10 +535,6 @@ func (c *candidates) suggest() {
 		c.unresolved = append(c.unresolved, nl)
 	}
 }
-
-// nearSimilarity is how similar (entity.Similarity) a name sharing no word
-// with an unknown one must be to be offered in its place.
-const nearSimilarity = 0.75
 
 func sharesWord(a, b string) bool {
 	bw := strings.Fields(b)

@@ -55,6 +55,10 @@ const (
 	pathFanOut  = 5   // paths alike shown (a many predicate's fan-out)
 )
 
+// pathLead is the path block's priority over the best other block's (at
+// least 1): any factor above 1 puts it first.
+const pathLead = 2
+
 // Path is a chain of facts a question's answer crosses, in walk order:
 // from the anchor the question names to the answer. Complete is false for
 // a broken path: Missing then names the predicate memory holds no fact of
@@ -102,6 +106,8 @@ type plan struct {
 	answer string
 	asOf   time.Time
 	lx     *lexicon
+	// w weighs the paths.
+	w *PathWeights
 }
 
 // answers reports whether an entity of type typ may end a path of pl.
@@ -168,9 +174,9 @@ func init() {
 
 // makePlan reads a plan from the question's analysis: anchors are the
 // entities it names; words its terms that some predicate's phrase holds,
-// without the anchors' names and the times it names.
-func makePlan(a analysis, lx *lexicon, o *ontology.Ontology, anchors []entity.Entity, asOf time.Time) *plan {
-	pl := &plan{anchors: anchors, kinds: map[string]string{}, nearest: map[string]string{}, asOf: asOf, lx: lx}
+// without the anchors' names and the times it names. w weighs its paths.
+func makePlan(a analysis, lx *lexicon, o *ontology.Ontology, anchors []entity.Entity, asOf time.Time, w *PathWeights) *plan {
+	pl := &plan{anchors: anchors, kinds: map[string]string{}, nearest: map[string]string{}, asOf: asOf, lx: lx, w: w}
 	text := idioms.Replace(a.text)
 	lower := strings.ToLower(text)
 	spans := anchorSpans(lower, anchors)
@@ -387,24 +393,16 @@ func (pl *plan) names(pred string, left map[string]int) (score float64, used []s
 	return best, bestUsed, false
 }
 
-// Scores of a path's hops. A path has at most one hop that no word names
-// fully: hinted by a kind word ("the database behind X"; it must reach
-// an entity of that kind) or unnamed (it may not end the path). An
-// unnamed hop costs a little, so that of two paths named alike the one
-// without it wins.
+// Scores of a path's hops (PathWeights). A path has at most one hop that
+// no word names fully: hinted by a kind word ("the database behind X"; it
+// must reach an entity of that kind) or unnamed (it may not end the
+// path). An unnamed hop costs a little, so that of two paths named alike
+// the one without it wins.
 //
-// Every hop costs hopCost, so that a longer path must explain more; a
+// Every hop costs HopCost, so that a longer path must explain more; a
 // hop against a fact's direction counts less than one along it; a path
 // whose first hop uses the word written closest to its anchor gains
-// nearBonus.
-const (
-	namedHop   = 0.5   // a hop is named when its predicate's match reaches it
-	hintedHop  = 0.5   // what a hop only a kind word names counts
-	unnamedHop = -0.05 // what a hop no word names counts
-	inverseHop = 0.9   // a hop against a fact's direction, relative to along it
-	hopCost    = 0.1
-	nearBonus  = 0.1
-)
+// NearBonus.
 
 // partial is a path being walked.
 type partial struct {
@@ -422,9 +420,10 @@ type partial struct {
 	unnamed     int
 }
 
-func (p *partial) extend(f entity.Fact, inverse bool, to string, used []string, score float64) *partial {
+// extend is p followed by fact f, a hop worth score less its cost.
+func (p *partial) extend(f entity.Fact, inverse bool, to string, used []string, score, cost float64) *partial {
 	n := &partial{facts: append(slices.Clip(p.facts), f), inverse: append(slices.Clip(p.inverse), inverse), at: to,
-		left: maps.Clone(p.left), score: p.score + score - hopCost, bridged: p.bridged, first: p.first, unnamed: p.unnamed}
+		left: maps.Clone(p.left), score: p.score + score - cost, bridged: p.bridged, first: p.first, unnamed: p.unnamed}
 	if len(p.facts) == 0 {
 		n.first = used
 	}
@@ -586,18 +585,18 @@ func (pl *plan) step(pa *partial, f entity.Fact, p *params, hop int) *partial {
 	}
 	s, used, hinted := pl.names(f.Predicate, pa.left)
 	if inverse {
-		s *= inverseHop
+		s *= pl.w.Inverse
 	}
 	bridge := to != "" && !pa.bridged && hop+1 < pathHops
 	switch {
-	case s >= namedHop:
-		return pa.extend(f, inverse, to, used, s)
+	case s >= pl.w.Named:
+		return pa.extend(f, inverse, to, used, s, pl.w.HopCost)
 	case hinted && to != "" && !pa.bridged:
-		np := pa.extend(f, inverse, to, used, hintedHop)
+		np := pa.extend(f, inverse, to, used, pl.w.Hinted, pl.w.HopCost)
 		np.bridged, np.hint = true, pl.kinds[used[0]]
 		return np
 	case bridge:
-		np := pa.extend(f, inverse, to, nil, unnamedHop)
+		np := pa.extend(f, inverse, to, nil, -pl.w.Unnamed, pl.w.HopCost)
 		np.bridged, np.lastUnnamed = true, true
 		np.unnamed++
 		return np
@@ -612,7 +611,7 @@ func (pl *plan) step(pa *partial, f entity.Fact, p *params, hop int) *partial {
 func (pl *plan) choose(ends []*partial) walked {
 	for _, pa := range ends {
 		if w := pl.nearest[pa.anchor()]; w != "" && slices.Contains(pa.first, w) {
-			pa.score += nearBonus
+			pa.score += pl.w.NearBonus
 		}
 	}
 	var single, best *partial
@@ -730,7 +729,8 @@ func describe(pa *partial, missing string, p *params) Path {
 // chain, then every fact of the path not shown yet, in walk order, the
 // answer last; for a broken path, where it broke. It ranks above every
 // other fact block.
-func (b *builder) pathBlock(w walked, paths []Path, top float64) *block {
+func (b *builder) pathBlock(w walked, paths []Path, lead *Explanation) *block {
+	top := lead.Value
 	bl := &block{priority: top, lead: true}
 	shown := map[string]bool{}
 	for k, pa := range w.paths {
@@ -752,7 +752,7 @@ func (b *builder) pathBlock(w walked, paths []Path, top float64) *block {
 			l := b.factLine("fact", f)
 			l.nested = true
 			bl.lines = append(bl.lines, l)
-			bl.facts = append(bl.facts, ContextFact{Fact: boundedFact(*f), Status: l.Status, Role: "path", Score: round(top)})
+			bl.facts = append(bl.facts, ContextFact{Fact: boundedFact(*f), Status: l.Status, Role: "path", Score: round(top), Explanation: lead})
 		}
 	}
 	return bl
@@ -774,7 +774,7 @@ func (b *builder) walk(tx graph.Tx) ([]Path, error) {
 	}
 	slices.SortStableFunc(anchors, func(x, y entity.Entity) int { return cmp.Compare(len(y.Name), len(x.Name)) })
 	anchors = anchors[:min(len(anchors), pathAnchors)]
-	pl := makePlan(b.p.a, lexiconOf(b.e.ontology()), b.e.ontology(), anchors, b.p.asOf)
+	pl := makePlan(b.p.a, lexiconOf(b.e.ontology()), b.e.ontology(), anchors, b.p.asOf, &b.c.w.Path)
 	w, err := walkPlan(tx, pl, b.p)
 	if err != nil || len(w.paths) == 0 {
 		return []Path{}, err
@@ -796,6 +796,8 @@ func (b *builder) walk(tx graph.Tx) ([]Path, error) {
 		top = max(top, bl.priority)
 		kept = append(kept, bl)
 	}
-	b.blocks = append([]*block{b.pathBlock(w, paths, top*2)}, kept...)
+	var n nodes
+	lead := n.product("path", n.leaf("best_block", top), n.leaf("lead", pathLead))
+	b.blocks = append([]*block{b.pathBlock(w, paths, lead)}, kept...)
 	return paths, nil
 }

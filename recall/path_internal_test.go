@@ -36,7 +36,7 @@ func TestMakePlan(t *testing.T) {
 		if strings.Contains(c.q, "reports-api") {
 			anchor = entity.Entity{ID: "e1", Name: "reports-api"}
 		}
-		pl := makePlan(a, lx, o, []entity.Entity{anchor}, asOf)
+		pl := makePlan(a, lx, o, []entity.Entity{anchor}, asOf, &defaultWeights.Path)
 		if got := pl.String(); got != c.want {
 			t.Errorf("%q:\n got %s\nwant %s", c.q, got, c.want)
 		}

@@ -386,12 +386,6 @@ func (c *candidates) namedAfter(q *question, pred, id string) bool {
 	return false
 }
 
-// below is the share of a score an item is set to by settle when it must
-// rank under another. It is not a weight: settle runs after every score
-// is fused, so that no weight — and no further ranked list fused into
-// the scores — can break its orderings.
-const below = 0.95
-
 // settle enforces two orderings on the fused scores:
 //
 //   - a version of a fact that is not valid at as_of never ranks above
@@ -400,14 +394,14 @@ const below = 0.95
 //     fact valid at as_of that answers it ranks above the entity's card
 //     ("who is Hiro's manager" answers with the reports_to fact first).
 func (c *candidates) settle() {
+	below := c.w.Limits.Below
 	for _, it := range c.facts {
 		if it.fact.ValidAt(c.p.asOf) {
 			continue
 		}
 		cur := c.validVersion(it.fact)
 		if cur != nil && it.score >= below*cur.score {
-			it.score = below * cur.score
-			it.explain.add("below_current", 1)
+			it.setBelow("below_current", "current", below, cur)
 		}
 	}
 	if !c.p.wants(search.TypeFact) {
@@ -427,10 +421,26 @@ func (c *candidates) settle() {
 	}
 	for id := range c.linked {
 		if en := c.entities[id]; en != nil && en.score >= answer.score {
-			en.score = below * answer.score
-			en.explain.add("below_answer", 1)
+			en.setBelow("below_answer", "answer", below, answer)
 		}
 	}
+}
+
+// setBelow sets the item's score to share × the score of the item it
+// must rank under: its explanation is then that product, of the share
+// and the other's explanation (named as), and the one it had is kept as
+// Was.
+func (it *item) setBelow(name, as string, share float64, above *item) {
+	var n nodes
+	other := n.leaf(as, above.score)
+	if above.explain != nil {
+		c := *above.explain
+		c.Name = as
+		other = &c
+	}
+	x := n.product(name, n.leaf("limits.below", share), other)
+	x.Was = it.explain
+	it.score, it.explain = x.Value, x
 }
 
 // validVersion follows the supersession links of f through the candidates

@@ -49,16 +49,15 @@ const (
 )
 
 // item is one ranked candidate: what the sources measured of it (ff for
-// a fact, ef for an entity), its score and the explanation of the score.
+// a fact, ef for an entity), its score and the explanation of the score
+// (whose value is the score).
 type item struct {
 	typ     string
 	id      string
 	score   float64
 	ff      factFeatures
 	ef      entityFeatures
-	explain explanation
-	// signals are an episode's inputs, as rankEpisodes measured them.
-	signals map[string]float64
+	explain *Explanation
 
 	fact    *entity.Fact
 	entity  *entity.Entity
@@ -110,17 +109,6 @@ type candidates struct {
 	keep, keepFor []string
 	episodeHits   []search.Hit
 	best, scale   float64
-}
-
-// signalMap is what the API shows of an item's score.
-func (it *item) signalMap() map[string]float64 {
-	if it.typ == search.TypeEpisode {
-		if it.signals == nil {
-			return map[string]float64{}
-		}
-		return it.signals
-	}
-	return it.explain.signals()
 }
 
 func (c *candidates) ranked() []*item {
@@ -526,14 +514,18 @@ func (c *candidates) describeFacts(o *ontology.Ontology) {
 // scoreFacts scores every fact candidate (scoreFact); scale is the best
 // BM25 score of the query, at least 1.
 func (c *candidates) scoreFacts(scale float64) {
+	var n nodes
 	for _, it := range c.facts {
-		it.score, it.explain = scoreFact(c.w, scale, &it.ff)
+		it.explain = scoreFact(&n, c.w, scale, &it.ff)
+		it.score = it.explain.Value
 	}
 }
 
 // scoreEntities scores every entity candidate (scoreEntity).
 func (c *candidates) scoreEntities(scale float64) {
+	var n nodes
 	for _, it := range c.entities {
-		it.score, it.explain = scoreEntity(c.w, scale, &it.ef)
+		it.explain = scoreEntity(&n, c.w, scale, &it.ef)
+		it.score = it.explain.Value
 	}
 }

@@ -38,9 +38,9 @@ func (r *reach) add(hop int, s seed) {
 }
 
 // graph is the graph term of a reach: the best hop weight × seed weight,
-// and the hop it was reached at (0: not reached).
-func (r reach) graph(w *Weights) (float64, int) {
-	best, hop := 0.0, 0
+// with the hop it was reached at as an input; nil when not reached.
+func (r reach) graph(n *nodes, w *Weights) *Explanation {
+	best, hop, from := 0.0, 0, seed(0)
 	for h := range 2 {
 		hw := w.Fact.Graph
 		if h == 1 {
@@ -51,12 +51,22 @@ func (r reach) graph(w *Weights) (float64, int) {
 				continue
 			}
 			if g := hw * w.seed(s); g > best {
-				best, hop = g, h+1
+				best, hop, from = g, h+1, s
 			}
 		}
 	}
-	return best, hop
+	if hop == 0 {
+		return nil
+	}
+	name, hw := "fact.graph", w.Fact.Graph
+	if hop == 2 {
+		name, hw = "fact.hop2", w.Fact.Hop2
+	}
+	return n.with(n.product("reach", n.leaf(name, hw), n.leaf(seedNames[from], w.seed(from))), Input{"graph_distance", float64(hop)})
 }
+
+// seedNames name a seed's weight in an explanation.
+var seedNames = [seeds]string{seedNamed: "named_entity", seedFuzzy: "entity.fuzzy", seedHit: "fact.from_hits"}
 
 func (w *Weights) seed(s seed) float64 {
 	switch s {
@@ -121,43 +131,26 @@ type entityFeatures struct {
 	Vector     float64
 }
 
-// term is one named input of a score; the explanation of a score lists
-// them in the order the score applied them. The API's signals are built
-// from them (explanation.signals).
-type term struct {
-	name  string
-	value float64
-}
-
-type explanation []term
-
-func (x *explanation) add(name string, v float64) { *x = append(*x, term{name, v}) }
-
-// signals is the explanation as the API shows it: each term by name,
-// rounded.
-func (x explanation) signals() map[string]float64 {
-	m := make(map[string]float64, len(x))
-	for _, t := range x {
-		m[t.name] = round(t.value)
-	}
-	return m
-}
-
 // pair is the pair term of a fact: how well the question names its
 // predicate and the words that tell it apart from the other facts of the
 // entities the query names, weighed by the side the named entity is on.
-// It is zero for a fact touching no named entity.
-func (f *factFeatures) pair(w *Weights) float64 {
-	side := 0.0
+// It is nil for a fact touching no named entity.
+//
+//	side · (predicate + Local·local)
+func (f *factFeatures) pair(n *nodes, w *Weights) *Explanation {
+	var side *Explanation
 	switch {
 	case f.ObjectAfter:
-		side = 1
+		side = n.leaf("side", 1, Input{"object_named", 1})
 	case f.SubjectNamed && !f.SubjectAfter:
-		side = 1
+		side = n.leaf("side", 1)
 	case f.SubjectNamed || f.ObjectNamed:
-		side = w.Fact.ObjectSide
+		side = n.leaf("fact.object_side", w.Fact.ObjectSide)
+	default:
+		return nil
 	}
-	return side * (f.Predicate + w.Fact.Local*f.Local)
+	named := n.sum("question", n.leaf("predicate", f.Predicate), n.product("local", n.leaf("fact.local", w.Fact.Local), n.leaf("local_share", f.Local)))
+	return n.product("pair_match", side, named)
 }
 
 // answers reports whether the fact is the answer to a question that
@@ -166,83 +159,70 @@ func (f *factFeatures) answers(w *Weights) bool {
 	return (f.SubjectNamed || f.ObjectAfter) && f.Predicate >= w.Predicate.Answer && f.Valid
 }
 
-// scoreFact is a fact's score on scale (the best BM25 score of the query,
-// at least 1) and its explanation:
+// scoreFact is the explanation of a fact's score on scale (the best BM25
+// score of the query, at least 1), its value the score; its nodes come
+// from n:
 //
 //	(bm25 + S·graph + S·Pair·pair + S·vec) · link · quality
-func scoreFact(w *Weights, scale float64, f *factFeatures) (float64, explanation) {
-	var x explanation
-	if f.BM25Rank > 0 {
-		x.add("bm25", f.BM25)
-		x.add("bm25_rank", float64(f.BM25Rank))
+func scoreFact(n *nodes, w *Weights, scale float64, f *factFeatures) *Explanation {
+	var bm25, graph, pair, vec *Explanation
+	if f.BM25Rank > 0 || f.BM25 != 0 {
+		bm25 = n.leaf("bm25", f.BM25, Input{"bm25_rank", float64(f.BM25Rank)})
 	}
-	graph, hop := f.Reach.graph(w)
-	rel := f.BM25 + scale*graph
-	if graph > 0 {
-		x.add("graph", graph)
-		x.add("graph_distance", float64(hop))
+	if g := f.Reach.graph(n, w); g != nil {
+		graph = n.product("graph", n.leaf("scale", scale), g)
 	}
-	if f.Local > 0 {
-		x.add("local", f.Local)
-	}
-	if f.ObjectAfter {
-		x.add("object_named", 1)
-	}
-	if f.Predicate > 0 {
-		x.add("predicate", f.Predicate)
-	}
-	if pair := f.pair(w); pair > 0 {
-		rel += scale * w.Fact.Pair * pair
-		x.add("pair", pair)
-	} else if f.Predicate > 0 {
-		rel *= 1 + w.Fact.PredicateOnly*f.Predicate
+	if m := f.pair(n, w); m != nil && m.Value > 0 {
+		pair = n.product("pair", n.leaf("scale", scale), n.leaf("fact.pair", w.Fact.Pair), m)
 	}
 	if f.VectorRank > 0 {
-		rel += scale * w.Vector.Fact * w.Vector.rrf(float64(f.VectorRank))
-		x.add("vector", f.Vector)
-		x.add("vector_rank", float64(f.VectorRank))
+		vec = n.product("vector", n.leaf("scale", scale), n.leaf("vector.fact", w.Vector.Fact),
+			n.leaf("rank", w.Vector.rrf(float64(f.VectorRank)), Input{"vector_rank", float64(f.VectorRank)}, Input{"similarity", f.Vector}))
 	}
+	var rel *Explanation
+	if pair == nil && f.Predicate > 0 {
+		// × (1 + PredicateOnly·predicate) before the vector term.
+		only := n.leaf("predicate_only", 1+w.Fact.PredicateOnly*f.Predicate, Input{"predicate", f.Predicate})
+		rel = n.sum("relevance", n.product("words", n.sum("matched", bm25, graph), only), vec)
+	} else {
+		rel = n.sum("relevance", bm25, graph, pair, vec)
+	}
+	var link *Explanation
 	if f.SubjectNamed {
-		rel *= w.Fact.Subject
+		link = n.leaf("fact.subject", w.Fact.Subject)
 	} else if f.ObjectNamed {
-		rel *= w.Fact.Object
+		link = n.leaf("fact.object", w.Fact.Object)
 	}
-	q := quality(w, f)
-	if !f.Valid && !f.WhyDecision {
-		q *= w.Fact.History
-	}
-	if f.WhyDecision {
-		q *= w.Fact.WhyDecision
-	}
-	x.add("importance", float64(f.Importance))
-	x.add("confidence", f.Confidence)
-	x.add("hits", float64(f.Hits))
-	x.add("recency", recency(w, f))
-	return rel * q, x
+	return n.product("fact", rel, link, quality(n, w, f))
 }
-
-// What a fact that states no confidence or importance is taken to have:
-// data defaults, not weights.
-const (
-	unstatedConfidence = 0.8
-	unstatedImportance = 5
-)
 
 // quality is the query-independent factor of a fact's score, in about
 // [0.4, 1.6] with the default weights: confidence, importance, how often
-// recall returned it, recency.
-func quality(w *Weights, f *factFeatures) float64 {
+// recall returned it, recency; and for a version not valid at as_of,
+// History, for a decision on a why question WhyDecision.
+func quality(n *nodes, w *Weights, f *factFeatures) *Explanation {
+	fw := &w.Fact
 	conf := f.Confidence
 	if conf == 0 {
-		conf = unstatedConfidence
+		conf = fw.UnstatedConfidence
 	}
-	imp := f.Importance
+	imp := float64(f.Importance)
 	if imp == 0 {
-		imp = unstatedImportance
+		imp = fw.UnstatedImportance
 	}
-	fw := &w.Fact
-	return ((1 - fw.Confidence) + fw.Confidence*conf) * ((1 - unstatedImportance*fw.Importance) + fw.Importance*float64(imp)) *
-		(1 + fw.Hits*math.Log1p(float64(f.Hits))) * recency(w, f)
+	var history, why *Explanation
+	if !f.Valid && !f.WhyDecision {
+		history = n.leaf("fact.history", fw.History)
+	}
+	if f.WhyDecision {
+		why = n.leaf("fact.why_decision", fw.WhyDecision)
+	}
+	return n.product("quality",
+		n.leaf("confidence", (1-fw.Confidence)+fw.Confidence*conf, Input{"stated_confidence", f.Confidence}),
+		n.leaf("importance", (1-fw.UnstatedImportance*fw.Importance)+fw.Importance*imp, Input{"stated_importance", float64(f.Importance)}),
+		n.leaf("hits", 1+fw.Hits*math.Log1p(float64(f.Hits)), Input{"hit_count", float64(f.Hits)}),
+		n.leaf("recency", recency(w, f), Input{"age_days", max(f.AgeDays, 0)}),
+		history, why)
 }
 
 // recency is 1 + Recency·2^(−age/half-life): recent facts get up to
@@ -254,26 +234,23 @@ func recency(w *Weights, f *factFeatures) float64 {
 	return 1 + w.Fact.Recency*math.Exp2(-max(f.AgeDays, 0)/w.Fact.RecencyHalfLife)
 }
 
-// scoreEntity is an entity's score on scale and its explanation:
+// scoreEntity is the explanation of an entity's score on scale, its
+// value the score; its nodes come from n:
 //
 //	bm25 + S·Linked·link + S·vec
-func scoreEntity(w *Weights, scale float64, f *entityFeatures) (float64, explanation) {
-	var x explanation
-	if f.BM25Rank > 0 {
-		x.add("bm25", f.BM25)
-		x.add("bm25_rank", float64(f.BM25Rank))
+func scoreEntity(n *nodes, w *Weights, scale float64, f *entityFeatures) *Explanation {
+	var bm25, linked, vec *Explanation
+	if f.BM25Rank > 0 || f.BM25 != 0 {
+		bm25 = n.leaf("bm25", f.BM25, Input{"bm25_rank", float64(f.BM25Rank)})
 	}
-	score := f.BM25
 	if link := w.link(f.Link); link > 0 {
-		score += scale * w.Entity.Linked * link
-		x.add("linked", link)
+		linked = n.product("linked", n.leaf("scale", scale), n.leaf("entity.linked", w.Entity.Linked), n.leaf("link", link))
 	}
 	if f.VectorRank > 0 {
-		score += scale * w.Vector.Entity * w.Vector.rrf(float64(f.VectorRank))
-		x.add("vector", f.Vector)
-		x.add("vector_rank", float64(f.VectorRank))
+		vec = n.product("vector", n.leaf("scale", scale), n.leaf("vector.entity", w.Vector.Entity),
+			n.leaf("rank", w.Vector.rrf(float64(f.VectorRank)), Input{"vector_rank", float64(f.VectorRank)}, Input{"similarity", f.Vector}))
 	}
-	return score, x
+	return n.sum("entity", bm25, linked, vec)
 }
 
 func round(v float64) float64 { return math.Round(v*1e4) / 1e4 }

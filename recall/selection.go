@@ -22,11 +22,18 @@ import (
 // aliases of the entities it touches count), so "Bob Marley" never
 // selects the facts of Bob Lindqvist, alias Bob. A query that selects
 // nothing reports the words no record holds as unknown names. And it must match the query about as well as the
-// best match does (forgetScoreRatio).
+// best match does (Limits.ForgetScoreRatio).
 
-// forgetScoreRatio is the share of the best hit's score a fact needs to be
-// selected by a forget query.
-const forgetScoreRatio = 0.5
+// closeToBest is the hits, best first, down to the first that scores
+// below ratio × the best hit's score.
+func closeToBest(hits []search.Hit, ratio float64) []search.Hit {
+	for i, h := range hits {
+		if h.Score < ratio*hits[0].Score {
+			return hits[:i]
+		}
+	}
+	return hits
+}
 
 // FindFacts returns the facts, history included, best first (at most
 // limit), that a forget query names, with how its names resolved.
@@ -66,11 +73,8 @@ func (e *Engine) FindFacts(ctx context.Context, scope entity.Scope, query string
 			return err
 		}
 		words := search.Analyze(query)
-		for _, h := range hits {
+		for _, h := range closeToBest(hits, c.w.Limits.ForgetScoreRatio) {
 			f, ok := facts[h.ID]
-			if h.Score < forgetScoreRatio*hits[0].Score {
-				break
-			}
 			touches := named[f.SubjectID] != nil || f.ObjectID != "" && named[f.ObjectID] != nil
 			if ok && (len(named) == 0 || touches) && holdsAll(&f, named, words) {
 				sel.FactIDs = append(sel.FactIDs, f.ID)

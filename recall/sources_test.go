@@ -215,8 +215,8 @@ func TestWalkSource(t *testing.T) {
 		t.Fatalf("facts %v: want f1 and f2", slices.Sorted(maps.Keys(c.facts)))
 	}
 	w := DefaultWeights()
-	g1, hop1 := f1.ff.Reach.graph(&w)
-	g2, hop2 := f2.ff.Reach.graph(&w)
+	g1, hop1 := graphOf(f1.ff.Reach, &w)
+	g2, hop2 := graphOf(f2.ff.Reach, &w)
 	if hop1 != 1 || hop2 != 2 || g1 != w.Fact.Graph || g2 != w.Fact.Hop2 {
 		t.Errorf("f1 at hop %d (%v), f2 at hop %d (%v): want 1 and 2 from a named entity", hop1, g1, hop2, g2)
 	}

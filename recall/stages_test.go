@@ -1,7 +1,7 @@
 package recall
 
 import (
-	"maps"
+	"math"
 	"testing"
 	"time"
 
@@ -51,24 +51,36 @@ func TestSettle_NoWeightBreaksIt(t *testing.T) {
 	}
 }
 
-// TestScoreFact_Explanation: the signals are the explanation's terms, by
-// the names the API has always used, rounded.
+// TestScoreFact_Explanation: the explanation's value is the documented
+// formula, it rebuilds from its leaves, each term and factor shows its
+// contribution, and the inputs keep the names the API has always used.
 func TestScoreFact_Explanation(t *testing.T) {
 	w := DefaultWeights()
 	f := factFeatures{BM25: 1.234567, BM25Rank: 3, Reach: reached(2, seedNamed), SubjectNamed: true, Predicate: 0.8,
 		Local: 0.123456, VectorRank: 2, Vector: 0.87654, Confidence: 0.9, Importance: 7, Hits: 2, Dated: true, AgeDays: 90, Valid: true}
-	score, x := scoreFact(&w, 2, &f)
-	want := map[string]float64{"bm25": 1.2346, "bm25_rank": 3, "graph": 0.25, "graph_distance": 2, "local": 0.1235,
-		"predicate": 0.8, "pair": 0.8432, "vector": 0.8765, "vector_rank": 2, "importance": 7, "confidence": 0.9, "hits": 2,
-		"recency": round(1 + 0.25*0.7071067811865476)}
-	if got := x.signals(); !maps.Equal(got, want) {
-		t.Errorf("signals %v\nwant    %v", got, want)
-	}
-	// The score is the documented formula.
+	x := scoreFact(&nodes{}, &w, 2, &f).finish()
 	rel := (1.234567 + 2*0.25 + 2*2*(0.8+0.35*0.123456) + 2*0.5*21.0/22) * 1.2
 	q := (0.5 + 0.5*0.9) * (0.8 + 0.04*7) * (1 + 0.1*1.0986122886681098) * recency(&w, &f) // ln 3 = ln(1 + hits)
-	if d := score - rel*q; d > 1e-9 || d < -1e-9 {
-		t.Errorf("score %.6f, want %.6f", score, rel*q)
+	if d := x.Value - rel*q; d > 1e-9 || d < -1e-9 {
+		t.Errorf("score %.6f, want %.6f", x.Value, rel*q)
+	}
+	if x.Rebuild() != x.Value {
+		t.Errorf("rebuilt %v, score %v", x.Rebuild(), x.Value)
+	}
+	got := x.Signals()
+	for k, v := range map[string]float64{"bm25": 1.2346, "bm25_rank": 3, "graph": 0.5, "graph_distance": 2, "fact.hop2": 0.25,
+		"local_share": 0.1235, "predicate": 0.8, "pair": round(4 * (0.8 + 0.35*0.123456)), "similarity": 0.8765, "vector_rank": 2,
+		"vector": round(2 * 0.5 * 21.0 / 22), "fact.subject": 1.2, "stated_importance": 7, "stated_confidence": 0.9, "hit_count": 2,
+		"recency": round(1 + 0.25*0.7071067811865476)} {
+		if got[k] != v {
+			t.Errorf("signal %s = %v, want %v", k, got[k], v)
+		}
+	}
+	// The subject's factor: the score less what it would be without it.
+	for _, c := range x.Children {
+		if c.Name == "fact.subject" && math.Abs(c.Effect-(x.Value-x.Value/1.2)) > 1e-9 {
+			t.Errorf("effect of fact.subject %v, want %v", c.Effect, x.Value-x.Value/1.2)
+		}
 	}
 }
 
@@ -80,12 +92,21 @@ func TestReach(t *testing.T) {
 	r.add(2, seedNamed) // 0.25
 	r.add(1, seedHit)   // 0.6 × 0.5
 	r.add(3, seedFuzzy) // counts as hop 2: 0.25 × 0.75
-	if g, hop := r.graph(&w); g != 0.3 || hop != 1 {
+	if g, hop := graphOf(r, &w); g != 0.3 || hop != 1 {
 		t.Errorf("graph %v at hop %d, want 0.3 at 1", g, hop)
 	}
-	if g, hop := reach(0).graph(&w); g != 0 || hop != 0 {
-		t.Errorf("unreached: %v, %d", g, hop)
+	if x := reach(0).graph(&nodes{}, &w); x != nil {
+		t.Errorf("unreached: %+v", x)
 	}
+}
+
+// graphOf is the graph term of a reach and the hop it was reached at.
+func graphOf(r reach, w *Weights) (float64, int) {
+	x := r.graph(&nodes{}, w)
+	if x == nil {
+		return 0, 0
+	}
+	return x.Value, int(x.Inputs.Get("graph_distance"))
 }
 
 // TestDiversify: the blocks of one subject after the first PerSubject

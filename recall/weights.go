@@ -8,17 +8,19 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"time"
 
 	"github.com/graphmem/graphmem/entity"
 )
 
-// Weights hold every constant of recall's scoring: facts, entities,
-// predicate linking, packing, the relevance floor, the vector list and
-// episodes. The defaults (DefaultWeights) were chosen on the dev parts of
-// the evaluations (package eval); a file of the same JSON shape replaces
-// any of them (LoadWeights, GRAPHMEM_RECALL_WEIGHTS). Limits — how many
-// candidates are read, how far the walk goes — are not weights: they bound
-// the work, not the order.
+// Weights hold every constant that changes recall's ranking: the weights
+// of facts, entities, predicate linking, packing, the relevance floor,
+// the vector list, episodes and the walk's paths, and the thresholds that
+// are not weights (Limits). The defaults (DefaultWeights) were chosen on
+// the dev parts of the evaluations (package eval); a file of the same
+// JSON shape replaces any of them (LoadWeights, GRAPHMEM_RECALL_WEIGHTS).
+// What only bounds the work — how many candidates are read, how far the
+// walk goes — stays a constant beside the code it bounds.
 //
 // Each weight has a test that moves a ranking the way its comment says and
 // fails when the weight is neutralised (weights_test.go).
@@ -30,6 +32,8 @@ type Weights struct {
 	Floor     FloorWeights     `json:"floor"`
 	Vector    VectorWeights    `json:"vector"`
 	Episode   EpisodeWeights   `json:"episode"`
+	Path      PathWeights      `json:"path"`
+	Limits    Limits           `json:"limits"`
 }
 
 // FactWeights weigh a fact (see the package documentation's Ranking):
@@ -61,11 +65,15 @@ type FactWeights struct {
 	// (else object) the query names.
 	Subject float64 `json:"subject"`
 	Object  float64 `json:"object"`
-	// Confidence: × (1 − Confidence + Confidence·confidence).
-	Confidence float64 `json:"confidence"`
-	// Importance: × (1 + Importance·(importance − 5)), 5 being the
-	// importance of a fact that states none.
-	Importance float64 `json:"importance"`
+	// Confidence: × (1 − Confidence + Confidence·confidence);
+	// UnstatedConfidence is the confidence of a fact that states none.
+	Confidence         float64 `json:"confidence"`
+	UnstatedConfidence float64 `json:"unstated_confidence"`
+	// Importance: × (1 + Importance·(importance − UnstatedImportance)),
+	// UnstatedImportance being the importance of a fact that states none
+	// (so that such a fact is weighed × 1).
+	Importance         float64 `json:"importance"`
+	UnstatedImportance float64 `json:"unstated_importance"`
 	// Hits: × (1 + Hits·ln(1 + hits)), hits being how often recall
 	// returned the fact.
 	Hits float64 `json:"hits"`
@@ -134,6 +142,63 @@ type FloorWeights struct {
 	Share float64 `json:"share"`
 }
 
+// PathWeights weigh the paths of the walk (path.go), in units of a
+// predicate's match (at most 1).
+type PathWeights struct {
+	// Named is the match a hop's predicate needs for the hop to be named;
+	// Hinted what a hop only a kind word names counts; Unnamed what a hop
+	// no word names costs.
+	Named   float64 `json:"named"`
+	Hinted  float64 `json:"hinted"`
+	Unnamed float64 `json:"unnamed"`
+	// Inverse multiplies the match of a hop against a fact's direction.
+	Inverse float64 `json:"inverse"`
+	// HopCost is what every hop costs, so that a longer path must explain
+	// more; NearBonus what a path gains whose first hop uses the word
+	// written closest to its anchor.
+	HopCost   float64 `json:"hop_cost"`
+	NearBonus float64 `json:"near_bonus"`
+}
+
+// Limits are the constants of ranking that are not fitted weights —
+// thresholds, slacks, sizes and settle's share — each deciding what ranks,
+// or how.
+type Limits struct {
+	// Below is the share of a score an item is set to by settle when it
+	// must rank under another. Settle runs after every score is fused, so
+	// that no weight — and no further ranked list fused into the scores —
+	// can break its orderings.
+	Below float64 `json:"below"`
+	// NearSimilarity is how similar (entity.Similarity) a name sharing no
+	// word with an unknown one must be to be offered in its place.
+	NearSimilarity float64 `json:"near_similarity"`
+	// ForgetScoreRatio is the share of the best hit's score a fact needs
+	// to be selected by a forget query.
+	ForgetScoreRatio float64 `json:"forget_score_ratio"`
+	// SuccessorSlackDays is how far apart the end of a value and the
+	// start of the one that replaced it may be (successor).
+	SuccessorSlackDays float64 `json:"successor_slack_days"`
+	// DateSlackDays is how far outside a period the query names a turn
+	// may be and still count as in it (EpisodeWeights.Date).
+	DateSlackDays float64 `json:"date_slack_days"`
+	// TurnWords is the length, in words, from which a turn is not short
+	// (EpisodeWeights.Length).
+	TurnWords float64 `json:"turn_words"`
+	// ChatWords: a conversation whose turns are shorter than this on
+	// average is a chat, as between people (conversationShape).
+	ChatWords float64 `json:"chat_words"`
+	// SessionTop is how many of a session's best turns its score is the
+	// mean of (EpisodeWeights.Session).
+	SessionTop int `json:"session_top"`
+}
+
+// maxImportance is the importance of the most important fact
+// (entity.Fact's Validate).
+const maxImportance = 10
+
+// days is a number of days as a duration.
+func days(d float64) time.Duration { return time.Duration(d * float64(24*time.Hour)) }
+
 // DefaultWeights returns the weights recall uses unless told otherwise.
 func DefaultWeights() Weights {
 	return Weights{
@@ -141,7 +206,8 @@ func DefaultWeights() Weights {
 			Graph: 0.6, Hop2: 0.25, FromHits: 0.5,
 			Pair: 2, ObjectSide: 0.6, Local: 0.35, PredicateOnly: 0.5,
 			Subject: 1.2, Object: 1.1,
-			Confidence: 0.5, Importance: 0.04, Hits: 0.1, Recency: 0.25, RecencyHalfLife: 180,
+			Confidence: 0.5, UnstatedConfidence: 0.8, Importance: 0.04, UnstatedImportance: 5,
+			Hits: 0.1, Recency: 0.25, RecencyHalfLife: 180,
 			History: 0.85, WhyDecision: 1.5,
 		},
 		Entity:    EntityWeights{Linked: 0.8, Fuzzy: 0.75},
@@ -150,6 +216,9 @@ func DefaultWeights() Weights {
 		Floor:     FloorWeights{Share: 0.6},
 		Vector:    DefaultVectorWeights,
 		Episode:   DefaultEpisodeWeights,
+		Path:      PathWeights{Named: 0.5, Hinted: 0.5, Unnamed: 0.05, Inverse: 0.9, HopCost: 0.1, NearBonus: 0.1},
+		Limits: Limits{Below: 0.95, NearSimilarity: 0.75, ForgetScoreRatio: 0.5, SuccessorSlackDays: 31, DateSlackDays: 7,
+			TurnWords: 30, ChatWords: 40, SessionTop: 3},
 	}
 }
 
@@ -168,8 +237,12 @@ func (e *Engine) weights() *Weights {
 // a weights file cannot make a score infinite (and an answer unencodable).
 const MaxWeight = 1000
 
-// MaxRecencyHalfLife bounds fact.recency_half_life_days: a century.
-const MaxRecencyHalfLife = 36525
+// MaxRecencyHalfLife bounds fact.recency_half_life_days, and MaxDays
+// every other number of days: a century.
+const (
+	MaxRecencyHalfLife = MaxDays
+	MaxDays            = 36525
+)
 
 // LoadWeights reads weights from a JSON file of Weights' shape: one
 // object, nothing after it; what the file leaves out keeps its default.
@@ -211,11 +284,13 @@ func jsonKind(k reflect.Kind) string {
 	return "a finite number"
 }
 
-// Validate checks that every weight is finite and in its range: shares
-// and the multipliers that rank one thing below another in [0, 1]; every
-// other term, factor and bonus in [0, MaxWeight]; a positive half-life,
-// rank constant and margin. Returns EINVALID naming each field out of its
-// range (by JSON path, "episode.prev").
+// Validate checks that every weight and limit is finite and in its
+// range: shares, the multipliers that rank one thing below another and
+// the path weights in [0, 1]; every other term, factor and bonus in
+// [0, MaxWeight]; a positive half-life, rank constant, margin and share
+// for settle; numbers of days up to MaxDays; an unstated importance among
+// the importances a fact may state. Returns EINVALID naming each field
+// out of its range (by JSON path, "episode.prev").
 func (w *Weights) Validate() error {
 	fe := entity.FieldErrors{}
 	in := func(lo, hi float64, msg string, weights map[string]float64) {
@@ -235,7 +310,8 @@ func (w *Weights) Validate() error {
 	})
 	in(0, 1, "must be between 0 and 1", map[string]float64{
 		"fact.from_hits": w.Fact.FromHits, "fact.object_side": w.Fact.ObjectSide, "fact.confidence": w.Fact.Confidence,
-		"fact.history": w.Fact.History, "entity.fuzzy": w.Entity.Fuzzy, "predicate.explained": w.Predicate.Explained,
+		"fact.unstated_confidence": w.Fact.UnstatedConfidence,
+		"fact.history":             w.Fact.History, "entity.fuzzy": w.Entity.Fuzzy, "predicate.explained": w.Predicate.Explained,
 		"predicate.answer": w.Predicate.Answer, "predicate.near": w.Predicate.Near, "vector.mmr_lambda": w.Vector.MMR,
 		"context.demote": w.Context.Demote, "context.entity_card": w.Context.EntityCard,
 		"context.pinned_share": w.Context.PinnedShare, "floor.share": w.Floor.Share,
@@ -243,17 +319,40 @@ func (w *Weights) Validate() error {
 		"episode.prev": w.Episode.Prev, "episode.next": w.Episode.Next, "episode.session": w.Episode.Session,
 		"episode.mention": w.Episode.Mention, "episode.answer": w.Episode.Answer, "episode.follow_up": w.Episode.FollowUp,
 		"episode.question": w.Episode.Question, "episode.length": w.Episode.Length, "episode.assistant": w.Episode.Assistant,
+		// In units of a predicate's match.
+		"path.named": w.Path.Named, "path.hinted": w.Path.Hinted, "path.unnamed": w.Path.Unnamed, "path.inverse": w.Path.Inverse,
+		"path.hop_cost": w.Path.HopCost, "path.near_bonus": w.Path.NearBonus,
+		"limits.near_similarity": w.Limits.NearSimilarity, "limits.forget_score_ratio": w.Limits.ForgetScoreRatio,
 	})
-	// × (1 + Importance·(importance − 5)): from 0.2 on, an importance of 0
-	// would weigh nothing or less.
-	if !(w.Fact.Importance >= 0 && w.Fact.Importance < 0.2) {
-		fe.Add("fact.importance", "must be at least 0 and below 0.2 (an importance of 0 would weigh nothing or less)")
+	in(0, MaxDays, fmt.Sprintf("must be between 0 and %d days", MaxDays), map[string]float64{
+		"limits.successor_slack_days": w.Limits.SuccessorSlackDays, "limits.date_slack_days": w.Limits.DateSlackDays,
+	})
+	in(1, MaxWeight, fmt.Sprintf("must be between 1 and %d words", MaxWeight), map[string]float64{
+		"limits.turn_words": w.Limits.TurnWords, "limits.chat_words": w.Limits.ChatWords,
+	})
+	in(1, maxImportance, fmt.Sprintf("must be between 1 and %d, an importance a fact may state", maxImportance),
+		map[string]float64{"fact.unstated_importance": w.Fact.UnstatedImportance})
+	// × (1 + Importance·(importance − UnstatedImportance)): from
+	// 1/UnstatedImportance on, an importance of 0 would weigh nothing or
+	// less.
+	if top := 1 / w.Fact.UnstatedImportance; !(w.Fact.Importance >= 0 && w.Fact.Importance < top) {
+		fe.Add("fact.importance", fmt.Sprintf("must be at least 0 and below %g (an importance of 0 would weigh nothing or less)", top))
 	}
+	w.checkPositive(fe)
+	return fe.Err()
+}
+
+// checkPositive checks the numbers that must be above zero: a half-life,
+// a margin, a rank constant, settle's share, counts.
+func (w *Weights) checkPositive(fe entity.FieldErrors) {
 	if !(w.Fact.RecencyHalfLife > 0 && w.Fact.RecencyHalfLife <= MaxRecencyHalfLife) {
 		fe.Add("fact.recency_half_life_days", fmt.Sprintf("must be positive and at most %d", MaxRecencyHalfLife))
 	}
 	if !(w.Predicate.NearMargin > 0 && w.Predicate.NearMargin <= 1) {
 		fe.Add("predicate.near_margin", "must be positive and at most 1")
+	}
+	if !(w.Limits.Below > 0 && w.Limits.Below <= 1) {
+		fe.Add("limits.below", "must be positive and at most 1")
 	}
 	if !(w.Vector.K > 0 && w.Vector.K <= MaxWeight) {
 		fe.Add("vector.k", fmt.Sprintf("must be positive and at most %d", MaxWeight))
@@ -261,5 +360,7 @@ func (w *Weights) Validate() error {
 	if w.Context.PerSubject < 1 {
 		fe.Add("context.per_subject", "must be at least 1")
 	}
-	return fe.Err()
+	if w.Limits.SessionTop < 1 || w.Limits.SessionTop > MaxWeight {
+		fe.Add("limits.session_top", fmt.Sprintf("must be between 1 and %d", MaxWeight))
+	}
 }

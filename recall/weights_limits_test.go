@@ -34,7 +34,10 @@ func TestWeights_AtTheirMaximaScoresStayFinite(t *testing.T) {
 	w.Context.Demote, w.Context.EntityCard, w.Context.PinnedShare, w.Floor.Share = 1, 1, 1, 1
 	w.Episode.Prev, w.Episode.Next, w.Episode.Session, w.Episode.Mention, w.Episode.Answer = 1, 1, 1, 1, 1
 	w.Episode.FollowUp, w.Episode.Question, w.Episode.Length, w.Episode.Assistant = 1, 1, 1, 1
-	w.Fact.Importance, w.Fact.RecencyHalfLife = 0.1999, recall.MaxRecencyHalfLife
+	w.Fact.UnstatedConfidence, w.Limits.Below, w.Limits.NearSimilarity, w.Limits.ForgetScoreRatio = 1, 1, 1, 1
+	w.Path = recall.PathWeights{Named: 1, Hinted: 1, Unnamed: 1, Inverse: 1, HopCost: 1, NearBonus: 1}
+	w.Fact.UnstatedImportance, w.Limits.SessionTop = 10, recall.MaxWeight
+	w.Fact.Importance, w.Fact.RecencyHalfLife = 0.0999, recall.MaxRecencyHalfLife
 	if err := w.Validate(); err != nil {
 		t.Fatalf("the maxima are refused: %v", err)
 	}

@@ -31,17 +31,15 @@ type weightCase struct {
 // facts scores two facts on scale 1.
 func facts(up, down factFeatures) func(*Weights) (float64, float64) {
 	return func(w *Weights) (float64, float64) {
-		a, _ := scoreFact(w, 1, &up)
-		b, _ := scoreFact(w, 1, &down)
-		return a, b
+		var n nodes
+		return scoreFact(&n, w, 1, &up).Value, scoreFact(&n, w, 1, &down).Value
 	}
 }
 
 func entities(up, down entityFeatures) func(*Weights) (float64, float64) {
 	return func(w *Weights) (float64, float64) {
-		a, _ := scoreEntity(w, 1, &up)
-		b, _ := scoreEntity(w, 1, &down)
-		return a, b
+		var n nodes
+		return scoreEntity(&n, w, 1, &up).Value, scoreEntity(&n, w, 1, &down).Value
 	}
 }
 
@@ -53,7 +51,7 @@ func reached(hop int, s seed) reach {
 
 // weightCases: one per weight of Weights (TestWeights_EveryWeightTested).
 func weightCases() []weightCase {
-	return []weightCase{
+	cases := []weightCase{
 		// A fact the walk reaches from a named entity outranks a weak
 		// textual match.
 		{"fact.graph", func(w *Weights) { w.Fact.Graph = 0 },
@@ -85,6 +83,14 @@ func weightCases() []weightCase {
 			facts(factFeatures{BM25: 1, BM25Rank: 2, ObjectNamed: true}, factFeatures{BM25: 1.05, BM25Rank: 1})},
 		{"fact.confidence", func(w *Weights) { w.Fact.Confidence = 0 },
 			facts(factFeatures{BM25: 1, BM25Rank: 2, Confidence: 1}, factFeatures{BM25: 1.1, BM25Rank: 1, Confidence: 0.5})},
+		// A fact that states no confidence is taken to be fairly sure of,
+		// above one that states a low confidence.
+		{"fact.unstated_confidence", func(w *Weights) { w.Fact.UnstatedConfidence = 0.5 },
+			facts(factFeatures{BM25: 1.05, BM25Rank: 2}, factFeatures{BM25: 1.1, BM25Rank: 1, Confidence: 0.5})},
+		// A fact that states no importance weighs as one of importance
+		// 5, above a slightly better match of importance 3.
+		{"fact.unstated_importance", func(w *Weights) { w.Fact.UnstatedImportance = 1 },
+			facts(factFeatures{BM25: 1, BM25Rank: 2}, factFeatures{BM25: 1.05, BM25Rank: 1, Importance: 3})},
 		{"fact.importance", func(w *Weights) { w.Fact.Importance = 0 },
 			facts(factFeatures{BM25: 1, BM25Rank: 2, Importance: 10}, factFeatures{BM25: 1.1, BM25Rank: 1, Importance: 5})},
 		{"fact.hits", func(w *Weights) { w.Fact.Hits = 0 },
@@ -180,18 +186,167 @@ func weightCases() []weightCase {
 		// In chat, the speaker's turn after another's question about what
 		// they told above a weak match of the question's words elsewhere.
 		{"episode.follow_up", func(w *Weights) { w.Episode.FollowUp = 0 }, func(w *Weights) (float64, float64) {
-			f := &episodeFeatures{
-				turns: map[string]*turnFeatures{
-					"told": {bm25: 2, hit: true, words: 40, by: "ann"},
-					"ask":  {words: 30, question: true, by: "bob"},
-					"on":   {words: 30, by: "ann"},
-					"weak": {bm25: 0.6, hit: true, words: 40, by: "ann"},
-				},
-				sessions: [][]string{{"told", "ask", "on"}},
-				shape:    conversationShape{chat: true},
-			}
-			got := scoreEpisodes(w.Episode, f)
+			f := followUpTurns()
+			f.shape = conversationShape{chat: true}
+			got := scoreEpisodes(w.Episode, &w.Limits, f)
 			return got["on"].score, got["weak"].score
+		}},
+	}
+	cases = append(cases, pathCases()...)
+	return append(cases, limitCases()...)
+}
+
+// pathCases: one per weight of PathWeights, on the hops of the catalog
+// question "who leads the team that owns cart-api?" (and others).
+func pathCases() []weightCase {
+	return []weightCase{
+		// A value the question barely names (a match of 0.2 for "run")
+		// does not end a path: the anchor alone ranks above it.
+		{"path.named", func(w *Weights) { w.Path.Named = 0 }, func(w *Weights) (float64, float64) {
+			return 0, hop(w, "which version of the database that cart-api uses do we run?", "port", false, true)
+		}},
+		// A hop a kind word hints at ("the on-call engineer" of runs_on,
+		// which reaches a person) adds to its path.
+		{"path.hinted", func(w *Weights) { w.Path.Hinted = 0 }, func(w *Weights) (float64, float64) {
+			return hop(w, "who is the on-call engineer of cart-api", "runs_on", false, false), 0
+		}},
+		// Of two paths named alike, the one without an unnamed hop.
+		{"path.unnamed", func(w *Weights) { w.Path.Unnamed = 0 }, func(w *Weights) (float64, float64) {
+			half := (&partial{}).extend(entity.Fact{}, false, "a", nil, 0.5, w.Path.HopCost).extend(entity.Fact{}, false, "b", nil, 0.5, w.Path.HopCost)
+			q := "who leads the team that owns cart-api?"
+			return half.score, hop(w, q, "owns", false, false) + hop(w, q, "on_call", false, false)
+		}},
+		// A hop along a fact's direction above one against it.
+		{"path.inverse", func(w *Weights) { w.Path.Inverse = 1 }, func(w *Weights) (float64, float64) {
+			q := "who leads the team that owns cart-api?"
+			return hop(w, q, "owned_by", false, false), hop(w, q, "owned_by", true, false)
+		}},
+		// A longer path must explain more: one hop fully named above two
+		// hops named half.
+		{"path.hop_cost", func(w *Weights) { w.Path.HopCost = 0 }, func(w *Weights) (float64, float64) {
+			one := (&partial{}).extend(entity.Fact{}, false, "a", nil, 1, w.Path.HopCost)
+			two := (&partial{}).extend(entity.Fact{}, false, "a", nil, 0.5, w.Path.HopCost).extend(entity.Fact{}, false, "b", nil, 0.5, w.Path.HopCost)
+			return one.score, two.score
+		}},
+		// Of two paths scored alike, the one whose first hop uses the word
+		// written closest to the anchor.
+		{"path.near_bonus", func(w *Weights) { w.Path.NearBonus = 0 }, func(w *Weights) (float64, float64) {
+			f := entity.Fact{ID: "f", SubjectID: "e1", ObjectID: "x"}
+			near := &partial{facts: []entity.Fact{f}, inverse: []bool{false}, first: []string{"own"}, score: 0.9}
+			far := &partial{facts: []entity.Fact{f}, inverse: []bool{false}, first: []string{"lead"}, score: 0.9}
+			pl := &plan{nearest: map[string]string{"e1": "own"}, w: &w.Path}
+			pl.choose([]*partial{near, far})
+			return near.score, far.score
+		}},
+	}
+}
+
+// hop is the score of the one-hop path from cart-api over a fact of pred
+// (against its direction when inverse; to a value when value), the
+// question q asking; -1 when the hop does not fit the question.
+func hop(w *Weights, q, pred string, inverse, value bool) float64 {
+	asOf := time.Date(2025, 3, 31, 0, 0, 0, 0, time.UTC)
+	pl := makePlan(analyze(q, asOf), lexiconOf(defaultOntology()), defaultOntology(), []entity.Entity{{ID: "e1", Name: "cart-api"}}, asOf, &w.Path)
+	left := map[string]int{}
+	for _, x := range pl.words {
+		left[x]++
+	}
+	f := entity.Fact{ID: "f", SubjectID: "e1", Predicate: pred, ObjectID: "x", ValidFrom: asOf.AddDate(-1, 0, 0)}
+	switch {
+	case value:
+		f.ObjectID, f.Value = "", "8080"
+	case inverse:
+		f.SubjectID, f.ObjectID = "x", "e1"
+	}
+	np := pl.step(&partial{at: "e1", left: left}, f, &params{asOf: asOf, now: asOf}, 0)
+	if np == nil {
+		return -1
+	}
+	return np.score
+}
+
+// limitCases: one per field of Limits.
+func limitCases() []weightCase {
+	return []weightCase{
+		// A version no longer valid ranks below the one valid at as_of.
+		{"limits.below", func(w *Weights) { w.Limits.Below = 1 }, func(w *Weights) (float64, float64) {
+			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			end := now.AddDate(0, -1, 0)
+			old := &entity.Fact{ID: "old", SubjectID: "s", Predicate: "port", ValidFrom: now.AddDate(-1, 0, 0), ValidTo: &end, SupersededBy: "cur"}
+			cur := &entity.Fact{ID: "cur", SubjectID: "s", Predicate: "port", ValidFrom: end, Supersedes: "old"}
+			c := &candidates{p: params{asOf: now, types: []string{search.TypeFact}}, w: w, facts: map[string]*item{
+				"old": {typ: search.TypeFact, id: "old", fact: old, score: 2}, "cur": {typ: search.TypeFact, id: "cur", fact: cur, score: 1}}}
+			c.settle()
+			return c.facts["cur"].score, c.facts["old"].score
+		}},
+		// A known name near an unknown one in spelling is offered in its
+		// place; one far from it is not.
+		{"limits.near_similarity", func(w *Weights) { w.Limits.NearSimilarity = 0 }, func(w *Weights) (float64, float64) {
+			en := func(name string) *item {
+				return &item{typ: search.TypeEntity, id: name, entity: &entity.Entity{ID: name, Name: name}, hit: search.Hit{Score: 1}}
+			}
+			c := &candidates{w: w, entities: map[string]*item{"paymants": en("paymants"), "shipping": en("shipping")},
+				unknown: []unknownName{{mention: mention{text: "payments", key: "payments"}}}}
+			c.suggest()
+			offered := func(name string) float64 {
+				if slices.Contains(c.unresolved[0].Candidates, name) {
+					return 1
+				}
+				return 0
+			}
+			return offered("paymants"), offered("shipping")
+		}},
+		// A forget query selects the facts matching it about as well as
+		// the best, not a weaker match.
+		{"limits.forget_score_ratio", func(w *Weights) { w.Limits.ForgetScoreRatio = 0 }, func(w *Weights) (float64, float64) {
+			kept := closeToBest([]search.Hit{{ID: "best", Score: 2}, {ID: "weak", Score: 0.9}}, w.Limits.ForgetScoreRatio)
+			return 1, float64(len(kept) - 1)
+		}},
+		// The value that replaced an ended one three weeks later is its
+		// successor.
+		{"limits.successor_slack_days", func(w *Weights) { w.Limits.SuccessorSlackDays = 0 }, func(w *Weights) (float64, float64) {
+			now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+			end := now.AddDate(0, -6, 0)
+			head := entity.Fact{ID: "mongo", SubjectID: "s", Predicate: "uses", ObjectID: "mongo", ValidFrom: now.AddDate(-2, 0, 0), ValidTo: &end}
+			next := entity.Fact{ID: "pg", SubjectID: "s", Predicate: "uses", ObjectID: "pg", ValidFrom: end.AddDate(0, 0, 21)}
+			c := &candidates{p: params{asOf: now, now: now}, w: w, facts: map[string]*item{"pg": {typ: search.TypeFact, id: "pg", fact: &next}}}
+			b := &builder{c: c, p: &c.p, history: true}
+			if _, ok := b.successor(head, nil); ok {
+				return 1, 0
+			}
+			return 0, 1
+		}},
+		// A turn five days after the month the question names counts as
+		// in it, above a better match from another time.
+		{"limits.date_slack_days", func(w *Weights) { w.Limits.DateSlackDays = 0 }, func(w *Weights) (float64, float64) {
+			march := period{from: time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC), to: time.Date(2025, 4, 1, 0, 0, 0, 0, time.UTC)}
+			up := 1.0
+			if march.contains(march.to.AddDate(0, 0, 5), days(w.Limits.DateSlackDays)) {
+				up *= 1 + w.Episode.Date
+			}
+			return up, 1.5
+		}},
+		// A turn of 20 words is short: a better match of 20 words ranks
+		// below a turn of 40.
+		{"limits.turn_words", func(w *Weights) { w.Limits.TurnWords = 1 }, priors(turnFeatures{bm25: 1, words: 40},
+			turnFeatures{bm25: 1.05, words: 20})},
+		// Turns of 35 words on average are a chat: the follow-up after
+		// another's question ranks above a weak match.
+		{"limits.chat_words", func(w *Weights) { w.Limits.ChatWords = 30 }, func(w *Weights) (float64, float64) {
+			f := followUpTurns()
+			f.shape = shapeOf(map[string]search.Hit{"told": {Words: 35}, "ask": {Words: 35}}, w.Limits.ChatWords)
+			got := scoreEpisodes(w.Episode, &w.Limits, f)
+			return got["on"].score, got["weak"].score
+		}},
+		// A session of three fair turns above one of a single good turn:
+		// a session's score is the mean of its three best.
+		{"limits.session_top", func(w *Weights) { w.Limits.SessionTop = 1 }, func(w *Weights) (float64, float64) {
+			f := &episodeFeatures{turns: map[string]*turnFeatures{
+				"x": {}, "a": {bm25: 1, hit: true}, "b": {bm25: 1, hit: true}, "c": {bm25: 1, hit: true},
+				"y": {}, "d": {bm25: 2.5, hit: true},
+			}, others: [][]string{{"x", "a", "b", "c"}, {"y", "d"}}, shape: conversationShape{chat: true}}
+			got := scoreEpisodes(w.Episode, &w.Limits, f)
+			return got["x"].score, got["y"].score
 		}},
 	}
 }
@@ -206,7 +361,22 @@ func predicates(text, up, down string) func(*Weights) (float64, float64) {
 
 func priors(up, down turnFeatures) func(*Weights) (float64, float64) {
 	return func(w *Weights) (float64, float64) {
-		return up.bm25 * w.Episode.prior(&up, true), down.bm25 * w.Episode.prior(&down, true)
+		var n nodes
+		return up.bm25 * w.Episode.prior(&n, &up, true, w.Limits.TurnWords).Value, down.bm25 * w.Episode.prior(&n, &down, true, w.Limits.TurnWords).Value
+	}
+}
+
+// followUpTurns: a speaker's turn, another's question about it, and the
+// speaker going on; and a weak match of the question's words elsewhere.
+func followUpTurns() *episodeFeatures {
+	return &episodeFeatures{
+		turns: map[string]*turnFeatures{
+			"told": {bm25: 2, hit: true, words: 40, by: "ann"},
+			"ask":  {words: 30, question: true, by: "bob"},
+			"on":   {words: 30, by: "ann"},
+			"weak": {bm25: 0.6, hit: true, words: 40, by: "ann"},
+		},
+		sessions: [][]string{{"told", "ask", "on"}},
 	}
 }
 
@@ -401,6 +571,13 @@ func TestLoadWeights(t *testing.T) {
 		"ErrEpisodeHuge":     {`{"episode": {"speaker": 1e300}}`, "episode.speaker"},
 		"ErrVectorK":         {`{"vector": {"k": 1e308}}`, "vector.k"},
 		"ErrHalfLife":        {`{"fact": {"recency_half_life_days": 1e308}}`, "fact.recency_half_life_days"},
+		"ErrLimitsBelow":     {`{"limits": {"below": 0}}`, "limits.below"},
+		"ErrLimitsDays":      {`{"limits": {"date_slack_days": 1e6}}`, "limits.date_slack_days"},
+		"ErrLimitsTop":       {`{"limits": {"session_top": 0}}`, "limits.session_top"},
+		"ErrLimitsHuge":      {`{"limits": {"chat_words": 1e309}}`, "limits.chat_words"},
+		"ErrPathNegative":    {`{"path": {"unnamed": -0.05}}`, "path.unnamed"},
+		"ErrImportance":      {`{"fact": {"unstated_importance": 11}}`, "fact.unstated_importance"},
+		"ErrImportanceBoth":  {`{"fact": {"unstated_importance": 10, "importance": 0.15}}`, "fact.importance"},
 		"ErrTrailing":        {`{"fact": {"pair": 1}} garbage`, "after the JSON object"},
 		"ErrSecondObject":    {`{} {"fact": {"pair": 1e308}}`, "after the JSON object"},
 	} {

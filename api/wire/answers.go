@@ -17,17 +17,31 @@ type FactsResponse struct {
 	Results []FactResult `json:"results"`
 }
 
-// SearchHit is one ranked result of POST /v1/search; Signals are the
-// inputs of its score.
+// SearchHit is one ranked result of POST /v1/search; Explanation is how
+// its score was made, Signals the explanation flattened.
 type SearchHit struct {
-	Type    string             `json:"type" doc:"fact, entity or episode"`
-	ID      string             `json:"id"`
-	Text    string             `json:"text"`
-	Score   float64            `json:"score"`
-	Signals map[string]float64 `json:"signals"`
-	Fact    *Fact              `json:"fact,omitempty"`
-	Entity  *Entity            `json:"entity,omitempty"`
-	Episode *Episode           `json:"episode,omitempty"`
+	Type        string             `json:"type" doc:"fact, entity or episode"`
+	ID          string             `json:"id"`
+	Text        string             `json:"text"`
+	Score       float64            `json:"score" doc:"the explanation's value, rounded to 4 decimals"`
+	Signals     map[string]float64 `json:"signals" doc:"the explanation flattened: every node below the root by name with its value, and every input, rounded"`
+	Explanation Explanation        `json:"explanation" doc:"how the score was made: it rebuilds from the leaves"`
+	Fact        *Fact              `json:"fact,omitempty"`
+	Entity      *Entity            `json:"entity,omitempty"`
+	Episode     *Episode           `json:"episode,omitempty"`
+}
+
+// Explanation is how a score was made, as a tree: a leaf is a measured
+// value or a weight; a node with children combines them, in order, by
+// Combine into its Value, so the root's Value rebuilds from the leaves.
+type Explanation struct {
+	Name     string             `json:"name" doc:"what the node is: a term, a factor, a weight (by its path in the weights file, fact.pair) or a measured value"`
+	Value    float64            `json:"value"`
+	Effect   float64            `json:"effect" doc:"what the node changes of its parent's value: a term of a sum its value, a factor of a product the product less the product of the other factors; the root's is its value"`
+	Combine  string             `json:"combine,omitempty" enum:"sum product" doc:"how the children make the value, in order; absent for a leaf"`
+	Inputs   map[string]float64 `json:"inputs,omitempty" doc:"what the node was measured from (bm25_rank, graph_distance, vector_rank…): no part of the value"`
+	Children []Explanation      `json:"children,omitempty"`
+	Was      *Explanation       `json:"was,omitempty" doc:"the explanation before a rule set the score below another's (the version valid at as_of, the answer above its entity's card): no part of the value"`
 }
 
 // SearchResponse answers POST /v1/search.

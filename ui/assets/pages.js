@@ -144,7 +144,7 @@ function changeRow(ch) {
 }
 
 // askPage shows the context block an agent gets for a question, the
-// ranked facts behind it and the search signals.
+// ranked facts behind it and how the search scored each hit.
 export async function askPage(main, { params, alive, navigate }) {
   document.title = 'Ask · graphmem';
   const q = params.get('q') || '';
@@ -206,16 +206,27 @@ export async function askPage(main, { params, alive, navigate }) {
   if (hits instanceof Error) {
     out.append(errorView(hits, 'The search failed'));
   } else {
-    // A hit's signals are one wrapped cell, not a column each: there may
-    // be a dozen, and the table must fit its half of the page.
+    // A hit's explanation is one wrapped cell, not a column per part:
+    // there may be a dozen, and the table must fit its half of the page.
     out.append(h('section', { 'aria-labelledby': 'rank-h' }, h('h2', { id: 'rank-h', text: 'Ranking signals' }),
       h('div', { class: 'scroll' }, h('table', { class: 'signals' },
-        h('thead', null, h('tr', null, h('th', { scope: 'col', text: '#' }), h('th', { scope: 'col', text: 'hit' }), h('th', { scope: 'col', text: 'score' }), h('th', { scope: 'col', text: 'signals' }))),
+        h('thead', null, h('tr', null, h('th', { scope: 'col', text: '#' }), h('th', { scope: 'col', text: 'hit' }), h('th', { scope: 'col', text: 'score' }), h('th', { scope: 'col', text: 'how it adds up' }))),
         h('tbody', null, hits.hits.map((x, i) => h('tr', null, h('td', { text: String(i + 1) }),
           h('td', null, x.fact ? factLine(x.fact) : x.entity ? h('a', { href: entityHref(x.entity.id), text: x.entity.name }) : clip(x.text, 120)),
           h('td', { text: x.score.toFixed(3) }),
-          h('td', { class: 'sigs' }, Object.keys(x.signals).sort().map((n) => h('span', { class: 'sig' }, h('span', { class: 'pred', text: n }), ' ' + fmt(x.signals[n])))))))))));
+          h('td', { class: 'sigs' }, explainView(x.explanation)))))))));
   }
+}
+
+// explainView shows how a score was made: the parts its explanation
+// combines, joined by + or ×, each with its value and, after =, the
+// parts it is made of in turn; a part's effect on the score is its title.
+function explainView(x) {
+  const op = (n) => (n.combine === 'product' ? ' × ' : ' + ');
+  const parts = x.children || [];
+  return parts.map((c, i) => h('span', { class: 'sig', title: `changes ${x.name} by ${fmt(c.effect)}` },
+    i ? op(x) : '', h('span', { class: 'pred', text: c.name }), ' ' + fmt(c.value),
+    c.children ? h('span', { class: 'muted parts', text: ' = ' + c.children.map((g) => `${g.name} ${fmt(g.value)}`).join(op(c)) }) : null));
 }
 
 function fmt(v) {

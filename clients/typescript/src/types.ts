@@ -314,13 +314,31 @@ export interface SearchRequest {
   types?: string[] | null;
 }
 
-/** One ranked search result: a fact, an entity or an episode, with the signals behind its score. */
+/**
+ * How a score was made, as a tree: a leaf is a measured value or a weight; a node with children combines them,
+ * in order, by `combine` (a sum or a product) into its `value`, so the root's value rebuilds from the leaves.
+ * `effect` is what a node changes of its parent's value; `inputs` are what it was measured from (no part of the
+ * value); `was` is the explanation a score had before a rule set it below another's.
+ */
+export interface Explanation {
+  name: string;
+  value: number;
+  effect: number;
+  combine?: string;
+  inputs?: Record<string, number>;
+  children?: Explanation[];
+  was?: Explanation | null;
+}
+
+/** One ranked search result: a fact, an entity or an episode, with the explanation of its score. */
 export interface SearchHit {
   type: string;
   id: string;
   text: string;
   score: number;
+  /** The explanation flattened: every node below the root by name with its value, and every input. */
   signals: Record<string, number>;
+  explanation: Explanation;
   fact?: Fact | null;
   entity?: Entity | null;
   episode?: Episode | null;

@@ -35,7 +35,7 @@ export const DATE_KEYS: ReadonlySet<string> = new Set([
 ]);
 
 /** Properties, by JSON name, holding free-form objects whose keys are kept as they are. */
-export const OPAQUE: ReadonlySet<string> = new Set(["attributes", "fields", "lag", "metadata", "signals"]);
+export const OPAQUE: ReadonlySet<string> = new Set(["attributes", "fields", "inputs", "lag", "metadata", "signals"]);
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 

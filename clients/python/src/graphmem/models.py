@@ -384,14 +384,32 @@ class SearchRequest(RequestModel):
     types: list[str] | None = None
 
 
+class Explanation(Model):
+    """How a score was made, as a tree: a leaf is a measured value or a weight; a node with children combines
+    them, in order, by ``combine`` (``sum`` or ``product``) into its ``value``, so the root's value rebuilds
+    from the leaves. ``effect`` is what a node changes of its parent's value; ``inputs`` are what it was
+    measured from (no part of the value); ``was`` is the explanation a score had before a rule set it below
+    another's."""
+
+    name: str
+    value: float
+    effect: float
+    combine: str | None = None
+    inputs: dict[str, float] = Field(default_factory=dict)
+    children: list[Explanation] = Field(default_factory=list)
+    was: Explanation | None = None
+
+
 class SearchHit(Model):
-    """One ranked search result: a fact, an entity or an episode, with the signals behind its score."""
+    """One ranked search result: a fact, an entity or an episode, with the explanation of its score
+    (``signals``: the explanation flattened)."""
 
     type: str
     id: str
     text: str
     score: float
     signals: dict[str, float]
+    explanation: Explanation | None = None
     fact: Fact | None = None
     entity: Entity | None = None
     episode: Episode | None = None
@@ -842,6 +860,7 @@ SCHEMAS: dict[str, type[Model]] = {
     "Error": ErrorBody,
     "ErrorDetail": ErrorDetail,
     "ExportRecord": ExportRecord,
+    "Explanation": Explanation,
     "Extraction": Extraction,
     "Fact": Fact,
     "FactDetail": FactDetail,
