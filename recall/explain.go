@@ -1,6 +1,9 @@
 package recall
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"maps"
+)
 
 // Combining rules of an Explanation's children.
 const (
@@ -212,14 +215,12 @@ func (x *Explanation) effects() {
 
 // Signals is the explanation flattened, as the API's signals show it:
 // every node below the root by name with its value, and every input,
-// rounded (those of Was too, unless the tree names them).
+// rounded. A settled score's own signals (Was) are shown over those of
+// the tree that set it below another's: they describe this hit.
 func (x *Explanation) Signals() map[string]float64 {
 	m := map[string]float64{}
 	if x == nil {
 		return m
-	}
-	if x.Was != nil {
-		m = x.Was.Signals()
 	}
 	var walk func(*Explanation)
 	walk = func(n *Explanation) {
@@ -232,5 +233,8 @@ func (x *Explanation) Signals() map[string]float64 {
 		}
 	}
 	walk(x)
+	if x.Was != nil {
+		maps.Copy(m, x.Was.Signals())
+	}
 	return m
 }
