@@ -104,73 +104,125 @@ func Recall(ctx context.Context, store graph.Store, o RecallOptions) (map[string
 	if err != nil {
 		return nil, err
 	}
-
 	e := &recall.Engine{Store: store, Index: idx}
 	defer e.Close()
-	qs := Queries(o.Work, o.Queries, o.Seed)
-	// Warmed up on other questions than those timed, and context timed on
-	// others than search, so that no cache of a store answers a timed
-	// question from having seen it. (The vector figures below ask search's
-	// questions again.)
-	warmQs := Queries(o.Work, min(len(qs), 50), o.Seed+1)
-	contextQs := Queries(o.Work, o.Queries, o.Seed+2)
-	warm := len(warmQs)
-	timeOn := func(qs []string, fn func(q string) error) ([]float64, error) {
-		for _, q := range warmQs {
-			if err := fn(q); err != nil {
-				return nil, err
-			}
-		}
-		lat := make([]float64, 0, len(qs))
-		for _, q := range qs {
-			t := time.Now()
-			if err := fn(q); err != nil {
-				return nil, err
-			}
-			lat = append(lat, float64(time.Since(t).Nanoseconds())/1e6)
-		}
-		return lat, nil
+	b := newBenchQuestions(o)
+	if err := b.timeRequests(ctx, idx, e, o.Scope, out); err != nil {
+		return nil, err
 	}
-	timeIt := func(fn func(q string) error) ([]float64, error) { return timeOn(qs, fn) }
+	if o.Embedder != nil {
+		closeV, err := b.timeWithVectors(ctx, store, idx, o, dir, out)
+		if err != nil {
+			return nil, err
+		}
+		defer closeV()
+	}
+	return withDuringSync(ctx, store, o, dir, out)
+}
+
+// benchQuestions are the questions Recall times: search's, context's,
+// and those every timing asks first, untimed. Warmed up on other
+// questions than those timed, and context timed on others than search, so
+// that no cache of a store answers a timed question from having seen it.
+// (The vector figures ask search's questions again.)
+type benchQuestions struct {
+	search, context, warm []string
+}
+
+func newBenchQuestions(o RecallOptions) benchQuestions {
+	qs := Queries(o.Work, o.Queries, o.Seed)
+	return benchQuestions{search: qs, warm: Queries(o.Work, min(len(qs), 50), o.Seed+1), context: Queries(o.Work, o.Queries, o.Seed+2)}
+}
+
+// time asks the warm-up questions through fn, then times fn on each of
+// qs and returns the latencies in milliseconds.
+func (b benchQuestions) time(qs []string, fn func(q string) error) ([]float64, error) {
+	for _, q := range b.warm {
+		if err := fn(q); err != nil {
+			return nil, err
+		}
+	}
+	lat := make([]float64, 0, len(qs))
+	for _, q := range qs {
+		t := time.Now()
+		if err := fn(q); err != nil {
+			return nil, err
+		}
+		lat = append(lat, float64(time.Since(t).Nanoseconds())/1e6)
+	}
+	return lat, nil
+}
+
+// timeRequests times the index's own BM25 query (top 10 facts), recall's
+// Search and Context into out, with the BM25 hits per query and context's
+// p95 against BM25's.
+func (b benchQuestions) timeRequests(ctx context.Context, idx *search.Index, e *recall.Engine, scope entity.Scope, out map[string]float64) error {
 	bm25Hits := 0
 	bm25 := func(q string) error {
-		hits, err := idx.Search(ctx, search.Query{Scope: o.Scope, Text: q, Limit: 10, Types: []string{search.TypeFact}})
+		hits, err := idx.Search(ctx, search.Query{Scope: scope, Text: q, Limit: 10, Types: []string{search.TypeFact}})
 		bm25Hits += len(hits)
 		return err
 	}
 	searchFn := func(q string) error {
-		_, err := e.Search(ctx, o.Scope, recall.SearchRequest{Query: q})
+		_, err := e.Search(ctx, scope, recall.SearchRequest{Query: q})
 		return err
 	}
 	contextFn := func(q string) error {
-		_, err := e.Context(ctx, o.Scope, recall.ContextRequest{Query: q})
+		_, err := e.Context(ctx, scope, recall.ContextRequest{Query: q})
 		return err
 	}
 	for _, m := range []struct {
 		name string
 		qs   []string
 		fn   func(string) error
-	}{{"index_bm25", qs, bm25}, {"search", qs, searchFn}, {"context", contextQs, contextFn}} {
-		lat, err := timeOn(m.qs, m.fn)
+	}{{"index_bm25", b.search, bm25}, {"search", b.search, searchFn}, {"context", b.context, contextFn}} {
+		lat, err := b.time(m.qs, m.fn)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		out[m.name+"_p50_ms"], out[m.name+"_p95_ms"] = pct(lat, 50), pct(lat, 95)
 	}
-	out["index_bm25_hits_per_query"] = round(float64(bm25Hits) / float64(len(qs)+warm))
+	out["index_bm25_hits_per_query"] = round(float64(bm25Hits) / float64(len(b.search)+len(b.warm)))
 	if out["index_bm25_p95_ms"] > 0 {
 		out["context_p95_ratio_to_index_bm25"] = round(out["context_p95_ms"] / out["index_bm25_p95_ms"])
 	}
-	if o.Embedder == nil {
-		return withDuringSync(ctx, store, o, dir, out)
-	}
-	// With vectors: the follower's catch-up (every fact, entity embedded),
-	// then the same requests with the vector list.
+	return nil
+}
+
+// timeWithVectors builds the vector index next to the index in dir (the
+// follower's catch-up: every fact and entity embedded), then times the
+// requests with the vector list into out; it returns what closes the
+// vector index and its engines.
+func (b benchQuestions) timeWithVectors(ctx context.Context, store graph.Store, idx *search.Index, o RecallOptions, dir string, out map[string]float64) (func(), error) {
 	vec, err := vector.Open(dir+"-vectors", o.Embedder, o.Identity)
 	if err != nil {
 		return nil, err
 	}
-	defer vec.Close()
+	if err := syncVectors(ctx, store, vec, len(o.Work), out); err != nil {
+		vec.Close()
+		return nil, err
+	}
+	// Two engines with the vector list: the default wait (an answer whose
+	// vector is late goes without the list), and waiting for every vector.
+	ev := &recall.Engine{Store: store, Index: idx, Vectors: vec}
+	waited := &recall.Engine{Store: store, Index: idx, Vectors: vec, VectorWait: time.Minute, VectorTimeout: time.Minute}
+	closeV := func() {
+		waited.Close()
+		ev.Close()
+		vec.Close()
+	}
+	if err := b.timeVectorRequests(ctx, ev, waited, vec, o.Scope, out); err != nil {
+		closeV()
+		return nil, err
+	}
+	return closeV, nil
+}
+
+// syncVectors catches the vector index up with the store, without a query
+// cache, and writes into out how long it took, the lag it ran behind, the
+// pace of embedding and the index file's size (also per 100k facts of a
+// workload of facts).
+func syncVectors(ctx context.Context, store graph.Store, vec *vector.Index, facts int, out map[string]float64) error {
 	vec.SetQueryCache(0)
 	start := time.Now()
 	lag, err := watchLag(vec.Lag, func() error {
@@ -178,10 +230,10 @@ func Recall(ctx context.Context, store graph.Store, o RecallOptions) (map[string
 		return err
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := vec.Save(); err != nil {
-		return nil, err
+		return err
 	}
 	took := time.Since(start).Seconds()
 	out["vector_sync_s"], out["vectors"] = round(took), float64(vec.Len())
@@ -189,29 +241,31 @@ func Recall(ctx context.Context, store graph.Store, o RecallOptions) (map[string
 	out["embeddings_per_sec"] = round(float64(vec.Embedded()) / took)
 	if fi, err := os.Stat(filepath.Join(vec.Dir(), vector.FileName)); err == nil {
 		out["vector_index_mb"] = round(float64(fi.Size()) / 1e6)
-		out["vector_index_mb_per_100k_facts"] = round(float64(fi.Size()) / 1e6 * 1e5 / float64(len(o.Work)))
+		out["vector_index_mb_per_100k_facts"] = round(float64(fi.Size()) / 1e6 * 1e5 / float64(facts))
 	}
-	// Three engines with the vector list: the default wait (an answer
-	// whose vector is late goes without the list), waiting for every
-	// vector, and the default wait on questions asked before (cached).
-	ev := &recall.Engine{Store: store, Index: idx, Vectors: vec}
-	defer ev.Close()
-	waited := &recall.Engine{Store: store, Index: idx, Vectors: vec, VectorWait: time.Minute, VectorTimeout: time.Minute}
-	defer waited.Close()
+	return nil
+}
+
+// timeVectorRequests times into out the question's embedding, and search
+// and context with the vector list: through ev (the default wait, with
+// the share of answers that had the list), through waited (context
+// waiting for every vector), and through ev again on questions asked
+// before, whose vectors come from the cache.
+func (b benchQuestions) timeVectorRequests(ctx context.Context, ev, waited *recall.Engine, vec *vector.Index, scope entity.Scope, out map[string]float64) error {
 	embedFn := func(q string) error {
 		_, err := vec.QueryVector(ctx, q)
 		return err
 	}
 	searchV := func(q string) error {
-		_, err := ev.Search(ctx, o.Scope, recall.SearchRequest{Query: q})
+		_, err := ev.Search(ctx, scope, recall.SearchRequest{Query: q})
 		return err
 	}
 	contextV := func(q string) error {
-		_, err := ev.Context(ctx, o.Scope, recall.ContextRequest{Query: q})
+		_, err := ev.Context(ctx, scope, recall.ContextRequest{Query: q})
 		return err
 	}
 	contextW := func(q string) error {
-		_, err := waited.Context(ctx, o.Scope, recall.ContextRequest{Query: q})
+		_, err := waited.Context(ctx, scope, recall.ContextRequest{Query: q})
 		return err
 	}
 	for _, m := range []struct {
@@ -219,9 +273,9 @@ func Recall(ctx context.Context, store graph.Store, o RecallOptions) (map[string
 		fn   func(string) error
 	}{{"query_embed", embedFn}, {"search_vectors", searchV}, {"context_vectors", contextV}, {"context_vectors_waited", contextW}} {
 		used, missed := ev.VectorUse()
-		lat, err := timeIt(m.fn)
+		lat, err := b.time(b.search, m.fn)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		out[m.name+"_p50_ms"], out[m.name+"_p95_ms"] = pct(lat, 50), pct(lat, 95)
 		if m.name == "search_vectors" || m.name == "context_vectors" {
@@ -230,18 +284,18 @@ func Recall(ctx context.Context, store graph.Store, o RecallOptions) (map[string
 		}
 	}
 	// Questions asked again: their vectors come from the cache.
-	vec.SetQueryCache(len(qs))
-	for _, q := range qs {
+	vec.SetQueryCache(len(b.search))
+	for _, q := range b.search {
 		if err := embedFn(q); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	lat, err := timeIt(contextV)
+	lat, err := b.time(b.search, contextV)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	out["context_vectors_cached_p50_ms"], out["context_vectors_cached_p95_ms"] = pct(lat, 50), pct(lat, 95)
-	return withDuringSync(ctx, store, o, dir, out)
+	return nil
 }
 
 // withDuringSync adds the figures of searchDuringSync to out. It runs last:

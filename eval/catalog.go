@@ -179,189 +179,286 @@ func Catalog(ctx context.Context, o CatalogOptions) (CatalogReport, error) {
 	}
 	defer ws.close()
 	store, idx := ws.store, ws.index
-	clock := func() time.Time { return catalogNow }
 	svc := memory.New(store, onto)
-	svc.Now = clock
+	svc.Now = catalogClock
 	// No hit counts: each question is asked several times (search, with
 	// history, context; reworded; with vectors), and a fact's hits would
 	// rank it higher at each asking.
-	eng := &recall.Engine{Store: store, Index: idx, Ontology: onto, Now: clock, NoHits: true}
+	eng := &recall.Engine{Store: store, Index: idx, Ontology: onto, Now: catalogClock, NoHits: true}
 	defer eng.Close()
 
 	data := generateCatalog(o.Seed, o.Questions)
-	const scope = CatalogScope
-	for i := 0; i < len(data.facts); i += entity.MaxBatch {
-		if _, err := svc.AddFacts(ctx, scope, data.facts[i:min(i+entity.MaxBatch, len(data.facts))]); err != nil {
-			return CatalogReport{}, fmt.Errorf("loading the catalog: %w", err)
-		}
-	}
-	if _, err := idx.Sync(ctx, store); err != nil {
-		return CatalogReport{}, err
-	}
-	if err := idx.Compact(ctx); err != nil { // as a long-running server's index would be
+	if err := loadCatalog(ctx, svc, ws, data); err != nil {
 		return CatalogReport{}, err
 	}
 	rep := CatalogReport{Seed: o.Seed, Entities: data.entities, Predicates: len(onto.Predicates),
 		Changing: len(data.changing), ByGroup: map[string]float64{}, PathsOnly: o.PathsOnly}
-	if rep.Facts, rep.Superseded, err = countFacts(ctx, svc, scope, data); err != nil {
+	if rep.Facts, rep.Superseded, err = countFacts(ctx, svc, CatalogScope, data); err != nil {
 		return CatalogReport{}, err
 	}
 	if o.PathQuestions != 0 || o.PathsOnly {
-		n := o.PathQuestions
-		if n <= 0 {
-			n = PathQuestionsDefault
-		}
-		qs := generatePathQuestions(o.Seed, data.facts, n)
-		var progress func(done, total int) // one bar: the single-hop questions' when they follow
-		if o.PathsOnly {
-			progress = o.Progress
-		}
-		p, err := askPaths(ctx, eng, idx, store, svc, scope, qs, progress, o.PathMisses)
-		if err != nil {
+		if rep.Paths, err = catalogPaths(ctx, o, eng, ws, svc, data); err != nil {
 			return CatalogReport{}, err
 		}
-		rep.Paths = &p
 		if o.PathsOnly {
 			return rep, nil
 		}
 	}
-
-	var engV *recall.Engine
+	a := &catalogAsking{o: o, eng: eng, idx: idx, svc: svc, groups: map[string][2]int{}, groupsV: map[string][2]int{}}
 	if o.Embeddings != nil {
-		vec, err := newVectors(*o.Embeddings, ws.dir)
+		engV, closeV, err := vectorEngine(ctx, o, ws, onto, &rep)
 		if err != nil {
 			return CatalogReport{}, err
 		}
-		defer vec.Close()
-		vec.SetPredicates(onto)
-		vec.SetQueryCache(0)
-		vec.ce.passagesOnly = true
-		if err := vec.catchUp(ctx, store); err != nil {
-			return CatalogReport{}, fmt.Errorf("embedding the catalog: %w", err)
-		}
-		cost, err := vec.cost()
-		if err != nil {
-			return CatalogReport{}, err
-		}
-		rep.Embedding = &cost
-		engV = &recall.Engine{Store: store, Index: idx, Vectors: vec.Index, VectorWait: o.VectorWait, Ontology: onto, Now: clock,
-			Weights: weightsWith(recall.DefaultEpisodeWeights, o.VectorWeights), NoHits: true}
-		defer engV.Close()
+		defer closeV()
+		a.engV = engV
 	}
+	if err := a.askAll(ctx, data); err != nil {
+		return CatalogReport{}, err
+	}
+	if err := a.askUnknownAll(ctx, &rep, store, idx, onto, data); err != nil {
+		return CatalogReport{}, err
+	}
+	a.fill(&rep, len(data.questions))
+	return rep, nil
+}
 
-	var ours, withVec, base, rew, rewVec tallyCatalog
-	groups, groupsV := map[string][2]int{}, map[string][2]int{}
+// catalogClock is the clock of the catalog's memory and engines.
+func catalogClock() time.Time { return catalogNow }
+
+// loadCatalog writes the catalog's facts through the memory service, in
+// batches, and brings the index up to date and compacted, as a
+// long-running server's index would be.
+func loadCatalog(ctx context.Context, svc *memory.Service, ws *workspace, data catalogData) error {
+	for i := 0; i < len(data.facts); i += entity.MaxBatch {
+		if _, err := svc.AddFacts(ctx, CatalogScope, data.facts[i:min(i+entity.MaxBatch, len(data.facts))]); err != nil {
+			return fmt.Errorf("loading the catalog: %w", err)
+		}
+	}
+	if _, err := ws.index.Sync(ctx, ws.store); err != nil {
+		return err
+	}
+	return ws.index.Compact(ctx)
+}
+
+// catalogPaths asks the relational questions (CatalogOptions
+// .PathQuestions, the default count when not positive).
+func catalogPaths(ctx context.Context, o CatalogOptions, eng *recall.Engine, ws *workspace, svc *memory.Service, data catalogData) (*PathReport, error) {
+	n := o.PathQuestions
+	if n <= 0 {
+		n = PathQuestionsDefault
+	}
+	qs := generatePathQuestions(o.Seed, data.facts, n)
+	var progress func(done, total int) // one bar: the single-hop questions' when they follow
+	if o.PathsOnly {
+		progress = o.Progress
+	}
+	p, err := askPaths(ctx, eng, ws.index, ws.store, svc, CatalogScope, qs, progress, o.PathMisses)
+	if err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// vectorEngine embeds the catalog and returns an engine with the vector
+// list, and what closes it; rep receives what embedding cost.
+func vectorEngine(ctx context.Context, o CatalogOptions, ws *workspace, onto *ontology.Ontology, rep *CatalogReport) (*recall.Engine, func(), error) {
+	vec, err := newVectors(*o.Embeddings, ws.dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	vec.SetPredicates(onto)
+	vec.SetQueryCache(0)
+	vec.ce.passagesOnly = true
+	if err := vec.catchUp(ctx, ws.store); err != nil {
+		vec.Close()
+		return nil, nil, fmt.Errorf("embedding the catalog: %w", err)
+	}
+	cost, err := vec.cost()
+	if err != nil {
+		vec.Close()
+		return nil, nil, err
+	}
+	rep.Embedding = &cost
+	engV := &recall.Engine{Store: ws.store, Index: ws.index, Vectors: vec.Index, VectorWait: o.VectorWait, Ontology: onto,
+		Now: catalogClock, Weights: weightsWith(recall.DefaultEpisodeWeights, o.VectorWeights), NoHits: true}
+	return engV, func() { engV.Close(); vec.Close() }, nil
+}
+
+// catalogAsking is the asking of a catalog's questions: the engines
+// (engV with the vector list, nil without embeddings) and each system's
+// tallies.
+type catalogAsking struct {
+	o         CatalogOptions
+	eng, engV *recall.Engine
+	idx       *search.Index
+	svc       *memory.Service
+
+	ours, withVec, base, rew, rewVec tallyCatalog
+	groups, groupsV                  map[string][2]int
+}
+
+// askAll asks every question of the catalog: to graphmem, with vectors,
+// reworded when asked to, and to plain BM25.
+func (a *catalogAsking) askAll(ctx context.Context, data catalogData) error {
 	var rewording []catalogQuestion
-	if o.Reworded {
-		rewording = reworded(o.Seed, data.questions)
+	if a.o.Reworded {
+		rewording = reworded(a.o.Seed, data.questions)
 	}
 	for qi, q := range data.questions {
-		cur, _, err := svc.Facts(ctx, scope, memory.FactQuery{Subject: q.Subject, Predicate: q.Predicate, Limit: 10})
+		want, older, err := a.current(ctx, q)
 		if err != nil {
-			return CatalogReport{}, err
+			return err
 		}
-		if len(cur) != 1 {
-			return CatalogReport{}, fmt.Errorf("question %q: %d current facts of %s %s", q.Text, len(cur), q.Subject, q.Predicate)
-		}
-		want := cur[0]
-		hist, _, err := svc.Facts(ctx, scope, memory.FactQuery{Subject: q.Subject, Predicate: q.Predicate, IncludeHistory: true, Limit: 100})
-		if err != nil {
-			return CatalogReport{}, err
-		}
-		older := map[string]bool{}
-		for _, f := range hist {
-			if f.ID != want.ID {
-				older[f.ID] = true
-			}
-		}
-
-		if err := ask(ctx, eng, scope, q, want, older, &ours, groups, o.Misses); err != nil {
-			return CatalogReport{}, err
-		}
-		if engV != nil {
-			if err := ask(ctx, engV, scope, q, want, older, &withVec, groupsV, o.MissesVectors); err != nil {
-				return CatalogReport{}, err
-			}
+		if err := a.askEngines(ctx, q, want, older); err != nil {
+			return err
 		}
 		if rewording != nil {
-			if err := ask(ctx, eng, scope, rewording[qi], want, older, &rew, map[string][2]int{}, o.Misses); err != nil {
-				return CatalogReport{}, err
-			}
-			if engV != nil {
-				if err := ask(ctx, engV, scope, rewording[qi], want, older, &rewVec, map[string][2]int{}, o.MissesVectors); err != nil {
-					return CatalogReport{}, err
-				}
+			if err := a.askReworded(ctx, rewording[qi], want, older); err != nil {
+				return err
 			}
 		}
-
-		// Baseline: BM25 over the same index, facts only.
-		start := time.Now()
-		hits, err := idx.Search(ctx, search.Query{Scope: scope, Text: q.Text, Types: []string{search.TypeFact}, Limit: 10, Now: catalogNow})
-		if err != nil {
-			return CatalogReport{}, err
+		if err := a.askBaseline(ctx, q, want, older); err != nil {
+			return err
 		}
-		base.search = append(base.search, ms(time.Since(start)))
-		var ids []string
-		for _, h := range hits {
-			ids = append(ids, h.ID)
-		}
-		base.add(ids, want.ID, len(ids) > 0 && ids[0] == want.ID)
-		hits, err = idx.Search(ctx, search.Query{Scope: scope, Text: q.Text, Types: []string{search.TypeFact}, Limit: 10,
-			Now: catalogNow, IncludeHistory: true})
-		if err != nil {
-			return CatalogReport{}, err
-		}
-		ids = ids[:0]
-		for _, h := range hits {
-			ids = append(ids, h.ID)
-		}
-		base.superseded(ids, want.ID, older)
-		if o.Progress != nil {
-			o.Progress(qi+1, len(data.questions))
+		if a.o.Progress != nil {
+			a.o.Progress(qi+1, len(data.questions))
 		}
 	}
+	return nil
+}
+
+// current returns the one current fact the question asks for, and the
+// ids of its older versions.
+func (a *catalogAsking) current(ctx context.Context, q catalogQuestion) (entity.Fact, map[string]bool, error) {
+	cur, _, err := a.svc.Facts(ctx, CatalogScope, memory.FactQuery{Subject: q.Subject, Predicate: q.Predicate, Limit: 10})
+	if err != nil {
+		return entity.Fact{}, nil, err
+	}
+	if len(cur) != 1 {
+		return entity.Fact{}, nil, fmt.Errorf("question %q: %d current facts of %s %s", q.Text, len(cur), q.Subject, q.Predicate)
+	}
+	want := cur[0]
+	hist, _, err := a.svc.Facts(ctx, CatalogScope, memory.FactQuery{Subject: q.Subject, Predicate: q.Predicate, IncludeHistory: true, Limit: 100})
+	if err != nil {
+		return entity.Fact{}, nil, err
+	}
+	older := map[string]bool{}
+	for _, f := range hist {
+		if f.ID != want.ID {
+			older[f.ID] = true
+		}
+	}
+	return want, older, nil
+}
+
+// askEngines puts the question to graphmem, and with vectors when on.
+func (a *catalogAsking) askEngines(ctx context.Context, q catalogQuestion, want entity.Fact, older map[string]bool) error {
+	if err := ask(ctx, a.eng, CatalogScope, q, want, older, &a.ours, a.groups, a.o.Misses); err != nil {
+		return err
+	}
+	if a.engV == nil {
+		return nil
+	}
+	return ask(ctx, a.engV, CatalogScope, q, want, older, &a.withVec, a.groupsV, a.o.MissesVectors)
+}
+
+// askReworded puts the question reworded to graphmem, and with vectors
+// when on.
+func (a *catalogAsking) askReworded(ctx context.Context, q catalogQuestion, want entity.Fact, older map[string]bool) error {
+	if err := ask(ctx, a.eng, CatalogScope, q, want, older, &a.rew, map[string][2]int{}, a.o.Misses); err != nil {
+		return err
+	}
+	if a.engV == nil {
+		return nil
+	}
+	return ask(ctx, a.engV, CatalogScope, q, want, older, &a.rewVec, map[string][2]int{}, a.o.MissesVectors)
+}
+
+// askBaseline puts the question to BM25 over the same index, facts only:
+// now, then with history.
+func (a *catalogAsking) askBaseline(ctx context.Context, q catalogQuestion, want entity.Fact, older map[string]bool) error {
+	start := time.Now()
+	hits, err := a.idx.Search(ctx, search.Query{Scope: CatalogScope, Text: q.Text, Types: []string{search.TypeFact}, Limit: 10, Now: catalogNow})
+	if err != nil {
+		return err
+	}
+	a.base.search = append(a.base.search, ms(time.Since(start)))
+	ids := hitIDs(hits)
+	a.base.add(ids, want.ID, len(ids) > 0 && ids[0] == want.ID)
+	hits, err = a.idx.Search(ctx, search.Query{Scope: CatalogScope, Text: q.Text, Types: []string{search.TypeFact}, Limit: 10,
+		Now: catalogNow, IncludeHistory: true})
+	if err != nil {
+		return err
+	}
+	a.base.superseded(hitIDs(hits), want.ID, older)
+	return nil
+}
+
+// hitIDs are the ids of the hits, in order.
+func hitIDs(hits []search.Hit) []string {
+	var ids []string
+	for _, h := range hits {
+		ids = append(ids, h.ID)
+	}
+	return ids
+}
+
+// askUnknownAll asks the questions about subjects that do not exist: to
+// graphmem, to graphmem without the judging of names, and with vectors
+// when on.
+func (a *catalogAsking) askUnknownAll(ctx context.Context, rep *CatalogReport, store graph.Store, idx *search.Index, onto *ontology.Ontology, data catalogData) error {
 	// Without hit counts, as eng: a hit written while the questions are
 	// asked would rank its fact higher at the next question, by a timing
 	// of the hit writer's, and the row would differ from run to run.
-	engBefore := &recall.Engine{Store: store, Index: idx, Ontology: onto, Now: clock, NoUnknownNames: true, NoHits: true}
+	engBefore := &recall.Engine{Store: store, Index: idx, Ontology: onto, Now: catalogClock, NoUnknownNames: true, NoHits: true}
 	defer engBefore.Close()
-	if rep.Unknown, err = askUnknown(ctx, eng, scope, data, ours.unknownOnKnown, o.Misses); err != nil {
-		return CatalogReport{}, err
+	var err error
+	if rep.Unknown, err = askUnknown(ctx, a.eng, CatalogScope, data, a.ours.unknownOnKnown, a.o.Misses); err != nil {
+		return err
 	}
-	if rep.UnknownBefore, err = askUnknown(ctx, engBefore, scope, data, 0, nil); err != nil {
-		return CatalogReport{}, err
+	if rep.UnknownBefore, err = askUnknown(ctx, engBefore, CatalogScope, data, 0, nil); err != nil {
+		return err
 	}
-	if engV != nil {
-		u, err := askUnknown(ctx, engV, scope, data, withVec.unknownOnKnown, o.MissesVectors)
+	if a.engV != nil {
+		u, err := askUnknown(ctx, a.engV, CatalogScope, data, a.withVec.unknownOnKnown, a.o.MissesVectors)
 		if err != nil {
-			return CatalogReport{}, err
+			return err
 		}
 		rep.UnknownVectors = &u
 	}
-	n := len(data.questions)
+	return nil
+}
+
+// fill writes the figures of n questions into the report.
+func (a *catalogAsking) fill(rep *CatalogReport, n int) {
 	rep.Questions = n
-	rep.Graphmem, rep.Baseline = ours.withContext(n), base.scores(n)
-	for g, c := range groups {
-		rep.ByGroup[g] = roundTo(float64(c[1])/float64(c[0]), 3)
-	}
-	if o.Reworded {
-		r := rew.withContext(n)
+	rep.Graphmem, rep.Baseline = a.ours.withContext(n), a.base.scores(n)
+	rep.ByGroup = groupShares(a.groups)
+	if a.o.Reworded {
+		r := a.rew.withContext(n)
 		rep.Reworded = &r
 	}
-	if engV != nil {
-		v := withVec.withContext(n)
-		v.VectorWaitMs = ms(engV.QueryVectorWait())
-		rep.Vectors = &v
-		rep.ByGroupVectors = map[string]float64{}
-		for g, c := range groupsV {
-			rep.ByGroupVectors[g] = roundTo(float64(c[1])/float64(c[0]), 3)
-		}
-		if o.Reworded {
-			r := rewVec.withContext(n)
-			rep.RewordedVectors = &r
-		}
+	if a.engV == nil {
+		return
 	}
-	return rep, nil
+	v := a.withVec.withContext(n)
+	v.VectorWaitMs = ms(a.engV.QueryVectorWait())
+	rep.Vectors = &v
+	rep.ByGroupVectors = groupShares(a.groupsV)
+	if a.o.Reworded {
+		r := a.rewVec.withContext(n)
+		rep.RewordedVectors = &r
+	}
+}
+
+// groupShares is hit@1 by group, of the counts (asked, first) by group.
+func groupShares(groups map[string][2]int) map[string]float64 {
+	out := map[string]float64{}
+	for g, c := range groups {
+		out[g] = roundTo(float64(c[1])/float64(c[0]), 3)
+	}
+	return out
 }
 
 // countFacts counts the facts of the catalog's subjects and how many of
@@ -596,99 +693,126 @@ func ask(ctx context.Context, eng *recall.Engine, scope entity.Scope, q catalogQ
 // the questions answered falsely and the known ones in lower case that
 // listed an unresolved name.
 func askUnknown(ctx context.Context, eng *recall.Engine, scope entity.Scope, data catalogData, onKnown int, misses io.Writer) (UnknownScores, error) {
-	qs, n := data.unknown, len(data.questions)
-	var falseAnswers, reported, lowerAsked, lowerUnknown, spacedAsked, spacedUnknown int
-	unresolved := func(text string) (bool, error) {
-		res, err := eng.Search(ctx, scope, recall.SearchRequest{Query: text, Limit: 10})
-		if err != nil {
-			return false, err
-		}
-		cres, err := eng.Context(ctx, scope, recall.ContextRequest{Query: text})
-		if err != nil {
-			return false, err
-		}
-		if len(res.Unresolved) == 0 && len(cres.Unresolved) == 0 {
-			return false, nil
-		}
-		if misses != nil {
-			fmt.Fprintf(misses, "FALSE UNKNOWN %q: %v %v\n", text, res.Unresolved, cres.Unresolved)
-		}
-		return true, nil
+	lower, spaced, err := askKnownLower(ctx, eng, scope, data.questions, misses)
+	if err != nil {
+		return UnknownScores{}, err
 	}
-	for _, q := range data.questions {
+	var falseAnswers, reported outcomes
+	kinds := map[string]outcomes{}
+	for _, q := range data.unknown {
+		answered, named, err := askAboutUnknown(ctx, eng, scope, q, misses)
+		if err != nil {
+			return UnknownScores{}, err
+		}
+		falseAnswers.add(answered)
+		reported.add(named)
+		k := kinds[q.Kind]
+		k.add(answered)
+		kinds[q.Kind] = k
+	}
+	u := UnknownScores{Questions: len(data.unknown), FalseAnswer: falseAnswers.share(), Reported: reported.share(),
+		FalseUnknown: outcomes{asked: len(data.questions), yes: onKnown}.share(), FalseUnknownLower: lower.share(),
+		FalseUnknownSpaced: spaced.share(), ByKind: map[string]float64{}}
+	for kind, k := range kinds {
+		u.ByKind[kind] = k.share()
+	}
+	return u, nil
+}
+
+// outcomes are how many questions were asked, and how many of them had
+// an outcome.
+type outcomes struct{ asked, yes int }
+
+func (c *outcomes) add(yes bool) {
+	c.asked++
+	if yes {
+		c.yes++
+	}
+}
+
+// share is the share of the questions with the outcome, 0 of none.
+func (c outcomes) share() float64 {
+	if c.asked == 0 {
+		return 0
+	}
+	return roundTo(float64(c.yes)/float64(c.asked), 3)
+}
+
+// askKnownLower asks the known English questions in lower case, and again
+// with the subject's identifier written with its words apart where that
+// changes them, and counts those that listed an unresolved name.
+func askKnownLower(ctx context.Context, eng *recall.Engine, scope entity.Scope, qs []catalogQuestion, misses io.Writer) (lower, spaced outcomes, err error) {
+	for _, q := range qs {
 		if q.Lang != "en" {
 			continue
 		}
-		lowerAsked++
 		text := strings.ToLower(q.Text)
-		u, err := unresolved(text)
+		u, err := listsUnresolved(ctx, eng, scope, text, misses)
 		if err != nil {
-			return UnknownScores{}, err
+			return lower, spaced, err
 		}
-		if u {
-			lowerUnknown++
-		}
-		if spaced := strings.ToLower(strings.Replace(q.Text, q.Name, lowerName(q.Name), 1)); spaced != text {
-			spacedAsked++
-			if u, err = unresolved(spaced); err != nil {
-				return UnknownScores{}, err
+		lower.add(u)
+		if s := strings.ToLower(strings.Replace(q.Text, q.Name, lowerName(q.Name), 1)); s != text {
+			if u, err = listsUnresolved(ctx, eng, scope, s, misses); err != nil {
+				return lower, spaced, err
 			}
-			if u {
-				spacedUnknown++
-			}
+			spaced.add(u)
 		}
 	}
-	kinds := map[string][2]int{}
-	for _, q := range qs {
-		res, err := eng.Search(ctx, scope, recall.SearchRequest{Query: q.Text, Limit: 10})
-		if err != nil {
-			return UnknownScores{}, err
-		}
-		cres, err := eng.Context(ctx, scope, recall.ContextRequest{Query: q.Text})
-		if err != nil {
-			return UnknownScores{}, err
-		}
-		answered := false
-		facts := 0
-		for _, h := range res.Hits {
-			if h.Fact != nil && facts < 5 {
-				facts++
-				answered = answered || h.Fact.Predicate == q.Predicate
-			}
-		}
-		for _, f := range cres.Facts {
-			answered = answered || f.Fact.Predicate == q.Predicate
-		}
-		named := func(ns []recall.NameLink) bool {
-			return slices.ContainsFunc(ns, func(l recall.NameLink) bool { return entity.Normalize(l.Name) == entity.Normalize(q.Name) })
-		}
-		if named(res.Unresolved) && named(cres.Unresolved) {
-			reported++
-		}
-		k := kinds[q.Kind]
-		k[0]++
-		if answered {
-			falseAnswers++
-			k[1]++
-			if misses != nil {
-				fmt.Fprintf(misses, "FALSE ANSWER %q (%s): unresolved %v\n", q.Text, q.Kind, cres.Unresolved)
-			}
-		}
-		kinds[q.Kind] = k
+	return lower, spaced, nil
+}
+
+// listsUnresolved reports whether search or context lists an unresolved
+// name for text (written to misses, when set).
+func listsUnresolved(ctx context.Context, eng *recall.Engine, scope entity.Scope, text string, misses io.Writer) (bool, error) {
+	res, err := eng.Search(ctx, scope, recall.SearchRequest{Query: text, Limit: 10})
+	if err != nil {
+		return false, err
 	}
-	share := func(a, b int) float64 {
-		if b == 0 {
-			return 0
+	cres, err := eng.Context(ctx, scope, recall.ContextRequest{Query: text})
+	if err != nil {
+		return false, err
+	}
+	if len(res.Unresolved) == 0 && len(cres.Unresolved) == 0 {
+		return false, nil
+	}
+	if misses != nil {
+		fmt.Fprintf(misses, "FALSE UNKNOWN %q: %v %v\n", text, res.Unresolved, cres.Unresolved)
+	}
+	return true, nil
+}
+
+// askAboutUnknown asks a question about a subject that does not exist and
+// reports whether it was answered falsely — a fact of the asked property
+// among search's first five facts or in the block (written to misses,
+// when set) — and whether search and context both list its name as
+// unresolved.
+func askAboutUnknown(ctx context.Context, eng *recall.Engine, scope entity.Scope, q unknownQuestion, misses io.Writer) (answered, named bool, err error) {
+	res, err := eng.Search(ctx, scope, recall.SearchRequest{Query: q.Text, Limit: 10})
+	if err != nil {
+		return false, false, err
+	}
+	cres, err := eng.Context(ctx, scope, recall.ContextRequest{Query: q.Text})
+	if err != nil {
+		return false, false, err
+	}
+	facts := 0
+	for _, h := range res.Hits {
+		if h.Fact != nil && facts < 5 {
+			facts++
+			answered = answered || h.Fact.Predicate == q.Predicate
 		}
-		return roundTo(float64(a)/float64(b), 3)
 	}
-	u := UnknownScores{Questions: len(qs), FalseAnswer: share(falseAnswers, len(qs)), Reported: share(reported, len(qs)),
-		FalseUnknown: share(onKnown, n), FalseUnknownLower: share(lowerUnknown, lowerAsked),
-		FalseUnknownSpaced: share(spacedUnknown, spacedAsked), ByKind: map[string]float64{}}
-	for kind, k := range kinds {
-		u.ByKind[kind] = share(k[1], k[0])
+	for _, f := range cres.Facts {
+		answered = answered || f.Fact.Predicate == q.Predicate
 	}
-	return u, nil
+	if answered && misses != nil {
+		fmt.Fprintf(misses, "FALSE ANSWER %q (%s): unresolved %v\n", q.Text, q.Kind, cres.Unresolved)
+	}
+	lists := func(ns []recall.NameLink) bool {
+		return slices.ContainsFunc(ns, func(l recall.NameLink) bool { return entity.Normalize(l.Name) == entity.Normalize(q.Name) })
+	}
+	return answered, lists(res.Unresolved) && lists(cres.Unresolved), nil
 }
 
 // writeUnknown prints the figures on subjects that do not exist.

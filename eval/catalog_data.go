@@ -216,342 +216,411 @@ var (
 	catalogNow   = time.Date(2025, 1, 15, 0, 0, 0, 0, time.UTC)
 )
 
-// generateCatalog builds a catalog and nq questions from seed.
+// generateCatalog builds a catalog and nq questions from seed: the
+// entities, the facts of each kind of entity, the history in the order it
+// arrives, then the questions about known subjects, about unknown ones,
+// and the unknown ones again in lower case.
 func generateCatalog(seed uint64, nq int) catalogData {
-	r := rand.New(rand.NewPCG(seed, seed*0x9e3779b97f4a7c15+1))
-	pick := func(xs []string) string { return xs[r.IntN(len(xs))] }
-	span := catalogEnd.Sub(catalogStart)
-	// versions returns 1–4 increasing start times over the history; the
-	// first is in the first year.
-	versions := func(changing bool) []time.Time {
-		n := 1
-		if changing {
-			n = 1 + r.IntN(4)
-		}
-		out := []time.Time{catalogStart.Add(time.Duration(r.Int64N(int64(span / 3))))}
-		for i := 1; i < n; i++ {
-			out = append(out, catalogStart.Add(time.Duration(r.Int64N(int64(span)))))
-		}
-		sort.Slice(out, func(i, j int) bool { return out[i].Before(out[j]) })
-		for i := 1; i < len(out); i++ {
-			if !out[i].After(out[i-1]) {
-				out[i] = out[i-1].Add(24 * time.Hour)
-			}
-		}
-		return out
+	g := &catalogGen{r: rand.New(rand.NewPCG(seed, seed*0x9e3779b97f4a7c15+1)), changing: map[string]bool{}}
+	g.makeEntities()
+	for _, s := range g.services {
+		g.serviceFacts(s)
 	}
-	var d catalogData
-	var ents []catalogEntity
-	add := func(e catalogEntity) catalogEntity { ents = append(ents, e); return e }
+	for _, p := range g.people {
+		g.personFacts(p)
+	}
+	for _, t := range g.teams {
+		g.teamFacts(t)
+	}
+	for _, p := range g.projects {
+		g.projectFacts(p)
+	}
+	for _, db := range g.databases {
+		g.databaseFacts(db)
+	}
+	g.arriveInOrder()
+	for p := range g.changing {
+		g.d.changing = append(g.d.changing, p)
+	}
+	slices.Sort(g.d.changing)
+	asked := g.askKnown(nq)
+	g.askUnknown(nq, asked)
+	g.askLowerCase()
+	return g.d
+}
 
-	var teams, people, services, projects, databases []catalogEntity
+// catalogGen is one catalog being generated: its random source, what it
+// holds so far, its entities by kind.
+type catalogGen struct {
+	r    *rand.Rand
+	d    catalogData
+	ents []catalogEntity
+
+	teams, people, services, projects, databases []catalogEntity
+	// aliasOf is each entity's alias by name; changing the predicates
+	// written with more than one version.
+	aliasOf  map[string]string
+	changing map[string]bool
+}
+
+// catalogSpan is the length of the catalog's history.
+var catalogSpan = catalogEnd.Sub(catalogStart)
+
+func (g *catalogGen) pick(xs []string) string { return xs[g.r.IntN(len(xs))] }
+
+func (g *catalogGen) entityOf(es []catalogEntity) catalogEntity { return es[g.r.IntN(len(es))] }
+
+// moment is a random time of the catalog's history.
+func (g *catalogGen) moment() time.Time {
+	return catalogStart.Add(time.Duration(g.r.Int64N(int64(catalogSpan))))
+}
+
+// versions returns 1–4 increasing start times over the history (one when
+// the property does not change); the first is in the first year.
+func (g *catalogGen) versions(changing bool) []time.Time {
+	n := 1
+	if changing {
+		n = 1 + g.r.IntN(4)
+	}
+	out := []time.Time{catalogStart.Add(time.Duration(g.r.Int64N(int64(catalogSpan / 3))))}
+	for i := 1; i < n; i++ {
+		out = append(out, g.moment())
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Before(out[j]) })
+	for i := 1; i < len(out); i++ {
+		if !out[i].After(out[i-1]) {
+			out[i] = out[i-1].Add(24 * time.Hour)
+		}
+	}
+	return out
+}
+
+// add records e among the catalog's entities and returns it.
+func (g *catalogGen) add(e catalogEntity) catalogEntity {
+	g.ents = append(g.ents, e)
+	return e
+}
+
+// makeEntities names the teams, 100 people, the services, projects and
+// databases, and counts the entities (regions and offices with them).
+func (g *catalogGen) makeEntities() {
 	for _, b := range catalogBirds {
-		teams = append(teams, add(catalogEntity{name: "Team " + b, typ: "team", alias: b + " squad"}))
+		g.teams = append(g.teams, g.add(catalogEntity{name: "Team " + b, typ: "team", alias: b + " squad"}))
 	}
 	usedNames := map[string]bool{}
-	for len(people) < 100 {
-		f, l := pick(catalogFirst), pick(catalogLast)
+	for len(g.people) < 100 {
+		f, l := g.pick(catalogFirst), g.pick(catalogLast)
 		if usedNames[f+l] {
 			continue
 		}
 		usedNames[f+l] = true
-		people = append(people, add(catalogEntity{name: f + " " + l, typ: "person", alias: strings.ToLower(f[:1] + l)}))
+		g.people = append(g.people, g.add(catalogEntity{name: f + " " + l, typ: "person", alias: strings.ToLower(f[:1] + l)}))
 	}
 	for i, dom := range catalogDomains {
 		for j, k := range catalogKinds {
-			services = append(services, add(catalogEntity{name: dom + "-" + k, typ: "service", domain: dom,
+			g.services = append(g.services, g.add(catalogEntity{name: dom + "-" + k, typ: "service", domain: dom,
 				alias: fmt.Sprintf("SVC-%03d", 100+i*len(catalogKinds)+j)}))
 		}
 	}
 	for i, p := range catalogProject {
-		projects = append(projects, add(catalogEntity{name: "Project " + p, typ: "project", alias: fmt.Sprintf("PRJ-%02d", 10+i)}))
+		g.projects = append(g.projects, g.add(catalogEntity{name: "Project " + p, typ: "project", alias: fmt.Sprintf("PRJ-%02d", 10+i)}))
 	}
 	for i, dom := range catalogDomains[:20] {
-		databases = append(databases, add(catalogEntity{name: dom + "-db", typ: "database", domain: dom,
+		g.databases = append(g.databases, g.add(catalogEntity{name: dom + "-db", typ: "database", domain: dom,
 			alias: fmt.Sprintf("DB-%02d", 40+i)}))
 	}
-	d.entities = len(ents) + len(catalogRegions) + len(catalogOffices)
-	aliasOf := map[string]string{}
-	typeOf := map[string]string{}
-	for _, e := range ents {
-		aliasOf[e.name], typeOf[e.name] = e.alias, e.typ
+	g.d.entities = len(g.ents) + len(catalogRegions) + len(catalogOffices)
+	g.aliasOf = map[string]string{}
+	for _, e := range g.ents {
+		g.aliasOf[e.name] = e.alias
 	}
-	typeOf["region"] = "place"
+}
 
-	changing := map[string]bool{}
-	fact := func(subj catalogEntity, pred, obj, objType, value, text string, t time.Time, attrs map[string]any) {
-		f := memory.FactInput{Subject: subj.name, SubjectType: subj.typ, Predicate: pred, Object: obj, ObjectType: objType,
-			Value: value, Text: text, SourceKind: "import", Attributes: attrs}
-		if subj.alias != "" {
-			f.SubjectAliases = []string{subj.alias}
-		}
-		if a := aliasOf[obj]; a != "" {
-			f.ObjectAliases = []string{a}
-		}
-		t = t.UTC()
-		f.ValidFrom = &t
-		d.facts = append(d.facts, f)
+// fact writes one fact of subj valid from t, with the aliases of its
+// subject and object.
+func (g *catalogGen) fact(subj catalogEntity, pred, obj, objType, value, text string, t time.Time, attrs map[string]any) {
+	f := memory.FactInput{Subject: subj.name, SubjectType: subj.typ, Predicate: pred, Object: obj, ObjectType: objType,
+		Value: value, Text: text, SourceKind: "import", Attributes: attrs}
+	if subj.alias != "" {
+		f.SubjectAliases = []string{subj.alias}
 	}
-	// property writes one value per version of (subject, predicate).
-	property := func(subj catalogEntity, pred string, change bool, gen func(i int) (obj, objType, value, text string)) {
-		ts := versions(change)
-		if len(ts) > 1 {
-			changing[pred] = true
-		}
-		prev := ""
-		for i, t := range ts {
-			obj, objType, value, text := gen(i)
-			if obj+value == prev {
-				continue // the same value again: no change
-			}
-			prev = obj + value
-			fact(subj, pred, obj, objType, value, text, t, nil)
-		}
+	if a := g.aliasOf[obj]; a != "" {
+		f.ObjectAliases = []string{a}
 	}
-	entityOf := func(es []catalogEntity) catalogEntity { return es[r.IntN(len(es))] }
+	t = t.UTC()
+	f.ValidFrom = &t
+	g.d.facts = append(g.d.facts, f)
+}
 
-	for _, s := range services {
-		n := s.name
-		property(s, "owned_by", true, func(int) (string, string, string, string) {
-			t := entityOf(teams)
-			return t.name, "team", "", fmt.Sprintf("%s is owned by %s", n, t.name)
-		})
-		property(s, "deployed_in", true, func(int) (string, string, string, string) {
-			g := pick(catalogRegions)
-			return g, "place", "", fmt.Sprintf("%s is deployed in %s", n, g)
-		})
-		property(s, "runs_on", true, func(int) (string, string, string, string) {
-			v := pick(catalogRuntime)
-			return "", "", v, fmt.Sprintf("%s runs on %s", n, v)
-		})
-		property(s, "uses_database", true, func(int) (string, string, string, string) {
-			db := entityOf(databases)
-			return db.name, "database", "", fmt.Sprintf("%s keeps its data in %s", n, db.name)
-		})
-		property(s, "memory_limit", true, func(int) (string, string, string, string) {
-			v := fmt.Sprintf("%dMi", 256<<r.IntN(6))
-			return "", "", v, fmt.Sprintf("%s has a memory limit of %s", n, v)
-		})
-		property(s, "cpu_limit", true, func(int) (string, string, string, string) {
-			v := fmt.Sprintf("%dm", 250*(1+r.IntN(16)))
-			return "", "", v, fmt.Sprintf("%s has a CPU limit of %s", n, v)
-		})
-		property(s, "rate_limit", true, func(int) (string, string, string, string) {
-			v := fmt.Sprintf("%d requests/s", 50*(1+r.IntN(40)))
-			return "", "", v, fmt.Sprintf("%s accepts at most %s", n, v)
-		})
-		property(s, "port", true, func(int) (string, string, string, string) {
-			v := fmt.Sprint(3000 + r.IntN(6000))
-			return "", "", v, fmt.Sprintf("%s listens on port %s", n, v)
-		})
-		property(s, "version", true, func(i int) (string, string, string, string) {
-			v := fmt.Sprintf("v%d.%d.%d", 1+i, r.IntN(10), r.IntN(20))
-			return "", "", v, fmt.Sprintf("%s %s is deployed", n, v)
-		})
-		property(s, "on_call", true, func(int) (string, string, string, string) {
-			p := entityOf(people)
-			return p.name, "person", "", fmt.Sprintf("%s is on call for %s", p.name, n)
-		})
-		property(s, "status", true, func(int) (string, string, string, string) {
-			v := pick([]string{"healthy", "degraded", "healthy", "deprecated", "healthy"})
-			return "", "", v, fmt.Sprintf("%s is %s", n, v)
-		})
-		property(s, "tier", false, func(int) (string, string, string, string) {
-			v := fmt.Sprintf("tier %d", 1+r.IntN(3))
-			return "", "", v, fmt.Sprintf("%s is a %s service", n, v)
-		})
-		property(s, "language", false, func(int) (string, string, string, string) {
-			v := pick([]string{"Go", "Java", "Kotlin", "TypeScript", "Python", "Rust"})
-			return "", "", v, fmt.Sprintf("%s is written in %s", n, v)
-		})
-		property(s, "sla", false, func(int) (string, string, string, string) {
-			v := pick([]string{"99.9%", "99.95%", "99.99%", "99.5%"})
-			return "", "", v, fmt.Sprintf("%s promises %s availability", n, v)
-		})
-		property(s, "repository", false, func(int) (string, string, string, string) {
-			v := "git.internal/" + s.domain + "/" + n
-			return "", "", v, fmt.Sprintf("the code of %s lives in %s", n, v)
-		})
-		for range 2 + r.IntN(4) {
-			o := entityOf(services)
-			if o.name != n {
-				fact(s, "depends_on", o.name, "service", "", fmt.Sprintf("%s calls %s", n, o.name), catalogStart.Add(time.Duration(r.Int64N(int64(span)))), nil)
-			}
-		}
-		for range 3 + r.IntN(6) {
-			ep := pick([]string{"GET", "POST", "PUT", "DELETE"}) + " /v" + fmt.Sprint(1+r.IntN(3)) + "/" + s.domain + "/" + pick([]string{"items", "status", "search", "batch", "events", "config", "health", "export"})
-			fact(s, "exposes", "", "", ep, fmt.Sprintf("%s exposes %s", n, ep), catalogStart.Add(time.Duration(r.Int64N(int64(span)))), nil)
-		}
-		for range 12 + r.IntN(19) {
-			v := pick(catalogIncidents)
-			t := catalogStart.Add(time.Duration(r.Int64N(int64(span))))
-			fact(s, "had_incident", "", "", fmt.Sprintf("%s on %s", v, t.Format(time.DateOnly)), fmt.Sprintf("%s %s on %s", n, v, t.Format(time.DateOnly)), t, nil)
-		}
+// property writes one value per version of (subject, predicate): gen
+// gives the i-th version's object, its type, value and text; a version
+// with the value of the one before is no change and is left out.
+func (g *catalogGen) property(subj catalogEntity, pred string, change bool, gen versionOf) {
+	ts := g.versions(change)
+	if len(ts) > 1 {
+		g.changing[pred] = true
 	}
-	for _, p := range people {
-		n := p.name
-		property(p, "reports_to", true, func(int) (string, string, string, string) {
-			m := entityOf(people)
-			for m.name == n {
-				m = entityOf(people)
-			}
-			return m.name, "person", "", fmt.Sprintf("%s reports to %s", n, m.name)
-		})
-		property(p, "member_of", true, func(int) (string, string, string, string) {
-			t := entityOf(teams)
-			return t.name, "team", "", fmt.Sprintf("%s is a member of %s", n, t.name)
-		})
-		property(p, "job_title", true, func(int) (string, string, string, string) {
-			v := pick(catalogTitles)
-			return "", "", v, fmt.Sprintf("%s works as %s", n, v)
-		})
-		property(p, "located_in", false, func(int) (string, string, string, string) {
-			o := pick(catalogOffices)
-			return o, "place", "", fmt.Sprintf("%s works from the %s office", n, o)
-		})
-		property(p, "timezone", false, func(int) (string, string, string, string) {
-			v := pick(catalogZones)
-			return "", "", v, fmt.Sprintf("%s is in the %s time zone", n, v)
-		})
-		for range 3 + r.IntN(5) {
-			k := pick(catalogSkills)
-			fact(p, "has_skill", "", "", k, fmt.Sprintf("%s knows %s", n, k), catalogStart.Add(time.Duration(r.Int64N(int64(span)))), nil)
+	prev := ""
+	for i, t := range ts {
+		obj, objType, value, text := gen(i)
+		if obj+value == prev {
+			continue
 		}
+		prev = obj + value
+		g.fact(subj, pred, obj, objType, value, text, t, nil)
 	}
-	for _, t := range teams {
-		n := t.name
-		property(t, "led_by", true, func(int) (string, string, string, string) {
-			p := entityOf(people)
-			return p.name, "person", "", fmt.Sprintf("%s is led by %s", n, p.name)
-		})
-		property(t, "slack_channel", false, func(int) (string, string, string, string) {
-			v := "#" + strings.ToLower(strings.ReplaceAll(n, " ", "-"))
-			return "", "", v, fmt.Sprintf("%s talks in %s on Slack", n, v)
-		})
-		property(t, "budget", true, func(int) (string, string, string, string) {
-			v := fmt.Sprintf("$%d00k", 2+r.IntN(30))
-			return "", "", v, fmt.Sprintf("%s has a yearly budget of %s", n, v)
-		})
-		for range 3 + r.IntN(4) {
-			s := entityOf(services)
-			from, to := pick(catalogEngines), pick(catalogEngines)
-			if from == to {
-				continue
-			}
-			why := pick(catalogReasons)
-			fact(t, "decided", s.name, "service", "", fmt.Sprintf("%s decided to move %s from %s to %s", n, s.name, from, to),
-				catalogStart.Add(time.Duration(r.Int64N(int64(span)))), map[string]any{"reason": why, "alternatives": from})
-		}
-	}
-	for _, p := range projects {
-		n := p.name
-		property(p, "led_by", true, func(int) (string, string, string, string) {
-			l := entityOf(people)
-			return l.name, "person", "", fmt.Sprintf("%s is led by %s", n, l.name)
-		})
-		property(p, "status", true, func(int) (string, string, string, string) {
-			v := pick([]string{"planned", "in progress", "at risk", "on hold", "shipped"})
-			return "", "", v, fmt.Sprintf("%s is %s", n, v)
-		})
-		property(p, "deadline", true, func(int) (string, string, string, string) {
-			v := catalogStart.AddDate(0, 6+r.IntN(36), 0).Format(time.DateOnly)
-			return "", "", v, fmt.Sprintf("%s is due on %s", n, v)
-		})
-		for range 2 + r.IntN(3) {
-			s := entityOf(services)
-			fact(p, "targets", s.name, "service", "", fmt.Sprintf("%s changes %s", n, s.name), catalogStart.Add(time.Duration(r.Int64N(int64(span)))), nil)
-		}
-	}
-	for _, db := range databases {
-		n := db.name
-		property(db, "runs_on", true, func(int) (string, string, string, string) {
-			v := pick(catalogEngines)
-			return "", "", v, fmt.Sprintf("%s runs %s", n, v)
-		})
-		property(db, "deployed_in", true, func(int) (string, string, string, string) {
-			g := pick(catalogRegions)
-			return g, "place", "", fmt.Sprintf("%s is hosted in %s", n, g)
-		})
-		property(db, "storage_size", true, func(int) (string, string, string, string) {
-			v := fmt.Sprintf("%d GB", 50*(1+r.IntN(80)))
-			return "", "", v, fmt.Sprintf("%s stores %s", n, v)
-		})
-		property(db, "backup_schedule", false, func(int) (string, string, string, string) {
-			v := fmt.Sprintf("daily at %02d:00 UTC", r.IntN(24))
-			return "", "", v, fmt.Sprintf("%s is backed up %s", n, v)
-		})
-	}
-	// History arrives roughly in order, a few statements late.
-	sort.SliceStable(d.facts, func(i, j int) bool { return d.facts[i].ValidFrom.Before(*d.facts[j].ValidFrom) })
-	for i := range d.facts {
-		if j := i + r.IntN(40); r.IntN(20) == 0 && j < len(d.facts) {
-			d.facts[i], d.facts[j] = d.facts[j], d.facts[i]
-		}
-	}
-	for p := range changing {
-		d.changing = append(d.changing, p)
-	}
-	slices.Sort(d.changing)
+}
 
-	// Questions: a random (entity, property) and one of its paraphrases;
-	// a quarter name the entity by its alias.
+// A version maker of property: each call picks the value of a version.
+type versionOf func(i int) (obj, objType, value, text string)
+
+// pickValue makes versions whose value is one of xs, stated by format
+// (the subject's name n, then the value).
+func (g *catalogGen) pickValue(n string, xs []string, format string) versionOf {
+	return func(int) (string, string, string, string) {
+		v := g.pick(xs)
+		return "", "", v, fmt.Sprintf(format, n, v)
+	}
+}
+
+// pickPlace makes versions whose object is the place of xs, stated by
+// format (the subject's name n, then the place).
+func (g *catalogGen) pickPlace(n string, xs []string, format string) versionOf {
+	return func(int) (string, string, string, string) {
+		p := g.pick(xs)
+		return p, "place", "", fmt.Sprintf(format, n, p)
+	}
+}
+
+// pickEntity makes versions whose object is one of es, of type typ,
+// stated by format (the subject's name n, then the object's).
+func (g *catalogGen) pickEntity(n string, es []catalogEntity, typ, format string) versionOf {
+	return func(int) (string, string, string, string) {
+		e := g.entityOf(es)
+		return e.name, typ, "", fmt.Sprintf(format, n, e.name)
+	}
+}
+
+// serviceFacts writes a service's properties, the services it calls, its
+// endpoints and its incidents.
+func (g *catalogGen) serviceFacts(s catalogEntity) {
+	n, r := s.name, g.r
+	g.property(s, "owned_by", true, g.pickEntity(n, g.teams, "team", "%s is owned by %s"))
+	g.property(s, "deployed_in", true, g.pickPlace(n, catalogRegions, "%s is deployed in %s"))
+	g.property(s, "runs_on", true, g.pickValue(n, catalogRuntime, "%s runs on %s"))
+	g.property(s, "uses_database", true, g.pickEntity(n, g.databases, "database", "%s keeps its data in %s"))
+	g.property(s, "memory_limit", true, func(int) (string, string, string, string) {
+		v := fmt.Sprintf("%dMi", 256<<r.IntN(6))
+		return "", "", v, fmt.Sprintf("%s has a memory limit of %s", n, v)
+	})
+	g.property(s, "cpu_limit", true, func(int) (string, string, string, string) {
+		v := fmt.Sprintf("%dm", 250*(1+r.IntN(16)))
+		return "", "", v, fmt.Sprintf("%s has a CPU limit of %s", n, v)
+	})
+	g.property(s, "rate_limit", true, func(int) (string, string, string, string) {
+		v := fmt.Sprintf("%d requests/s", 50*(1+r.IntN(40)))
+		return "", "", v, fmt.Sprintf("%s accepts at most %s", n, v)
+	})
+	g.property(s, "port", true, func(int) (string, string, string, string) {
+		v := fmt.Sprint(3000 + r.IntN(6000))
+		return "", "", v, fmt.Sprintf("%s listens on port %s", n, v)
+	})
+	g.property(s, "version", true, func(i int) (string, string, string, string) {
+		v := fmt.Sprintf("v%d.%d.%d", 1+i, r.IntN(10), r.IntN(20))
+		return "", "", v, fmt.Sprintf("%s %s is deployed", n, v)
+	})
+	g.property(s, "on_call", true, func(int) (string, string, string, string) {
+		p := g.entityOf(g.people)
+		return p.name, "person", "", fmt.Sprintf("%s is on call for %s", p.name, n)
+	})
+	g.property(s, "status", true, g.pickValue(n, []string{"healthy", "degraded", "healthy", "deprecated", "healthy"}, "%s is %s"))
+	g.property(s, "tier", false, func(int) (string, string, string, string) {
+		v := fmt.Sprintf("tier %d", 1+r.IntN(3))
+		return "", "", v, fmt.Sprintf("%s is a %s service", n, v)
+	})
+	g.property(s, "language", false, g.pickValue(n, []string{"Go", "Java", "Kotlin", "TypeScript", "Python", "Rust"}, "%s is written in %s"))
+	g.property(s, "sla", false, g.pickValue(n, []string{"99.9%", "99.95%", "99.99%", "99.5%"}, "%s promises %s availability"))
+	g.property(s, "repository", false, func(int) (string, string, string, string) {
+		v := "git.internal/" + s.domain + "/" + n
+		return "", "", v, fmt.Sprintf("the code of %s lives in %s", n, v)
+	})
+	for range 2 + r.IntN(4) {
+		o := g.entityOf(g.services)
+		if o.name != n {
+			g.fact(s, "depends_on", o.name, "service", "", fmt.Sprintf("%s calls %s", n, o.name), g.moment(), nil)
+		}
+	}
+	for range 3 + r.IntN(6) {
+		ep := g.pick([]string{"GET", "POST", "PUT", "DELETE"}) + " /v" + fmt.Sprint(1+r.IntN(3)) + "/" + s.domain + "/" + g.pick([]string{"items", "status", "search", "batch", "events", "config", "health", "export"})
+		g.fact(s, "exposes", "", "", ep, fmt.Sprintf("%s exposes %s", n, ep), g.moment(), nil)
+	}
+	for range 12 + r.IntN(19) {
+		v := g.pick(catalogIncidents)
+		t := g.moment()
+		g.fact(s, "had_incident", "", "", fmt.Sprintf("%s on %s", v, t.Format(time.DateOnly)), fmt.Sprintf("%s %s on %s", n, v, t.Format(time.DateOnly)), t, nil)
+	}
+}
+
+// personFacts writes a person's manager (another person), team, title,
+// office, time zone and skills.
+func (g *catalogGen) personFacts(p catalogEntity) {
+	n := p.name
+	g.property(p, "reports_to", true, func(int) (string, string, string, string) {
+		m := g.entityOf(g.people)
+		for m.name == n {
+			m = g.entityOf(g.people)
+		}
+		return m.name, "person", "", fmt.Sprintf("%s reports to %s", n, m.name)
+	})
+	g.property(p, "member_of", true, g.pickEntity(n, g.teams, "team", "%s is a member of %s"))
+	g.property(p, "job_title", true, g.pickValue(n, catalogTitles, "%s works as %s"))
+	g.property(p, "located_in", false, g.pickPlace(n, catalogOffices, "%s works from the %s office"))
+	g.property(p, "timezone", false, g.pickValue(n, catalogZones, "%s is in the %s time zone"))
+	for range 3 + g.r.IntN(5) {
+		k := g.pick(catalogSkills)
+		g.fact(p, "has_skill", "", "", k, fmt.Sprintf("%s knows %s", n, k), g.moment(), nil)
+	}
+}
+
+// teamFacts writes a team's lead, channel and budget, and its decisions
+// to move a service from one engine to another, each with a reason.
+func (g *catalogGen) teamFacts(t catalogEntity) {
+	n := t.name
+	g.property(t, "led_by", true, g.pickEntity(n, g.people, "person", "%s is led by %s"))
+	g.property(t, "slack_channel", false, func(int) (string, string, string, string) {
+		v := "#" + strings.ToLower(strings.ReplaceAll(n, " ", "-"))
+		return "", "", v, fmt.Sprintf("%s talks in %s on Slack", n, v)
+	})
+	g.property(t, "budget", true, func(int) (string, string, string, string) {
+		v := fmt.Sprintf("$%d00k", 2+g.r.IntN(30))
+		return "", "", v, fmt.Sprintf("%s has a yearly budget of %s", n, v)
+	})
+	for range 3 + g.r.IntN(4) {
+		s := g.entityOf(g.services)
+		from, to := g.pick(catalogEngines), g.pick(catalogEngines)
+		if from == to {
+			continue
+		}
+		why := g.pick(catalogReasons)
+		g.fact(t, "decided", s.name, "service", "", fmt.Sprintf("%s decided to move %s from %s to %s", n, s.name, from, to),
+			g.moment(), map[string]any{"reason": why, "alternatives": from})
+	}
+}
+
+// projectFacts writes a project's lead, status and deadline, and the
+// services it changes.
+func (g *catalogGen) projectFacts(p catalogEntity) {
+	n := p.name
+	g.property(p, "led_by", true, g.pickEntity(n, g.people, "person", "%s is led by %s"))
+	g.property(p, "status", true, g.pickValue(n, []string{"planned", "in progress", "at risk", "on hold", "shipped"}, "%s is %s"))
+	g.property(p, "deadline", true, func(int) (string, string, string, string) {
+		v := catalogStart.AddDate(0, 6+g.r.IntN(36), 0).Format(time.DateOnly)
+		return "", "", v, fmt.Sprintf("%s is due on %s", n, v)
+	})
+	for range 2 + g.r.IntN(3) {
+		s := g.entityOf(g.services)
+		g.fact(p, "targets", s.name, "service", "", fmt.Sprintf("%s changes %s", n, s.name), g.moment(), nil)
+	}
+}
+
+// databaseFacts writes a database's engine, region, size and backup
+// schedule.
+func (g *catalogGen) databaseFacts(db catalogEntity) {
+	n := db.name
+	g.property(db, "runs_on", true, g.pickValue(n, catalogEngines, "%s runs %s"))
+	g.property(db, "deployed_in", true, g.pickPlace(n, catalogRegions, "%s is hosted in %s"))
+	g.property(db, "storage_size", true, func(int) (string, string, string, string) {
+		v := fmt.Sprintf("%d GB", 50*(1+g.r.IntN(80)))
+		return "", "", v, fmt.Sprintf("%s stores %s", n, v)
+	})
+	g.property(db, "backup_schedule", false, func(int) (string, string, string, string) {
+		v := fmt.Sprintf("daily at %02d:00 UTC", g.r.IntN(24))
+		return "", "", v, fmt.Sprintf("%s is backed up %s", n, v)
+	})
+}
+
+// arriveInOrder orders the history as it arrives: roughly by start, a few
+// statements late.
+func (g *catalogGen) arriveInOrder() {
+	fs := g.d.facts
+	sort.SliceStable(fs, func(i, j int) bool { return fs[i].ValidFrom.Before(*fs[j].ValidFrom) })
+	for i := range fs {
+		if j := i + g.r.IntN(40); g.r.IntN(20) == 0 && j < len(fs) {
+			fs[i], fs[j] = fs[j], fs[i]
+		}
+	}
+}
+
+// paraphraseKeys are the keys of paraphrases, sorted.
+func paraphraseKeys() []string {
 	keys := make([]string, 0, len(paraphrases))
 	for k := range paraphrases {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	byType := map[string][]catalogEntity{"service": services, "person": people, "team": teams, "project": projects, "database": databases}
+	return keys
+}
+
+// askKnown writes nq questions, each about a random (entity, property) not
+// asked before, and returns what was asked.
+func (g *catalogGen) askKnown(nq int) map[string]bool {
+	keys := paraphraseKeys()
+	byType := map[string][]catalogEntity{"service": g.services, "person": g.people, "team": g.teams, "project": g.projects,
+		"database": g.databases}
 	asked := map[string]bool{}
-	for len(d.questions) < nq {
-		k := keys[r.IntN(len(keys))]
+	for len(g.d.questions) < nq {
+		k := keys[g.r.IntN(len(keys))]
 		typ, pred, _ := strings.Cut(k, "/")
-		e := entityOf(byType[typ])
+		e := g.entityOf(byType[typ])
 		if asked[e.name+"/"+pred] {
 			continue
 		}
 		asked[e.name+"/"+pred] = true
-		tmpl, held := pick(paraphrases[k]), false
-		if h, ok := heldOutWordings[k]; ok && r.IntN(5) == 0 {
-			tmpl, held = h, true
-		}
-		name, alias := e.name, false
-		if e.alias != "" && r.IntN(4) == 0 {
-			name, alias = e.alias, true
-		}
-		lang := "en"
-		for _, c := range tmpl {
-			if c >= 0x4e00 && c <= 0x9fff {
-				lang = "zh"
-				break
-			}
-		}
-		d.questions = append(d.questions, catalogQuestion{Text: fmt.Sprintf(tmpl, name), Subject: e.name, Predicate: pred,
-			Type: typ, Name: name, Alias: alias, Lang: lang, HeldOut: held})
+		g.d.questions = append(g.d.questions, g.question(k, e))
 	}
-	// Questions about subjects that do not exist, after the others so
-	// that those stay the same: half as many.
+	return asked
+}
+
+// question asks for the property of e that k names in one of its
+// paraphrases (now and then a held-out wording), naming e by its alias a
+// quarter of the time.
+func (g *catalogGen) question(k string, e catalogEntity) catalogQuestion {
+	typ, pred, _ := strings.Cut(k, "/")
+	tmpl, held := g.pick(paraphrases[k]), false
+	if h, ok := heldOutWordings[k]; ok && g.r.IntN(5) == 0 {
+		tmpl, held = h, true
+	}
+	name, alias := e.name, false
+	if e.alias != "" && g.r.IntN(4) == 0 {
+		name, alias = e.alias, true
+	}
+	return catalogQuestion{Text: fmt.Sprintf(tmpl, name), Subject: e.name, Predicate: pred,
+		Type: typ, Name: name, Alias: alias, Lang: templateLang(tmpl), HeldOut: held}
+}
+
+// templateLang is "zh" for a template with a CJK ideograph, else "en".
+func templateLang(tmpl string) string {
+	for _, c := range tmpl {
+		if c >= 0x4e00 && c <= 0x9fff {
+			return "zh"
+		}
+	}
+	return "en"
+}
+
+// askUnknown writes half as many questions as nq about subjects that do
+// not exist, after the others so that those stay the same; asked holds
+// the questions already written.
+func (g *catalogGen) askUnknown(nq int, asked map[string]bool) {
+	keys := paraphraseKeys()
 	known := map[string]bool{}
-	for _, e := range ents {
+	for _, e := range g.ents {
 		known[strings.ToLower(e.name)] = true
 	}
-	for i := 0; len(d.unknown) < (nq+1)/2; i++ {
+	for i := 0; len(g.d.unknown) < (nq+1)/2; i++ {
 		kind := unknownKinds[i%len(unknownKinds)]
-		var name, typ string
-		switch kind {
-		case "service-domain":
-			name, typ = pick(unknownDomains)+"-"+pick(catalogKinds), "service"
-		case "service-kind":
-			name, typ = pick(catalogDomains)+"-"+pick(unknownSvcKinds), "service"
-		case "database":
-			name, typ = pick(catalogDomains[len(databases):])+"-db", "database"
-		case "person":
-			name, typ = pick(catalogFirst)+" "+pick(catalogLast), "person"
-		case "team":
-			name, typ = "Team "+pick(unknownBirds), "team"
-		case "project":
-			name, typ = "Project "+pick(unknownProjects), "project"
-		}
-		if known[strings.ToLower(name)] || typo(name, people) {
+		name, typ := g.unknownName(kind)
+		if known[strings.ToLower(name)] || typo(name, g.people) {
 			continue
 		}
 		var ks []string
@@ -560,28 +629,51 @@ func generateCatalog(seed uint64, nq int) catalogData {
 				ks = append(ks, k)
 			}
 		}
-		k := ks[r.IntN(len(ks))]
+		k := ks[g.r.IntN(len(ks))]
 		_, pred, _ := strings.Cut(k, "/")
-		text := fmt.Sprintf(pick(paraphrases[k]), name)
+		text := fmt.Sprintf(g.pick(paraphrases[k]), name)
 		if asked[text] {
 			continue
 		}
 		asked[text] = true
-		d.unknown = append(d.unknown, unknownQuestion{Text: text, Name: name, Predicate: pred, Kind: kind})
+		g.d.unknown = append(g.d.unknown, unknownQuestion{Text: text, Name: name, Predicate: pred, Kind: kind})
 	}
-	// Names as written by someone who does not capitalise nor type
-	// hyphens: no shape tells them ("where does hiro chen work", "which
-	// database does zebra gateway use"). Chinese questions only of people:
-	// a name without a hyphen runs into the words around it there.
-	for _, q := range slices.Clone(d.unknown) {
+}
+
+// unknownName makes a name of the kind (unknownKinds) from the
+// generator's vocabulary, and its entity type.
+func (g *catalogGen) unknownName(kind string) (name, typ string) {
+	switch kind {
+	case "service-domain":
+		return g.pick(unknownDomains) + "-" + g.pick(catalogKinds), "service"
+	case "service-kind":
+		return g.pick(catalogDomains) + "-" + g.pick(unknownSvcKinds), "service"
+	case "database":
+		return g.pick(catalogDomains[len(g.databases):]) + "-db", "database"
+	case "person":
+		return g.pick(catalogFirst) + " " + g.pick(catalogLast), "person"
+	case "team":
+		return "Team " + g.pick(unknownBirds), "team"
+	case "project":
+		return "Project " + g.pick(unknownProjects), "project"
+	}
+	return "", ""
+}
+
+// askLowerCase asks the unknown questions again with names as written by
+// someone who does not capitalise nor type hyphens: no shape tells them
+// ("where does hiro chen work", "which database does zebra gateway use").
+// Chinese questions only of people: a name without a hyphen runs into the
+// words around it there.
+func (g *catalogGen) askLowerCase() {
+	for _, q := range slices.Clone(g.d.unknown) {
 		if q.Kind != "person" && strings.IndexFunc(q.Text, func(r rune) bool { return r > unicode.MaxLatin1 }) >= 0 {
 			continue
 		}
 		name := lowerName(q.Name)
 		text := strings.ToLower(strings.Replace(q.Text, q.Name, name, 1))
-		d.unknown = append(d.unknown, unknownQuestion{Text: text, Name: name, Predicate: q.Predicate, Kind: lowerKind(q.Kind)})
+		g.d.unknown = append(g.d.unknown, unknownQuestion{Text: text, Name: name, Predicate: q.Predicate, Kind: lowerKind(q.Kind)})
 	}
-	return d
 }
 
 // typo reports whether name is a typing error away from a person's name

@@ -3,6 +3,7 @@ package eval
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -284,6 +285,7 @@ type convWriter struct {
 	sessions [][]conversationTurn
 	dates    []time.Time
 	qs       []conversationQuestion
+	told     convTold
 }
 
 func (w *convWriter) pick(s []string) string { return s[w.r.IntN(len(s))] }
@@ -317,30 +319,67 @@ func (w *convWriter) answer(st setting, svc, val string) string {
 		svc, val, st.noun[0], st.code(svc, val), w.pick(fillerTails), st.noun[0], strings.ToUpper(strings.ReplaceAll(svc, "-", "_")), val)
 }
 
-// generateConversation writes one conversation of the seed's stream.
+// generateConversation writes one conversation of the seed's stream: a
+// plan of what the user tells about five services, the sessions that
+// tell it, then questions on what they told.
 func generateConversation(r *rand.Rand) ([][]conversationTurn, []time.Time, []conversationQuestion) {
+	p := planConversation(r)
 	w := &convWriter{r: r}
-	order := r.Perm(len(serviceNames))[:5]
-	var services []string
-	for _, i := range order {
-		services = append(services, serviceNames[i].name)
+	w.writeSessions(p)
+	w.askSettings(p)
+	w.askFailures(p)
+	w.askAdvice(p)
+	w.askAcrossSessions(p)
+	w.askOrder(p)
+	return w.sessions, w.dates, w.chooseQuestions()
+}
+
+// convEvent is one thing a session tells.
+type convEvent struct {
+	kind string // "intro", "set", "update", "failure", "advice"
+	svc  int    // index in the plan's services
+	st   int    // setting
+	val  string
+	old  string
+	f, a int // failure, advice
+}
+
+// convPlan is what a conversation tells, in order.
+type convPlan struct {
+	order    []int    // the services' indexes in serviceNames
+	services []string // their names
+	// values are each (service, setting)'s values in turn; keys the pairs
+	// in order.
+	values map[[2]int][]string
+	keys   [][2]int
+	// fs and as are the failures and advice told.
+	fs, as []int
+	events []convEvent
+}
+
+// planConversation picks five services, what each one's settings are and
+// become, three failures and three pieces of advice, and lays them out:
+// the introductions first, then the rest shuffled, the updates last.
+func planConversation(r *rand.Rand) *convPlan {
+	p := &convPlan{order: r.Perm(len(serviceNames))[:5]}
+	for _, i := range p.order {
+		p.services = append(p.services, serviceNames[i].name)
 	}
-	// What each service's settings are and become: a plan of events,
-	// then laid out over 14 to 18 sessions.
-	type event struct {
-		kind string // "intro", "set", "update", "failure", "advice"
-		svc  int    // index in order
-		st   int    // setting
-		val  string
-		old  string
-		f, a int // failure, advice
-	}
-	var events []event
-	for i := range order {
-		events = append(events, event{kind: "intro", svc: i})
-	}
-	values := map[[2]int][]string{} // (service, setting) → values in turn
-	for i := range order {
+	p.values = settingValues(r, len(p.order))
+	p.keys = slices.Collect(maps.Keys(p.values))
+	slices.SortFunc(p.keys, func(a, b [2]int) int { return (a[0]*100 + a[1]) - (b[0]*100 + b[1]) })
+	p.fs = r.Perm(len(failures))[:3]
+	p.as = r.Perm(len(advice))[:3]
+	p.events = append(p.opening(r), p.updates(r)...)
+	return p
+}
+
+// settingValues picks four settings of each of n services and their
+// values in turn: one, or two or three when the setting is updated (the
+// third is the first again: "switched back").
+func settingValues(r *rand.Rand, n int) map[[2]int][]string {
+	values := map[[2]int][]string{}
+	for i := range n {
 		for _, st := range r.Perm(len(settings))[:4] {
 			vs := slices.Clone(settings[st].values)
 			r.Shuffle(len(vs), func(a, b int) { vs[a], vs[b] = vs[b], vs[a] })
@@ -349,120 +388,155 @@ func generateConversation(r *rand.Rand) ([][]conversationTurn, []time.Time, []co
 				n = 2 + r.IntN(2) // updated once or twice
 			}
 			if n == 3 && len(vs) > 2 {
-				vs[2] = vs[0] // "switched back"
+				vs[2] = vs[0]
 			}
 			values[[2]int{i, st}] = vs[:n]
 		}
 	}
-	keys := make([][2]int, 0, len(values))
-	for k := range values {
-		keys = append(keys, k)
+	return values
+}
+
+// opening is every event but the updates: the introductions first, then
+// the first value of each setting, the failures and the advice, each of
+// those about a random service, in a deterministic shuffle.
+func (p *convPlan) opening(r *rand.Rand) []convEvent {
+	var events []convEvent
+	for i := range p.order {
+		events = append(events, convEvent{kind: "intro", svc: i})
 	}
-	slices.SortFunc(keys, func(a, b [2]int) int { return (a[0]*100 + a[1]) - (b[0]*100 + b[1]) })
-	for _, k := range keys {
-		events = append(events, event{kind: "set", svc: k[0], st: k[1], val: values[k][0]})
+	var rest []convEvent
+	for _, k := range p.keys {
+		rest = append(rest, convEvent{kind: "set", svc: k[0], st: k[1], val: p.values[k][0]})
 	}
-	fs := r.Perm(len(failures))[:3]
-	as := r.Perm(len(advice))[:3]
-	for _, f := range fs {
-		events = append(events, event{kind: "failure", svc: r.IntN(len(order)), f: f})
+	for _, f := range p.fs {
+		rest = append(rest, convEvent{kind: "failure", svc: r.IntN(len(p.order)), f: f})
 	}
-	for _, a := range as {
-		events = append(events, event{kind: "advice", svc: r.IntN(len(order)), a: a})
+	for _, a := range p.as {
+		rest = append(rest, convEvent{kind: "advice", svc: r.IntN(len(p.order)), a: a})
 	}
-	// Sort the intro first, then shuffle the rest deterministically.
-	head, rest := events[:len(order)], slices.Clone(events[len(order):])
-	slices.SortFunc(rest, func(a, b event) int {
+	slices.SortFunc(rest, func(a, b convEvent) int {
 		return strings.Compare(fmt.Sprint(a.kind, a.svc, a.st, a.f, a.a), fmt.Sprint(b.kind, b.svc, b.st, b.f, b.a))
 	})
 	r.Shuffle(len(rest), func(a, b int) { rest[a], rest[b] = rest[b], rest[a] })
-	events = append(head, rest...)
-	// Updates come after every set, in later sessions.
-	var updates []event
-	for _, k := range keys {
-		vs := values[k]
+	return append(events, rest...)
+}
+
+// updates are the later values of the settings, shuffled, a setting's
+// second update after its first.
+func (p *convPlan) updates(r *rand.Rand) []convEvent {
+	var updates []convEvent
+	for _, k := range p.keys {
+		vs := p.values[k]
 		for j := 1; j < len(vs); j++ {
-			updates = append(updates, event{kind: "update", svc: k[0], st: k[1], val: vs[j], old: vs[j-1]})
+			updates = append(updates, convEvent{kind: "update", svc: k[0], st: k[1], val: vs[j], old: vs[j-1]})
 		}
 	}
 	r.Shuffle(len(updates), func(a, b int) { updates[a], updates[b] = updates[b], updates[a] })
-	// A second update of a setting must follow its first: keep their order.
-	slices.SortStableFunc(updates, func(a, b event) int {
+	slices.SortStableFunc(updates, func(a, b convEvent) int {
 		if a.svc == b.svc && a.st == b.st {
-			return slices.Index(values[[2]int{a.svc, a.st}], a.val) - slices.Index(values[[2]int{b.svc, b.st}], b.val)
+			return slices.Index(p.values[[2]int{a.svc, a.st}], a.val) - slices.Index(p.values[[2]int{b.svc, b.st}], b.val)
 		}
 		return 0
 	})
-	events = append(events, updates...)
+	return updates
+}
 
+// convTold is where a conversation told each thing: the turns stating
+// each setting's values, each failure, each piece of advice and each
+// service's introduction.
+type convTold struct {
+	setAt    map[[2]int][]stated
+	failAt   map[int]stated
+	adviceAt map[int]stated
+	introAt  map[int]stated
+}
+
+// writeSessions lays the plan's events out over 14 to 18 sessions a few
+// days apart, with filler exchanges between them.
+func (w *convWriter) writeSessions(p *convPlan) {
+	w.told = convTold{setAt: map[[2]int][]stated{}, failAt: map[int]stated{}, adviceAt: map[int]stated{}, introAt: map[int]stated{}}
+	r := w.r
 	nSessions := 14 + r.IntN(5)
-	perSession := (len(events) + nSessions - 1) / nSessions
+	perSession := (len(p.events) + nSessions - 1) / nSessions
 	date := time.Date(2024, time.Month(1+r.IntN(6)), 1+r.IntN(25), 9+r.IntN(9), r.IntN(60), 0, 0, time.UTC)
-	setAt := map[[2]int][]stated{}
-	failAt := map[int]stated{}
-	adviceAt := map[int]stated{}
-	introAt := map[int]stated{}
-	for s := 0; s*perSession < len(events); s++ {
+	for s := 0; s*perSession < len(p.events); s++ {
 		w.sessions = append(w.sessions, nil)
 		w.dates = append(w.dates, date)
-		evs := events[s*perSession : min((s+1)*perSession, len(events))]
-		for _, ev := range evs {
+		for _, ev := range p.events[s*perSession : min((s+1)*perSession, len(p.events))] {
 			for range r.IntN(3) {
-				w.filler(services)
+				w.filler(p.services)
 			}
-			svc := services[ev.svc]
-			switch ev.kind {
-			case "intro":
-				sv := serviceNames[order[ev.svc]]
-				id := w.say("user", fmt.Sprintf("Some background before we start on %s: it %s, and it is owned by my team. I'll paste bits of it as we go.", sv.name, sv.role))
-				w.say("assistant", fmt.Sprintf("Thanks, that helps. So %s %s. Send me the parts you want to work on first, for example the handler layer or the config loading, and I'll keep the rest of the system in mind.\n\n%s", sv.name, sv.role, w.pick(fillerCode)))
-				introAt[ev.svc] = stated{turn: id, session: len(w.sessions), date: date}
-			case "set", "update":
-				st := settings[ev.st]
-				tmpl := st.set
-				if ev.kind == "update" {
-					tmpl = st.update
-				}
-				text := fmt.Sprintf(w.pick(tmpl), svc, w.pick(st.noun), ev.val, ev.old)
-				id := w.say("user", text)
-				w.say("assistant", w.answer(st, svc, ev.val))
-				k := [2]int{ev.svc, ev.st}
-				setAt[k] = append(setAt[k], stated{turn: id, session: len(w.sessions), date: date, val: ev.val})
-			case "failure":
-				f := failures[ev.f]
-				id := w.say("user", fmt.Sprintf("%s started failing right after %s. The logs are full of this:\n\n```\n%s\n```\n\nAny idea where to look?", svc, f.trigger, f.err))
-				w.say("assistant", fmt.Sprintf("That error usually means a resource is exhausted or misconfigured rather than a bug in %s itself. Check the limits first, then the client configuration:\n\n%s\n\n%s", svc, w.pick(fillerCode), w.pick(fillerTails)))
-				w.say("user", w.pick(acks))
-				failAt[ev.f] = stated{turn: id, session: len(w.sessions), date: date, val: svc}
-			case "advice":
-				a := advice[ev.a]
-				w.say("user", fmt.Sprintf("What would you set as the %s for %s?", a.what, svc))
-				id := w.say("assistant", fmt.Sprintf("For %s I'd go with %s. That keeps tail latency predictable without starving the other services.\n\n%s\n\nRevisit it once you have a week of metrics.", svc, a.val, w.pick(fillerCode)))
-				w.say("user", "Ok, going with that.")
-				adviceAt[ev.a] = stated{turn: id, session: len(w.sessions), date: date, val: svc}
-			}
+			w.tell(p, ev)
 		}
 		for range 1 + r.IntN(2) {
-			w.filler(services)
+			w.filler(p.services)
 		}
 		date = date.AddDate(0, 0, 3+r.IntN(10)).Add(time.Duration(r.IntN(300)-150) * time.Minute)
 	}
+}
 
-	// Questions.
-	ask := func(q, a string, cat int, ev ...string) {
-		w.qs = append(w.qs, conversationQuestion{Question: q, Answer: a, Evidence: ev, Category: cat})
-	}
-	name := func(i int) string {
-		if r.IntN(2) == 0 {
-			return serviceNames[order[i]].ask
+// here is a statement made now: in the current session, on its date.
+func (w *convWriter) here(turn, val string) stated {
+	return stated{turn: turn, session: len(w.sessions), date: w.dates[len(w.dates)-1], val: val}
+}
+
+// tell writes the turns of one event and records where it was told.
+func (w *convWriter) tell(p *convPlan, ev convEvent) {
+	svc := p.services[ev.svc]
+	switch ev.kind {
+	case "intro":
+		sv := serviceNames[p.order[ev.svc]]
+		id := w.say("user", fmt.Sprintf("Some background before we start on %s: it %s, and it is owned by my team. I'll paste bits of it as we go.", sv.name, sv.role))
+		w.say("assistant", fmt.Sprintf("Thanks, that helps. So %s %s. Send me the parts you want to work on first, for example the handler layer or the config loading, and I'll keep the rest of the system in mind.\n\n%s", sv.name, sv.role, w.pick(fillerCode)))
+		w.told.introAt[ev.svc] = w.here(id, "")
+	case "set", "update":
+		st := settings[ev.st]
+		tmpl := st.set
+		if ev.kind == "update" {
+			tmpl = st.update
 		}
-		return services[i]
+		id := w.say("user", fmt.Sprintf(w.pick(tmpl), svc, w.pick(st.noun), ev.val, ev.old))
+		w.say("assistant", w.answer(st, svc, ev.val))
+		k := [2]int{ev.svc, ev.st}
+		w.told.setAt[k] = append(w.told.setAt[k], w.here(id, ev.val))
+	case "failure":
+		f := failures[ev.f]
+		id := w.say("user", fmt.Sprintf("%s started failing right after %s. The logs are full of this:\n\n```\n%s\n```\n\nAny idea where to look?", svc, f.trigger, f.err))
+		w.say("assistant", fmt.Sprintf("That error usually means a resource is exhausted or misconfigured rather than a bug in %s itself. Check the limits first, then the client configuration:\n\n%s\n\n%s", svc, w.pick(fillerCode), w.pick(fillerTails)))
+		w.say("user", w.pick(acks))
+		w.told.failAt[ev.f] = w.here(id, svc)
+	case "advice":
+		a := advice[ev.a]
+		w.say("user", fmt.Sprintf("What would you set as the %s for %s?", a.what, svc))
+		id := w.say("assistant", fmt.Sprintf("For %s I'd go with %s. That keeps tail latency predictable without starving the other services.\n\n%s\n\nRevisit it once you have a week of metrics.", svc, a.val, w.pick(fillerCode)))
+		w.say("user", "Ok, going with that.")
+		w.told.adviceAt[ev.a] = w.here(id, svc)
 	}
-	for _, k := range keys {
-		ss, st := setAt[k], settings[k[1]]
+}
+
+// ask adds a question, its answer, category and evidence turns.
+func (w *convWriter) ask(q, a string, cat int, ev ...string) {
+	w.qs = append(w.qs, conversationQuestion{Question: q, Answer: a, Evidence: ev, Category: cat})
+}
+
+// serviceAsked is how a question names the i-th service: by its name or,
+// half of the time, by what it does.
+func (w *convWriter) serviceAsked(p *convPlan, i int) string {
+	if w.r.IntN(2) == 0 {
+		return serviceNames[p.order[i]].ask
+	}
+	return p.services[i]
+}
+
+// askSettings asks for a third of the settings stated once (single fact)
+// and, of each setting that changed, its current value (knowledge update)
+// and when the last change happened (temporal).
+func (w *convWriter) askSettings(p *convPlan) {
+	for _, k := range p.keys {
+		ss, st := w.told.setAt[k], settings[k[1]]
 		if len(ss) == 1 {
-			if r.IntN(3) == 0 { // not every setting is asked about
-				ask(fmt.Sprintf("Which %s does %s use?", w.pick(st.ask), services[k[0]]), ss[0].val, catSingle, ss[0].turn)
+			if w.r.IntN(3) == 0 {
+				w.ask(fmt.Sprintf("Which %s does %s use?", w.pick(st.ask), p.services[k[0]]), ss[0].val, catSingle, ss[0].turn)
 			}
 			continue
 		}
@@ -471,51 +545,67 @@ func generateConversation(r *rand.Rand) ([][]conversationTurn, []time.Time, []co
 		for _, s := range ss {
 			ev = append(ev, s.turn)
 		}
-		ask(fmt.Sprintf("What is the current %s of %s?", w.pick(st.ask), name(k[0])), last.val, catUpdate, ev...)
-		ask(fmt.Sprintf("When did %s start using %s?", services[k[0]], last.val), last.date.Format("2 January 2006"), catTemporal, last.turn)
+		w.ask(fmt.Sprintf("What is the current %s of %s?", w.pick(st.ask), w.serviceAsked(p, k[0])), last.val, catUpdate, ev...)
+		w.ask(fmt.Sprintf("When did %s start using %s?", p.services[k[0]], last.val), last.date.Format("2 January 2006"), catTemporal, last.turn)
 	}
-	for _, f := range fs {
-		s, ok := failAt[f]
+}
+
+// askFailures asks what went wrong in each failure told (single fact), and
+// again naming the service by what it does, told in its introduction
+// (cross-session).
+func (w *convWriter) askFailures(p *convPlan) {
+	for _, f := range p.fs {
+		s, ok := w.told.failAt[f]
 		if !ok {
 			continue
 		}
-		ask(fmt.Sprintf("What went wrong with %s %s?", s.val, failures[f].ask), failures[f].err, catSingle, s.turn)
-		// Cross-session: the failing service's role and the failure.
-		for i, svc := range services {
-			if svc == s.val && introAt[i].turn != "" {
-				ask(fmt.Sprintf("Which error did %s hit %s?", serviceNames[order[i]].ask, failures[f].ask), failures[f].err, catCrossSession, introAt[i].turn, s.turn)
+		w.ask(fmt.Sprintf("What went wrong with %s %s?", s.val, failures[f].ask), failures[f].err, catSingle, s.turn)
+		for i, svc := range p.services {
+			if svc == s.val && w.told.introAt[i].turn != "" {
+				w.ask(fmt.Sprintf("Which error did %s hit %s?", serviceNames[p.order[i]].ask, failures[f].ask), failures[f].err, catCrossSession, w.told.introAt[i].turn, s.turn)
 			}
 		}
 	}
-	for _, a := range as {
-		s, ok := adviceAt[a]
-		if !ok {
-			continue
+}
+
+// askAdvice asks for each piece of advice given (single fact).
+func (w *convWriter) askAdvice(p *convPlan) {
+	for _, a := range p.as {
+		if s, ok := w.told.adviceAt[a]; ok {
+			w.ask(advice[a].ask+" for "+s.val+"?", advice[a].val, catSingle, s.turn)
 		}
-		ask(advice[a].ask+" for "+s.val+"?", advice[a].val, catSingle, s.turn)
 	}
-	// Cross-session: a setting of the service that failed, in other words.
-	for _, f := range fs {
-		s, ok := failAt[f]
+}
+
+// askAcrossSessions asks, of each service that failed, for a setting
+// stated once in another session, naming the service by its failure.
+func (w *convWriter) askAcrossSessions(p *convPlan) {
+	for _, f := range p.fs {
+		s, ok := w.told.failAt[f]
 		if !ok {
 			continue
 		}
-		for _, k := range keys {
-			if services[k[0]] != s.val || len(setAt[k]) != 1 || setAt[k][0].session == s.session {
+		for _, k := range p.keys {
+			set := w.told.setAt[k]
+			if p.services[k[0]] != s.val || len(set) != 1 || set[0].session == s.session {
 				continue
 			}
 			st := settings[k[1]]
-			ask(fmt.Sprintf("The service that crashed %s: which %s does it use?", failures[f].ask, w.pick(st.ask)),
-				setAt[k][0].val, catCrossSession, s.turn, setAt[k][0].turn)
+			w.ask(fmt.Sprintf("The service that crashed %s: which %s does it use?", failures[f].ask, w.pick(st.ask)),
+				set[0].val, catCrossSession, s.turn, set[0].turn)
 			break
 		}
 	}
-	// Temporal order of two changes.
+}
+
+// askOrder asks which of two first changes, told in different sessions,
+// came first (temporal).
+func (w *convWriter) askOrder(p *convPlan) {
 	var firsts []stated
-	for _, k := range keys {
-		if ss := setAt[k]; len(ss) > 1 {
+	for _, k := range p.keys {
+		if ss := w.told.setAt[k]; len(ss) > 1 {
 			f := ss[1]
-			f.svc = services[k[0]]
+			f.svc = p.services[k[0]]
 			firsts = append(firsts, f)
 		}
 	}
@@ -528,9 +618,13 @@ func generateConversation(r *rand.Rand) ([][]conversationTurn, []time.Time, []co
 		if b.date.Before(a.date) {
 			first = b.val
 		}
-		ask(fmt.Sprintf("Which did we do first: switch %s to %s, or switch %s to %s?", a.svc, a.val, b.svc, b.val), first, catTemporal, a.turn, b.turn)
+		w.ask(fmt.Sprintf("Which did we do first: switch %s to %s, or switch %s to %s?", a.svc, a.val, b.svc, b.val), first, catTemporal, a.turn, b.turn)
 	}
-	// At most questionsPerKind of each category, chosen at random.
+}
+
+// chooseQuestions keeps at most questionsPerKind questions of each
+// category, chosen at random.
+func (w *convWriter) chooseQuestions() []conversationQuestion {
 	var qs []conversationQuestion
 	for cat := catCrossSession; cat <= catSingle; cat++ {
 		var of []conversationQuestion
@@ -539,11 +633,11 @@ func generateConversation(r *rand.Rand) ([][]conversationTurn, []time.Time, []co
 				of = append(of, q)
 			}
 		}
-		for _, i := range r.Perm(len(of))[:min(len(of), questionsPerKind)] {
+		for _, i := range w.r.Perm(len(of))[:min(len(of), questionsPerKind)] {
 			qs = append(qs, of[i])
 		}
 	}
-	return w.sessions, w.dates, qs
+	return qs
 }
 
 // conversationName names the i-th conversation of a part and seed.

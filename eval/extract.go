@@ -130,15 +130,9 @@ type ExtractReport struct {
 // one ("port 3307" for "3307"). Dates are compared by day in the reference
 // time's zone.
 func Extract(ctx context.Context, o ExtractOptions) (ExtractReport, error) {
-	cases := o.Cases
-	if cases == nil {
-		var err error
-		if cases, err = fixtures.ExtractGold(); err != nil {
-			return ExtractReport{}, err
-		}
-	}
-	if len(cases) == 0 {
-		return ExtractReport{}, fmt.Errorf("eval extract: the gold set is empty")
+	cases, err := o.gold()
+	if err != nil {
+		return ExtractReport{}, err
 	}
 	onto := o.Ontology
 	if onto == nil {
@@ -156,54 +150,16 @@ func Extract(ctx context.Context, o ExtractOptions) (ExtractReport, error) {
 	if rep.BaselineCallMs, err = bareCalls(ctx, x, n); err != nil {
 		return rep, fmt.Errorf("eval extract: the endpoint does not answer a bare call: %w", err)
 	}
-
-	cats, langs := map[string]*ExtractScores{}, map[string]*ExtractScores{}
-	var lat []float64
-	var calls int
-	valid := 0
+	t := extractTally{cats: map[string]*ExtractScores{}, langs: map[string]*ExtractScores{}}
 	for i, c := range cases {
 		start := time.Now()
 		out, u, err := x.Extract(ctx, extract.Input{Episode: c.Episode, Known: c.Known, Ontology: onto})
-		lat = append(lat, float64(time.Since(start).Microseconds())/1000)
+		t.lat = append(t.lat, float64(time.Since(start).Microseconds())/1000)
 		if ctx.Err() != nil {
 			return rep, ctx.Err()
 		}
-		calls += u.Calls
-		rep.PromptTokens += u.PromptTokens
-		rep.CompletionTokens += u.CompletionTokens
-		switch {
-		case err != nil:
-			rep.Failed++
-		case out.Repaired:
-			rep.Repaired++
-		default:
-			valid++
-		}
-		rep.Proposed += out.Proposed
-		for _, d := range out.Dropped {
-			rep.Dropped[d.Reason]++
-			if d.Reason == entity.DropPermission {
-				rep.PermissionDropped++
-			}
-		}
-		s := score(c, out.Facts, onto)
-		required := 0
-		for _, g := range c.Facts {
-			if !g.Optional {
-				required++
-			}
-		}
-		rep.add(required, len(out.Facts), s.correct, s.found)
-		group(cats, c.Category).add(required, len(out.Facts), s.correct, s.found)
-		group(langs, c.Lang).add(required, len(out.Facts), s.correct, s.found)
-		rep.DatesChecked += s.datesChecked
-		rep.DatesRight += s.datesRight
-		if required == 0 {
-			rep.Nothing++
-			if len(out.Facts) == 0 {
-				rep.NothingEmpty++
-			}
-		}
+		rep.countAnswer(out, u, err, &t)
+		s := rep.scoreCase(c, out.Facts, onto, &t)
 		if o.Misses != nil && (err != nil || len(s.missed) > 0 || len(s.wrong) > 0 || len(s.badDates) > 0) {
 			writeMiss(o.Misses, c, err, s)
 		}
@@ -212,21 +168,99 @@ func Extract(ctx context.Context, o ExtractOptions) (ExtractReport, error) {
 		}
 	}
 	rep.Mode = x.Mode()
-	rep.finish()
-	if rep.Precision != nil && rep.Recall != nil && *rep.Precision+*rep.Recall > 0 {
-		rep.F1 = 2 * *rep.Precision * *rep.Recall / (*rep.Precision + *rep.Recall)
-	}
-	rep.Categories, rep.Languages = groups(cats), groups(langs)
-	ep := float64(len(cases))
-	rep.JSONValid = float64(valid) / ep
-	rep.CallsPerEpisode = float64(calls) / ep
-	rep.PromptTokensPerEpisode = float64(rep.PromptTokens) / ep
-	rep.CompletionTokensPerEpisode = float64(rep.CompletionTokens) / ep
-	rep.LatencyP50Ms, rep.LatencyP95Ms = percentileMs(lat, 0.50), percentileMs(lat, 0.95)
-	for _, l := range lat {
-		rep.LatencyMeanMs += l / ep
-	}
+	rep.summarise(t, len(cases))
 	return rep, nil
+}
+
+// gold is the gold set to run: the options' cases, else the built-in
+// one; never empty.
+func (o ExtractOptions) gold() ([]fixtures.ExtractCase, error) {
+	cases := o.Cases
+	if cases == nil {
+		var err error
+		if cases, err = fixtures.ExtractGold(); err != nil {
+			return nil, err
+		}
+	}
+	if len(cases) == 0 {
+		return nil, fmt.Errorf("eval extract: the gold set is empty")
+	}
+	return cases, nil
+}
+
+// extractTally is what Extract gathers over the cases besides the
+// report's own counts: the scores by category and language, each case's
+// latency, the model calls and the answers valid at once.
+type extractTally struct {
+	cats, langs  map[string]*ExtractScores
+	lat          []float64
+	calls, valid int
+}
+
+// countAnswer counts what one answer cost (calls, tokens), whether it was
+// valid, repaired or failed, and the facts it proposed and those dropped.
+func (r *ExtractReport) countAnswer(out extract.Output, u extract.Usage, err error, t *extractTally) {
+	t.calls += u.Calls
+	r.PromptTokens += u.PromptTokens
+	r.CompletionTokens += u.CompletionTokens
+	switch {
+	case err != nil:
+		r.Failed++
+	case out.Repaired:
+		r.Repaired++
+	default:
+		t.valid++
+	}
+	r.Proposed += out.Proposed
+	for _, d := range out.Dropped {
+		r.Dropped[d.Reason]++
+		if d.Reason == entity.DropPermission {
+			r.PermissionDropped++
+		}
+	}
+}
+
+// scoreCase scores one case's kept facts against its gold facts, into the
+// report, its category and its language, and returns the case's score.
+func (r *ExtractReport) scoreCase(c fixtures.ExtractCase, facts []extract.Fact, onto *ontology.Ontology, t *extractTally) caseScore {
+	s := score(c, facts, onto)
+	required := 0
+	for _, g := range c.Facts {
+		if !g.Optional {
+			required++
+		}
+	}
+	r.add(required, len(facts), s.correct, s.found)
+	group(t.cats, c.Category).add(required, len(facts), s.correct, s.found)
+	group(t.langs, c.Lang).add(required, len(facts), s.correct, s.found)
+	r.DatesChecked += s.datesChecked
+	r.DatesRight += s.datesRight
+	if required == 0 {
+		r.Nothing++
+		if len(facts) == 0 {
+			r.NothingEmpty++
+		}
+	}
+	return s
+}
+
+// summarise fills the report's ratios, groups and per-episode figures
+// from the tally of n episodes.
+func (r *ExtractReport) summarise(t extractTally, n int) {
+	r.finish()
+	if r.Precision != nil && r.Recall != nil && *r.Precision+*r.Recall > 0 {
+		r.F1 = 2 * *r.Precision * *r.Recall / (*r.Precision + *r.Recall)
+	}
+	r.Categories, r.Languages = groups(t.cats), groups(t.langs)
+	ep := float64(n)
+	r.JSONValid = float64(t.valid) / ep
+	r.CallsPerEpisode = float64(t.calls) / ep
+	r.PromptTokensPerEpisode = float64(r.PromptTokens) / ep
+	r.CompletionTokensPerEpisode = float64(r.CompletionTokens) / ep
+	r.LatencyP50Ms, r.LatencyP95Ms = percentileMs(t.lat, 0.50), percentileMs(t.lat, 0.95)
+	for _, l := range t.lat {
+		r.LatencyMeanMs += l / ep
+	}
 }
 
 func group(m map[string]*ExtractScores, name string) *ExtractScores {

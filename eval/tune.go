@@ -183,166 +183,234 @@ func objective(rs [][2]float64) float64 {
 // or R@5; a value is taken only if it raises the objective.
 func Tune(ctx context.Context, o TuneOptions) (TuneReport, error) {
 	start := time.Now()
-	logf := func(format string, args ...any) {
-		if o.Log != nil {
-			fmt.Fprintf(o.Log, format+"\n", args...)
-		}
-	}
+	t := &tuner{ctx: ctx, o: o, catalog: map[recall.VectorWeights]CatalogReport{}}
 	cur := TunedWeights{Episode: recall.DefaultEpisodeWeights, Vector: recall.DefaultVectorWeights}
 	if o.Start != nil {
 		cur = *o.Start
 	}
 	first := cur
-	convDir := o.ConversationsDir
-	if convDir == "" {
-		tmp, err := os.MkdirTemp("", "graphmem-tune-")
-		if err != nil {
-			return TuneReport{}, err
-		}
-		defer os.RemoveAll(tmp)
-		convDir = filepath.Join(tmp, "conversations")
-		if err := WriteConversations(convDir, ConversationsDevSeed, ConversationsTestSeed, ConversationsPerPart); err != nil {
-			return TuneReport{}, err
-		}
+	convDir, cleanup, err := tuneConversations(o)
+	if err != nil {
+		return TuneReport{}, err
 	}
+	defer cleanup()
+	t.corpora, err = t.loadCorpora(convDir, cur.Vector)
+	defer func() {
+		for _, c := range t.corpora {
+			c.c.close()
+		}
+	}()
+	if err != nil {
+		return TuneReport{}, err
+	}
+	objs, per, err := t.evaluate([]TunedWeights{cur})
+	if err != nil {
+		return TuneReport{}, err
+	}
+	rep := TuneReport{StartObjective: objs[0]}
+	startPer := per[0]
+	t.logf("start: objective %.4f", objs[0])
+	best, bestPer := objs[0], startPer
+	if cur, best, bestPer, err = t.descend(cur, best, bestPer); err != nil {
+		return TuneReport{}, err
+	}
+	rep.Weights, rep.Objective = cur, best
+	if rep.Rows, err = t.rows(first, startPer, bestPer); err != nil {
+		return TuneReport{}, err
+	}
+	rep.Evaluations = t.evaluations
+	rep.Seconds = roundTo(time.Since(start).Seconds(), 1)
+	return rep, nil
+}
+
+// tuneConversations returns the folder of coding-assistant conversations
+// to tune on: the options', else those of ConversationsDevSeed generated
+// into a temporary folder, which cleanup removes.
+func tuneConversations(o TuneOptions) (dir string, cleanup func(), err error) {
+	if o.ConversationsDir != "" {
+		return o.ConversationsDir, func() {}, nil
+	}
+	tmp, err := os.MkdirTemp("", "graphmem-tune-")
+	if err != nil {
+		return "", nil, err
+	}
+	cleanup = func() { os.RemoveAll(tmp) }
+	dir = filepath.Join(tmp, "conversations")
+	if err := WriteConversations(dir, ConversationsDevSeed, ConversationsTestSeed, ConversationsPerPart); err != nil {
+		cleanup()
+		return "", nil, err
+	}
+	return dir, cleanup, nil
+}
+
+// tuner measures weights on the dev corpora and on the catalog of
+// TuneSeed, counting the evaluations.
+type tuner struct {
+	ctx     context.Context
+	o       TuneOptions
+	corpora []*tuneCorpus
+	// catalog is the catalog's report by vector weights (it holds no
+	// episodes: only those move it).
+	catalog     map[recall.VectorWeights]CatalogReport
+	evaluations int
+}
+
+// logf writes a line to the options' log, when set.
+func (t *tuner) logf(format string, args ...any) {
+	if t.o.Log != nil {
+		fmt.Fprintf(t.o.Log, format+"\n", args...)
+	}
+}
+
+// loadCorpora loads the dev parts of LoCoMo and of the conversations in
+// convDir, each measured with BM25 alone (every episode signal off, the
+// vector weights vw). The corpora loaded are returned on an error too.
+func (t *tuner) loadCorpora(convDir string, vw recall.VectorWeights) ([]*tuneCorpus, error) {
 	// The cut-offs of graphmem eval locomo: the search limit is the largest,
 	// and R@10 at limit 20 is the figure reported (a limit of 10 ranks the
 	// first ten differently).
 	ks := []int{5, 10, 20}
 	var corpora []*tuneCorpus
-	defer func() {
-		for _, t := range corpora {
-			t.c.close()
-		}
-	}()
-	for _, src := range []struct{ name, dir string }{{"LoCoMo dev", o.LoCoMoDir}, {"coding-assistant dev", convDir}} {
-		c, err := loadCorpus(ctx, src.dir, PartDev, "", nil, o.Embeddings)
+	for _, src := range []struct{ name, dir string }{{"LoCoMo dev", t.o.LoCoMoDir}, {"coding-assistant dev", convDir}} {
+		c, err := loadCorpus(t.ctx, src.dir, PartDev, "", nil, t.o.Embeddings)
 		if err != nil {
-			return TuneReport{}, fmt.Errorf("%s: %w", src.name, err)
+			return corpora, fmt.Errorf("%s: %w", src.name, err)
 		}
-		t := &tuneCorpus{name: src.name, c: c, ks: ks, questions: c.questions()}
-		corpora = append(corpora, t)
-		off := TunedWeights{Vector: cur.Vector} // every episode signal off
-		s, err := t.measure(ctx, []TunedWeights{off})
+		tc := &tuneCorpus{name: src.name, c: c, ks: ks, questions: c.questions()}
+		corpora = append(corpora, tc)
+		s, err := tc.measure(t.ctx, []TunedWeights{{Vector: vw}})
 		if err != nil {
-			return TuneReport{}, err
+			return corpora, err
 		}
-		t.bm25 = s[0]
-		logf("%s: %d questions, BM25 alone R@10 %.3f R@5 %.3f", t.name, t.questions, t.bm25["r@10"], t.bm25["r@5"])
+		tc.bm25 = s[0]
+		t.logf("%s: %d questions, BM25 alone R@10 %.3f R@5 %.3f", tc.name, tc.questions, tc.bm25["r@10"], tc.bm25["r@5"])
 	}
-	rep := TuneReport{}
-	// The catalog: hit@1 and hit@5 against plain BM25, once per vector
-	// weights (it holds no episodes).
-	catalog := map[recall.VectorWeights]CatalogReport{}
-	catalogOf := func(vw recall.VectorWeights) (CatalogReport, error) {
-		if r, ok := catalog[vw]; ok {
-			return r, nil
-		}
-		// Every vector waited for: the weights are judged, not the embedder.
-		r, err := Catalog(ctx, CatalogOptions{Seed: TuneSeed, Questions: o.CatalogQuestions, Embeddings: o.Embeddings, VectorWeights: &vw,
-			VectorWait: vectorWait})
-		if err != nil {
-			return r, fmt.Errorf("catalog: %w", err)
-		}
-		rep.Evaluations++
-		catalog[vw] = r
+	return corpora, nil
+}
+
+// catalogOf is the catalog's report with the vector weights vw, measured
+// once (every vector waited for: the weights are judged, not the
+// embedder).
+func (t *tuner) catalogOf(vw recall.VectorWeights) (CatalogReport, error) {
+	if r, ok := t.catalog[vw]; ok {
 		return r, nil
 	}
-	catalogScores := func(r CatalogReport) (ours, base Scores) {
-		g := r.Graphmem
-		if r.Vectors != nil {
-			g = *r.Vectors
-		}
-		return Scores{"r@10": g.Hit1, "r@5": g.Hit5}, Scores{"r@10": r.Baseline.Hit1, "r@5": r.Baseline.Hit5}
-	}
-	// evaluate measures candidates and returns each one's objective and
-	// the scores per corpus (the catalog last).
-	evaluate := func(ws []TunedWeights) ([]float64, [][]Scores, error) {
-		rs := make([][][2]float64, len(ws))
-		per := make([][]Scores, len(ws))
-		for _, t := range corpora {
-			s, err := t.measure(ctx, ws)
-			if err != nil {
-				return nil, nil, err
-			}
-			rep.Evaluations += len(ws)
-			for i := range ws {
-				rs[i] = append(rs[i], ratios(s[i], t.bm25))
-				per[i] = append(per[i], s[i])
-			}
-		}
-		obj := make([]float64, len(ws))
-		for i, w := range ws {
-			r, err := catalogOf(w.Vector)
-			if err != nil {
-				return nil, nil, err
-			}
-			ours, base := catalogScores(r)
-			rs[i] = append(rs[i], ratios(ours, base))
-			per[i] = append(per[i], ours)
-			obj[i] = objective(rs[i])
-		}
-		return obj, per, nil
-	}
-	objs, per, err := evaluate([]TunedWeights{cur})
+	r, err := Catalog(t.ctx, CatalogOptions{Seed: TuneSeed, Questions: t.o.CatalogQuestions, Embeddings: t.o.Embeddings, VectorWeights: &vw,
+		VectorWait: vectorWait})
 	if err != nil {
-		return TuneReport{}, err
+		return r, fmt.Errorf("catalog: %w", err)
 	}
-	best, startPer := objs[0], per[0]
-	rep.StartObjective = best
-	logf("start: objective %.4f", best)
+	t.evaluations++
+	t.catalog[vw] = r
+	return r, nil
+}
+
+// catalogScores are the catalog's hit@1 and hit@5, as R@10 and R@5, of
+// graphmem (with vectors when on) and of plain BM25.
+func catalogScores(r CatalogReport) (ours, base Scores) {
+	g := r.Graphmem
+	if r.Vectors != nil {
+		g = *r.Vectors
+	}
+	return Scores{"r@10": g.Hit1, "r@5": g.Hit5}, Scores{"r@10": r.Baseline.Hit1, "r@5": r.Baseline.Hit5}
+}
+
+// evaluate measures candidates and returns each one's objective and the
+// scores per corpus (the catalog last).
+func (t *tuner) evaluate(ws []TunedWeights) ([]float64, [][]Scores, error) {
+	rs := make([][][2]float64, len(ws))
+	per := make([][]Scores, len(ws))
+	for _, tc := range t.corpora {
+		s, err := tc.measure(t.ctx, ws)
+		if err != nil {
+			return nil, nil, err
+		}
+		t.evaluations += len(ws)
+		for i := range ws {
+			rs[i] = append(rs[i], ratios(s[i], tc.bm25))
+			per[i] = append(per[i], s[i])
+		}
+	}
+	obj := make([]float64, len(ws))
+	for i, w := range ws {
+		r, err := t.catalogOf(w.Vector)
+		if err != nil {
+			return nil, nil, err
+		}
+		ours, base := catalogScores(r)
+		rs[i] = append(rs[i], ratios(ours, base))
+		per[i] = append(per[i], ours)
+		obj[i] = objective(rs[i])
+	}
+	return obj, per, nil
+}
+
+// descend runs the coordinate descent from cur (objective best, scores
+// bestPer): each round tries every value of each coordinate's grid and
+// keeps one that raises the objective; it stops after a round that moved
+// nothing, or after the options' rounds (2 when 0).
+func (t *tuner) descend(cur TunedWeights, best float64, bestPer []Scores) (TunedWeights, float64, []Scores, error) {
 	coords := episodeCoordinates()
-	if o.Embeddings != nil {
+	if t.o.Embeddings != nil {
 		coords = append(coords, vectorCoordinates()...)
 	}
-	rounds := o.Rounds
+	rounds := t.o.Rounds
 	if rounds == 0 {
 		rounds = 2
 	}
-	bestPer := startPer
 	for round := range rounds {
 		moved := false
 		for _, c := range coords {
-			var cands []TunedWeights
-			for _, v := range c.grid {
-				if v == *c.ptr(&cur) {
-					continue
-				}
-				w := cur
-				*c.ptr(&w) = v
-				cands = append(cands, w)
-			}
-			objs, per, err := evaluate(cands)
+			cands := c.others(cur)
+			objs, per, err := t.evaluate(cands)
 			if err != nil {
-				return TuneReport{}, err
+				return cur, best, bestPer, err
 			}
 			for i, ob := range objs {
 				if ob > best+1e-9 {
 					best, bestPer, cur, moved = ob, per[i], cands[i], true
 				}
 			}
-			logf("round %d %-20s = %-5g objective %.4f", round+1, c.name, *c.ptr(&cur), best)
+			t.logf("round %d %-20s = %-5g objective %.4f", round+1, c.name, *c.ptr(&cur), best)
 		}
 		if !moved {
 			break
 		}
 	}
-	rep.Weights, rep.Objective = cur, best
-	for i, t := range corpora {
-		rep.Rows = append(rep.Rows, TuneRow{Corpus: t.name, Questions: t.questions, BM25R10: t.bm25["r@10"], BM25R5: t.bm25["r@5"],
+	return cur, best, bestPer, nil
+}
+
+// others are cur with the coordinate set to each other value of its grid.
+func (c coordinate) others(cur TunedWeights) []TunedWeights {
+	var out []TunedWeights
+	for _, v := range c.grid {
+		if v == *c.ptr(&cur) {
+			continue
+		}
+		w := cur
+		*c.ptr(&w) = v
+		out = append(out, w)
+	}
+	return out
+}
+
+// rows are each corpus's figures: BM25 alone, the start weights (first,
+// scores startPer) and the fitted ones (bestPer), the catalog last.
+func (t *tuner) rows(first TunedWeights, startPer, bestPer []Scores) ([]TuneRow, error) {
+	var rows []TuneRow
+	for i, tc := range t.corpora {
+		rows = append(rows, TuneRow{Corpus: tc.name, Questions: tc.questions, BM25R10: tc.bm25["r@10"], BM25R5: tc.bm25["r@5"],
 			StartR10: startPer[i]["r@10"], StartR5: startPer[i]["r@5"], TunedR10: bestPer[i]["r@10"], TunedR5: bestPer[i]["r@5"]})
 	}
-	cr, err := catalogOf(first.Vector)
+	cr, err := t.catalogOf(first.Vector)
 	if err != nil {
-		return TuneReport{}, err
+		return nil, err
 	}
 	_, base := catalogScores(cr)
-	n := len(corpora)
-	rep.Rows = append(rep.Rows, TuneRow{Corpus: fmt.Sprintf("catalog seed %d (hit@1, hit@5)", TuneSeed), Questions: cr.Questions,
+	n := len(t.corpora)
+	return append(rows, TuneRow{Corpus: fmt.Sprintf("catalog seed %d (hit@1, hit@5)", TuneSeed), Questions: cr.Questions,
 		BM25R10: base["r@10"], BM25R5: base["r@5"], StartR10: startPer[n]["r@10"], StartR5: startPer[n]["r@5"],
-		TunedR10: bestPer[n]["r@10"], TunedR5: bestPer[n]["r@5"]})
-	rep.Seconds = roundTo(time.Since(start).Seconds(), 1)
-	return rep, nil
+		TunedR10: bestPer[n]["r@10"], TunedR5: bestPer[n]["r@5"]}), nil
 }
 
 // JSON is the report as one JSON object.

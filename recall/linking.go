@@ -112,91 +112,149 @@ const (
 )
 
 // mentions returns the name-shaped spans of q (see above), in order,
-// without the time phrases times.
+// without the time phrases times: quoted phrases, identifiers, then the
+// runs of capitalised words of each sentence.
 func mentions(q string, times []timeRef) []mention {
-	timeText := " "
-	for _, t := range times {
-		timeText += entity.Normalize(t.text) + " "
-	}
-	var out []mention
-	seen := map[string]bool{}
-	add := func(text string) {
-		text = strings.TrimSpace(possessiveRE.ReplaceAllString(text, "$1"))
-		// "The Four Seasons" is "Four Seasons" with an article.
-		for {
-			first, rest, ok := strings.Cut(text, " ")
-			if !ok || !questionWords[strings.ToLower(first)] {
-				break
-			}
-			text = strings.TrimSpace(rest)
-		}
-		k := entity.Normalize(text)
-		if k == "" || seen[k] || len(strings.Fields(k)) > mentionWords || strings.Contains(timeText, " "+k+" ") {
-			return
-		}
-		for _, w := range strings.Fields(k) {
-			if !questionWords[w] {
-				seen[k] = true
-				out = append(out, mention{text: text, key: k})
-				return
-			}
-		}
-	}
+	l := newMentionList(times)
 	for _, m := range quotedRE.FindAllStringSubmatch(q, -1) {
 		for _, g := range m[1:] {
 			if g != "" {
-				add(g)
+				l.add(g)
 			}
 		}
 	}
 	for _, s := range slugRE.FindAllString(q, -1) {
 		if strings.IndexFunc(s, unicode.IsLetter) >= 0 && !compoundWord(s) {
-			add(s)
+			l.add(s)
 		}
 	}
 	for _, sentence := range entity.Sentences(abbreviationRE.ReplaceAllString(q, "$1")) {
-		var run []string
-		acronyms := 0
-		flush := func() {
-			if len(run) > acronyms && len(run) <= mentionWords {
-				add(strings.Join(run, " "))
-			}
-			run, acronyms = run[:0], 0
-		}
-		// A CJK run is no part of a Latin name ("Team Kite的负责人是谁").
-		words := strings.Fields(strings.Map(func(r rune) rune {
-			if isCJK(r) {
-				return ' '
-			}
-			return r
-		}, sentence))
-		for i, raw := range words {
-			// Punctuation before a word or after it ends a name.
-			if j := strings.IndexFunc(raw, isWordRune); j > 0 && strings.ContainsAny(raw[:j], "(\"“'`") {
-				flush()
-			}
-			w := strings.TrimFunc(raw, func(r rune) bool { return !isWordRune(r) })
-			w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
-			rs := []rune(w)
-			lower := strings.ToLower(w)
-			switch {
-			case len(rs) == 0 || !unicode.IsUpper(rs[0]) || questionWords[lower] || strings.Contains(timeText, " "+entity.Normalize(w)+" "):
-				flush()
-			case i == 0 && (len(words) == 1 || !capitalised(words[1])):
-				// A lone capitalised word opening a sentence is no name.
-			default:
-				run = append(run, w)
-				if strings.ToUpper(w) == w {
-					acronyms++
-				}
-			}
-			if j := strings.LastIndexFunc(raw, isWordRune); j >= 0 && strings.ContainsAny(raw[j:], ",;:)\"”'`") {
-				flush()
-			}
-		}
-		flush()
+		l.capitalisedRuns(sentence)
 	}
-	return out
+	return l.out
+}
+
+// mentionList gathers the mentions of a question, each name once.
+type mentionList struct {
+	timeText string // the normalised time phrases, each between spaces
+	seen     map[string]bool
+	out      []mention
+}
+
+func newMentionList(times []timeRef) *mentionList {
+	l := &mentionList{timeText: " ", seen: map[string]bool{}}
+	for _, t := range times {
+		l.timeText += entity.Normalize(t.text) + " "
+	}
+	return l
+}
+
+// isTime reports whether the normalised words key are a time phrase of
+// the question, or stand inside one.
+func (l *mentionList) isTime(key string) bool { return strings.Contains(l.timeText, " "+key+" ") }
+
+// add records text as a mention, without a possessive or a leading
+// question word (an article: "The Four Seasons" is "Four Seasons"),
+// unless it is seen already, too long, a time, or only question words.
+func (l *mentionList) add(text string) {
+	text = strings.TrimSpace(possessiveRE.ReplaceAllString(text, "$1"))
+	for {
+		first, rest, ok := strings.Cut(text, " ")
+		if !ok || !questionWords[strings.ToLower(first)] {
+			break
+		}
+		text = strings.TrimSpace(rest)
+	}
+	k := entity.Normalize(text)
+	if k == "" || l.seen[k] || len(strings.Fields(k)) > mentionWords || l.isTime(k) {
+		return
+	}
+	if slices.ContainsFunc(strings.Fields(k), func(w string) bool { return !questionWords[w] }) {
+		l.seen[k] = true
+		l.out = append(l.out, mention{text: text, key: k})
+	}
+}
+
+// capitalisedRuns adds the runs of capitalised words of a sentence: a
+// mark before or after a word ends a run, and so does a word that is not
+// capitalised, a question word or a time; a lone capitalised word opening
+// the sentence is no name.
+func (l *mentionList) capitalisedRuns(sentence string) {
+	var run capitalRun
+	words := latinWords(sentence)
+	for i, raw := range words {
+		if markBefore(raw, "(\"“'`") {
+			run.flush(l)
+		}
+		w := strings.TrimFunc(raw, func(r rune) bool { return !isWordRune(r) })
+		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
+		switch {
+		case l.endsRun(w):
+			run.flush(l)
+		case i == 0 && (len(words) == 1 || !capitalised(words[1])):
+		default:
+			run.push(w)
+		}
+		if markAfter(raw, ",;:)\"”'`") {
+			run.flush(l)
+		}
+	}
+	run.flush(l)
+}
+
+// endsRun reports whether the word w is no part of a capitalised name:
+// empty, not capitalised, a question word or a time.
+func (l *mentionList) endsRun(w string) bool {
+	rs := []rune(w)
+	return len(rs) == 0 || !unicode.IsUpper(rs[0]) || questionWords[strings.ToLower(w)] || l.isTime(entity.Normalize(w))
+}
+
+// capitalRun is a run of capitalised words being read, and how many of
+// them are acronyms.
+type capitalRun struct {
+	words    []string
+	acronyms int
+}
+
+func (r *capitalRun) push(w string) {
+	r.words = append(r.words, w)
+	if strings.ToUpper(w) == w {
+		r.acronyms++
+	}
+}
+
+// flush ends the run: it is a mention unless it is only acronyms or
+// longer than a name.
+func (r *capitalRun) flush(l *mentionList) {
+	if len(r.words) > r.acronyms && len(r.words) <= mentionWords {
+		l.add(strings.Join(r.words, " "))
+	}
+	r.words, r.acronyms = r.words[:0], 0
+}
+
+// latinWords are the words of a sentence with its CJK runs taken out: a
+// CJK run is no part of a Latin name ("Team Kite的负责人是谁").
+func latinWords(sentence string) []string {
+	return strings.Fields(strings.Map(func(r rune) rune {
+		if isCJK(r) {
+			return ' '
+		}
+		return r
+	}, sentence))
+}
+
+// markBefore reports whether one of marks stands before the first letter
+// or digit of raw.
+func markBefore(raw, marks string) bool {
+	j := strings.IndexFunc(raw, isWordRune)
+	return j > 0 && strings.ContainsAny(raw[:j], marks)
+}
+
+// markAfter reports whether one of marks stands after the last letter or
+// digit of raw.
+func markAfter(raw, marks string) bool {
+	j := strings.LastIndexFunc(raw, isWordRune)
+	return j >= 0 && strings.ContainsAny(raw[j:], marks)
 }
 
 // compoundWord reports whether a hyphenated word is one of everyday
@@ -661,85 +719,83 @@ func isVariantOf(key string, en entity.Entity) bool {
 // a question that capitalises nothing but its first word: one that
 // capitalises names shows them by their shape.
 func (c *candidates) lowerNames(lx *lexicon) []mention {
-	type word struct {
-		key         string
-		lower       bool // written without capitals
-		possessive  bool // "marley's"
-		punctuation bool // a mark after it ends the phrase
+	ws, ok := lowerWords(c.p.a.text)
+	if !ok {
+		return nil
 	}
-	var ws []word
-	for i, raw := range strings.Fields(c.p.a.text) {
+	q := &lowerQuestion{ws: ws, lx: lx, names: c.nameWords(), covered: c.coveredWords(ws)}
+	var out []mention
+	for i := 0; i+1 < len(ws); i++ {
+		a, b := ws[i], ws[i+1]
+		if a.possessive || a.punctuation || q.covered[i] || q.covered[i+1] {
+			continue
+		}
+		key := a.key + " " + b.key
+		if len(c.gramLinks[key]) == 0 && (q.kindPair(i) || q.namedPair(i)) {
+			out = append(out, mention{text: key, key: key})
+		}
+	}
+	return out
+}
+
+// lowerWord is a word of a question as lowerNames reads it.
+type lowerWord struct {
+	key         string
+	lower       bool // written without capitals
+	possessive  bool // "marley's"
+	punctuation bool // a mark after it ends the phrase
+}
+
+// lowerWords reads the words of a question; an identifier or a mark is a
+// word of punctuation, no part of a name. ok is false when a word after
+// the first is capitalised: the question shows its names by their shape.
+func lowerWords(text string) (ws []lowerWord, ok bool) {
+	for i, raw := range strings.Fields(text) {
 		w := strings.TrimFunc(raw, func(r rune) bool { return !isWordRune(r) && r != '\'' && r != '’' })
 		poss := strings.HasSuffix(w, "'s") || strings.HasSuffix(w, "’s")
 		w = strings.TrimSuffix(strings.TrimSuffix(w, "'s"), "’s")
 		key := entity.Normalize(w)
 		if i > 0 && capitalised(w) {
-			return nil
+			return nil, false
 		}
 		if key == "" || strings.Contains(key, " ") {
-			ws = append(ws, word{punctuation: true}) // an identifier or a mark: no part of such a name
+			ws = append(ws, lowerWord{punctuation: true})
 			continue
 		}
-		j := strings.LastIndexFunc(raw, isWordRune)
-		ws = append(ws, word{key: key, lower: strings.ToLower(w) == w, possessive: poss,
-			punctuation: j >= 0 && strings.ContainsAny(raw[j:], ",;:.!?)\"”")})
+		ws = append(ws, lowerWord{key: key, lower: strings.ToLower(w) == w, possessive: poss,
+			punctuation: markAfter(raw, ",;:.!?)\"”")})
 	}
-	verb := func(w string) bool {
-		for _, t := range search.Analyze(w) {
-			if genericWords[t] || lx.spread[t] > 0 {
-				return true
-			}
-		}
-		return w == "do" || w == "does" || w == "did"
-	}
-	plain := func(i int) bool { // a word that may be part of a name
-		w := ws[i]
-		return w.lower && w.key != "" && !questionWords[w.key] && !isNumber(w.key) && !strings.HasSuffix(w.key, "ly") &&
-			!notNames[w.key]
-	}
-	nameable := func(i int) bool {
-		return i >= 0 && i < len(ws) && plain(i) && !verb(ws[i].key)
-	}
-	// The words of the names of the entities linked and found, and the
-	// kind words among them: those that begin (first) or end (last) the
-	// names of several things.
-	nameWords := map[string]bool{}
-	first, last := map[string]int{}, map[string]int{}
+	return ws, true
+}
+
+// nameWords are the words of the names (and aliases) of the entities
+// linked and found, and how many names of things each word begins
+// (first) or ends (last): a kind word does so for several.
+type nameWords struct {
+	words       map[string]bool
+	first, last map[string]int
+}
+
+func (c *candidates) nameWords() nameWords {
+	nw := nameWords{words: map[string]bool{}, first: map[string]int{}, last: map[string]int{}}
 	for _, it := range c.entities {
 		for _, n := range append([]string{it.entity.Name}, it.entity.Aliases...) {
 			fs := strings.Fields(entity.Normalize(n))
 			for _, w := range fs {
-				nameWords[w] = true
+				nw.words[w] = true
 			}
 			if len(fs) > 1 && it.entity.Type != entity.PersonType {
-				first[fs[0]]++
-				last[fs[len(fs)-1]]++
+				nw.first[fs[0]]++
+				nw.last[fs[len(fs)-1]]++
 			}
 		}
 	}
-	kind := func(i int, edge map[string]int) bool {
-		return i >= 0 && i < len(ws) && plain(i) && edge[ws[i].key] >= kindNames
-	}
-	// A word next to a name that is no part of it: not a word of a known
-	// name, unless a kind word, which begins or ends a name of its own.
-	apart := func(i int) bool {
-		return i < 0 || i >= len(ws) || !nameWords[ws[i].key] || kind(i, first) || kind(i, last)
-	}
-	// A word before a kind word that ends names may name a property
-	// ("reports db"), not say what the question wants ("what db").
-	modifier := func(i int) bool {
-		if !plain(i) {
-			return false
-		}
-		for _, t := range search.Analyze(ws[i].key) {
-			if genericWords[t] {
-				return false
-			}
-		}
-		return true
-	}
-	// Words of a name of several words that linked are no part of another
-	// ("billing db backed up").
+	return nw
+}
+
+// coveredWords marks the words of a name of two or three words that
+// linked: they are no part of another ("billing db backed up").
+func (c *candidates) coveredWords(ws []lowerWord) []bool {
 	covered := make([]bool, len(ws))
 	for i := range ws {
 		for n := 2; n <= 3 && i+n <= len(ws); n++ {
@@ -754,47 +810,117 @@ func (c *candidates) lowerNames(lx *lexicon) []mention {
 			}
 		}
 	}
-	var out []mention
-	for i := 0; i+1 < len(ws); i++ {
-		a, b := ws[i], ws[i+1]
-		if a.possessive || a.punctuation || covered[i] || covered[i+1] {
-			continue
-		}
-		key := a.key + " " + b.key
-		if len(c.gramLinks[key]) > 0 {
-			continue
-		}
-		// A word of a kind with a word of its own: "team albatross",
-		// "zebra gateway", "reports db".
-		if apart(i-1) && apart(i+2) && (kind(i, first) && (nameable(i+1) || kind(i+1, last)) ||
-			kind(i+1, last) && (modifier(i) || kind(i, first))) {
-			out = append(out, mention{text: key, key: key})
-			continue
-		}
-		if !nameable(i) || !nameable(i+1) {
-			continue
-		}
-		known := 0
-		for _, w := range []string{a.key, b.key} {
-			if nameWords[w] {
-				known++
-			}
-		}
-		// Between words that may name nothing, or, for two words of known
-		// names, that are no words of one ("what position does farah
-		// rossi hold").
-		alone := func(j int) bool { return !nameable(j) || known == 2 && j >= 0 && j < len(ws) && !nameWords[ws[j].key] }
-		if !alone(i-1) || !alone(i+2) {
-			continue
-		}
-		end := b.punctuation || i+2 >= len(ws)
-		inContext := b.possessive || !b.punctuation && i+2 < len(ws) && verb(ws[i+2].key) ||
-			end && i > 0 && plain(i-1) && verb(ws[i-1].key)
-		if known == 2 || known == 1 && inContext {
-			out = append(out, mention{text: key, key: key})
+	return covered
+}
+
+// lowerQuestion is a question in lower case as lowerNames weighs its
+// pairs of words: its words, the words of the names found, the lexicon
+// telling the words of properties, and the words of names that linked.
+type lowerQuestion struct {
+	ws      []lowerWord
+	lx      *lexicon
+	names   nameWords
+	covered []bool
+}
+
+// in reports whether i is the position of a word.
+func (q *lowerQuestion) in(i int) bool { return i >= 0 && i < len(q.ws) }
+
+// verb reports whether w may be the question's verb: a word of a
+// property, a generic word, or do.
+func (q *lowerQuestion) verb(w string) bool {
+	for _, t := range search.Analyze(w) {
+		if genericWords[t] || q.lx.spread[t] > 0 {
+			return true
 		}
 	}
-	return out
+	return w == "do" || w == "does" || w == "did"
+}
+
+// plain reports whether the i-th word may be part of a name: written in
+// lower case, and no question word, number, adverb in -ly or one of
+// notNames.
+func (q *lowerQuestion) plain(i int) bool {
+	w := q.ws[i]
+	return w.lower && w.key != "" && !questionWords[w.key] && !isNumber(w.key) && !strings.HasSuffix(w.key, "ly") &&
+		!notNames[w.key]
+}
+
+// nameable reports whether the i-th word is a plain word and no verb.
+func (q *lowerQuestion) nameable(i int) bool { return q.in(i) && q.plain(i) && !q.verb(q.ws[i].key) }
+
+// kind reports whether the i-th word is a plain word that begins (edge:
+// first) or ends (last) the names of several things.
+func (q *lowerQuestion) kind(i int, edge map[string]int) bool {
+	return q.in(i) && q.plain(i) && edge[q.ws[i].key] >= kindNames
+}
+
+// apart reports whether the i-th word, next to a name, is no part of it:
+// no word at all, not a word of a known name, or a kind word, which
+// begins or ends a name of its own.
+func (q *lowerQuestion) apart(i int) bool {
+	return !q.in(i) || !q.names.words[q.ws[i].key] || q.kind(i, q.names.first) || q.kind(i, q.names.last)
+}
+
+// modifier reports whether the i-th word, before a kind word that ends
+// names, may name a property ("reports db") rather than say what the
+// question wants ("what db").
+func (q *lowerQuestion) modifier(i int) bool {
+	if !q.plain(i) {
+		return false
+	}
+	for _, t := range search.Analyze(q.ws[i].key) {
+		if genericWords[t] {
+			return false
+		}
+	}
+	return true
+}
+
+// kindPair reports whether the words i and i+1 are a kind word with a
+// word of its own, on the side the kind's names have theirs ("team
+// albatross", "zebra gateway", "reports db"), between words apart.
+func (q *lowerQuestion) kindPair(i int) bool {
+	first, last := q.names.first, q.names.last
+	return q.apart(i-1) && q.apart(i+2) && (q.kind(i, first) && (q.nameable(i+1) || q.kind(i+1, last)) ||
+		q.kind(i+1, last) && (q.modifier(i) || q.kind(i, first)))
+}
+
+// namedPair reports whether the words i and i+1, both nameable, are a
+// name: both words of known names, or one and the question's verb next to
+// them (or a possessive), between words that may name nothing.
+func (q *lowerQuestion) namedPair(i int) bool {
+	if !q.nameable(i) || !q.nameable(i+1) {
+		return false
+	}
+	known := 0
+	for _, w := range q.ws[i : i+2] {
+		if q.names.words[w.key] {
+			known++
+		}
+	}
+	if !q.alone(i-1, known) || !q.alone(i+2, known) {
+		return false
+	}
+	return known == 2 || known == 1 && q.inContext(i)
+}
+
+// alone reports whether the j-th word, next to a pair with known words of
+// known names, leaves the pair a name of its own: it may name nothing,
+// or, for two known words, it is no word of a name ("what position does
+// farah rossi hold").
+func (q *lowerQuestion) alone(j, known int) bool {
+	return !q.nameable(j) || known == 2 && q.in(j) && !q.names.words[q.ws[j].key]
+}
+
+// inContext reports whether the pair at i is written as a name one of
+// whose words memory knows would be: with a possessive, before the
+// question's verb, or at the end of the question right after it.
+func (q *lowerQuestion) inContext(i int) bool {
+	b := q.ws[i+1]
+	end := b.punctuation || i+2 >= len(q.ws)
+	return b.possessive || !b.punctuation && i+2 < len(q.ws) && q.verb(q.ws[i+2].key) ||
+		end && i > 0 && q.plain(i-1) && q.verb(q.ws[i-1].key)
 }
 
 // kindNames is how many names of things a word must begin or end to be a

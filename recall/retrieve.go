@@ -235,8 +235,9 @@ func (c *candidates) loadEntityHits(hits []search.Hit, found map[string]entity.E
 }
 
 // link finds the entities the query (and the focus list) names: exact
-// and alias matches of its n-grams, then fuzzy matches of long n-grams
-// (entity.Resolve decides, so people are never matched fuzzily).
+// and alias matches of its n-grams, names stored joined, variants of
+// one-word names, then fuzzy matches of long n-grams (entity.Resolve
+// decides, so people are never matched fuzzily).
 func (c *candidates) link(tx graph.Tx) error {
 	grams := c.p.a.grams
 	for _, f := range c.p.focus {
@@ -245,31 +246,53 @@ func (c *candidates) link(tx graph.Tx) error {
 	if len(grams) == 0 {
 		return nil
 	}
-	// The names shaped like one word may be a variant of a stored name
-	// (variant): a shorter stored form is read with the n-grams, a longer
-	// one by a prefix scan.
-	var named, shorter []string
+	named, shorter := c.variantNames()
+	joinedOf, joinedKeys := joinedForms(grams)
+	byKey, err := tx.EntitiesByKey(append(append(slices.Clip(grams), shorter...), joinedKeys...))
+	if err != nil {
+		return err
+	}
+	matched := c.linkExact(grams, byKey)
+	c.linkJoined(joinedOf, byKey, matched)
+	if err := c.linkVariants(tx, named, byKey, matched); err != nil {
+		return err
+	}
+	return c.linkFuzzy(tx, grams, matched)
+}
+
+// variantNames are the names of the question shaped like one word, which
+// may be a variant of a stored name (isVariantOf), and their shorter
+// forms, read with the n-grams (a longer form is read by a prefix scan).
+func (c *candidates) variantNames() (named, shorter []string) {
 	for _, m := range c.p.a.names {
 		if variantShaped(m.key) {
 			named = append(named, m.key)
 			shorter = append(shorter, shorterForms(m.key)...)
 		}
 	}
-	// A name of several words may be stored joined ("booking service" for
-	// "BookingService"): its joined form is read with the n-grams.
+	return named, shorter
+}
+
+// joinedForms are the n-grams of several words written joined, as a name
+// may be stored ("booking service" for "BookingService"): the n-gram of
+// each joined form, and the forms in the order of the n-grams.
+func joinedForms(grams []string) (map[string]string, []string) {
 	joinedOf := map[string]string{}
+	var keys []string
 	for _, g := range grams {
 		if j := joined(g); j != "" {
 			if _, ok := joinedOf[j]; !ok && !slices.Contains(grams, j) {
 				joinedOf[j] = g
-				shorter = append(shorter, j)
+				keys = append(keys, j)
 			}
 		}
 	}
-	byKey, err := tx.EntitiesByKey(append(slices.Clip(grams), shorter...))
-	if err != nil {
-		return err
-	}
+	return joinedOf, keys
+}
+
+// linkExact links the entities whose name or alias an n-gram is
+// (byKey: the entities of each key) and returns the n-grams matched.
+func (c *candidates) linkExact(grams []string, byKey map[string][]entity.Entity) map[string]bool {
 	matched := map[string]bool{}
 	for _, g := range grams {
 		for _, en := range byKey[g] {
@@ -281,6 +304,12 @@ func (c *candidates) link(tx graph.Tx) error {
 			matched[g] = true
 		}
 	}
+	return matched
+}
+
+// linkJoined links, for an n-gram not matched, the entities stored under
+// its joined form (joinedOf: the n-gram of each form), fuzzily.
+func (c *candidates) linkJoined(joinedOf map[string]string, byKey map[string][]entity.Entity, matched map[string]bool) {
 	for _, j := range slices.Sorted(maps.Keys(joinedOf)) {
 		g := joinedOf[j]
 		for _, en := range byKey[j] {
@@ -290,27 +319,39 @@ func (c *candidates) link(tx graph.Tx) error {
 			}
 		}
 	}
+}
+
+// linkVariants links, for each one-word name not matched, the stored
+// names it is a variant of: its shorter forms (read with the n-grams)
+// and the longer names it begins (a prefix scan).
+func (c *candidates) linkVariants(tx graph.Tx, named []string, byKey map[string][]entity.Entity, matched map[string]bool) error {
 	named = slices.DeleteFunc(named, func(g string) bool { return matched[g] })
-	if len(named) > 0 {
-		longer, err := graph.EntitiesByPrefixes(tx, named, variantScan)
-		if err != nil {
-			return err
+	if len(named) == 0 {
+		return nil
+	}
+	longer, err := graph.EntitiesByPrefixes(tx, named, variantScan)
+	if err != nil {
+		return err
+	}
+	for _, g := range named {
+		var cands []entity.Entity
+		for _, k := range shorterForms(g) {
+			cands = append(cands, byKey[k]...)
 		}
-		for _, g := range named {
-			var cands []entity.Entity
-			for _, k := range shorterForms(g) {
-				cands = append(cands, byKey[k]...)
-			}
-			for _, en := range append(cands, longer[g]...) {
-				if isVariantOf(g, en) {
-					c.addLinked(en, entity.MatchFuzzy, g)
-					matched[g] = true
-				}
+		for _, en := range append(cands, longer[g]...) {
+			if isVariantOf(g, en) {
+				c.addLinked(en, entity.MatchFuzzy, g)
+				matched[g] = true
 			}
 		}
 	}
-	// Fuzzy: only n-grams long enough and not already matched; the prefix
-	// scans (entity.FuzzyPrefix) in one batch.
+	return nil
+}
+
+// linkFuzzy links, for each n-gram long enough and not matched, the entity
+// it writes joined or with a typing error; the prefix scans
+// (entity.FuzzyPrefix) in one batch.
+func (c *candidates) linkFuzzy(tx graph.Tx, grams []string, matched map[string]bool) error {
 	var fuzzy, prefixes []string
 	for _, g := range grams {
 		if matched[g] || len([]rune(g)) < entity.FuzzyMinRunes {
