@@ -14,8 +14,7 @@ import (
 func TestScoreFact_EndedDecisionAskedWhy(t *testing.T) {
 	w := DefaultWeights()
 	score := func(f factFeatures) float64 {
-		s, _ := scoreFact(&w, 1, &f)
-		return s
+		return scoreFact(&nodes{}, &w, 1, &f).Value
 	}
 	decision := factFeatures{BM25: 1, BM25Rank: 1, SubjectNamed: true, Predicate: 0.8, WhyDecision: true}
 	current, ended := decision, decision
