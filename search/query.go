@@ -1,7 +1,6 @@
 package search
 
 import (
-	"cmp"
 	"context"
 	"maps"
 	"math"
@@ -149,21 +148,14 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	asOf := millis(q.AsOf)
 	bd := x.bounds()
-	var res *bleve.SearchResult
+	var ms search.DocumentMatchCollection
 	byScore := !q.SortByTime && strings.TrimSpace(q.Text) != ""
 	for {
 		bq := buildQuery(q, terms, kept, bd)
 		if byScore {
-			res, err = x.topScored(ctx, bq, q.Limit)
+			ms, err = x.topScored(ctx, bq, q.Limit)
 		} else {
-			req := bleve.NewSearchRequestOptions(bq, q.Limit, 0, false)
-			req.Score = "none"
-			if q.SortByTime {
-				req.SortBy([]string{fTime, "_id"})
-			} else {
-				req.SortBy([]string{"-" + fTime, "_id"})
-			}
-			res, err = x.run(ctx, "search.Search", req)
+			ms, err = x.byTime(ctx, bq, q)
 		}
 		if err != nil {
 			return nil, err
@@ -176,44 +168,31 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 		bd = now
 	}
-	if err := x.loadFields(ctx, res.Hits, q.FactTimes); err != nil {
+	if err := x.loadFields(ctx, ms, q.FactTimes); err != nil {
 		return nil, err
 	}
-	hits := make([]Hit, 0, len(res.Hits))
-	for _, h := range res.Hits {
+	hits := make([]Hit, 0, len(ms))
+	for _, h := range ms {
 		hits = append(hits, hitOf(q.Scope, h))
 	}
 	return hits, nil
 }
 
-// topScored runs query for the limit best scores, equal scores in id
-// order, not in the order of the index's segments, which their background
-// merging changes. Sorting by id in the index would read the id of every
-// document that matches (a look-up in the segment's stored fields each);
-// so one more hit than asked is read by score alone, and only when the
-// last asked and that one tie is the question asked again with the id as
-// the tie-break. Otherwise the hits are exactly those above the cut, which
-// are put in id order among equal scores here.
-func (x *Index) topScored(ctx context.Context, q query.Query, limit int) (*bleve.SearchResult, error) {
-	res, err := x.run(ctx, "search.Search", bleve.NewSearchRequestOptions(q, limit+1, 0, false))
+// byTime runs an unscored query for its q.Limit newest documents (oldest
+// with q.SortByTime), equal times in id order.
+func (x *Index) byTime(ctx context.Context, bq query.Query, q Query) (search.DocumentMatchCollection, error) {
+	req := bleve.NewSearchRequestOptions(bq, q.Limit, 0, false)
+	req.Score = "none"
+	if q.SortByTime {
+		req.SortBy([]string{fTime, "_id"})
+	} else {
+		req.SortBy([]string{"-" + fTime, "_id"})
+	}
+	res, err := x.run(ctx, "search.Search", req)
 	if err != nil {
 		return nil, err
 	}
-	hits := res.Hits
-	if len(hits) > limit && hits[limit-1].Score == hits[limit].Score {
-		req := bleve.NewSearchRequestOptions(q, limit, 0, false)
-		req.SortBy([]string{"-_score", "_id"})
-		return x.run(ctx, "search.Search", req)
-	}
-	hits = hits[:min(len(hits), limit)]
-	slices.SortFunc(hits, func(a, b *search.DocumentMatch) int {
-		if a.Score != b.Score {
-			return cmp.Compare(b.Score, a.Score)
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	res.Hits = hits
-	return res, nil
+	return res.Hits, nil
 }
 
 // run runs one search request on the index; op names the caller in its
