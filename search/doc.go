@@ -28,7 +28,10 @@
 // archived facts have no terms at all. Field boosts rank entity names above
 // fact text above episode content. Query terms found in more than a tenth
 // of a large scope are left out when rarer ones remain (their weight is
-// small, their postings long).
+// small, their postings long); past 100,000 documents, a term found in more
+// than 10,000 is matched only in the documents holding a rarer term of the
+// query, so a query's cost follows its rarest terms, not the scope's size.
+// The k best are collected in one pass, equal scores in id order.
 //
 // A fact that ends after it was indexed stays among the current ones until
 // its record changes again; callers that need exact validity (package

@@ -14,3 +14,11 @@ func OnBatch(tb interface{ Cleanup(func()) }, f func(bytes, last int)) {
 	testBatchApplied = f
 	tb.Cleanup(func() { testBatchApplied = nil })
 }
+
+// WithCommon sets the bounds of common and frequent terms (commonMin,
+// commonMax) until the test ends.
+func WithCommon(tb interface{ Cleanup(func()) }, lo, hi uint64) {
+	oldLo, oldHi := commonMin, commonMax
+	commonMin, commonMax = lo, hi
+	tb.Cleanup(func() { commonMin, commonMax = oldLo, oldHi })
+}

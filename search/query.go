@@ -1,7 +1,6 @@
 package search
 
 import (
-	"cmp"
 	"context"
 	"maps"
 	"math"
@@ -140,7 +139,7 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if q.AsOf.IsZero() {
 		q.AsOf = q.Now
 	}
-	terms, kept, err := x.queryTerms(ctx, q)
+	terms, err := x.queryTerms(ctx, q)
 	if err != nil {
 		return nil, err
 	}
@@ -149,21 +148,14 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	asOf := millis(q.AsOf)
 	bd := x.bounds()
-	var res *bleve.SearchResult
+	var ms search.DocumentMatchCollection
 	byScore := !q.SortByTime && strings.TrimSpace(q.Text) != ""
 	for {
-		bq := buildQuery(q, terms, kept, bd)
+		bq := buildQuery(q, terms, bd)
 		if byScore {
-			res, err = x.topScored(ctx, bq, q.Limit)
+			ms, err = x.topScored(ctx, bq, q.Limit)
 		} else {
-			req := bleve.NewSearchRequestOptions(bq, q.Limit, 0, false)
-			req.Score = "none"
-			if q.SortByTime {
-				req.SortBy([]string{fTime, "_id"})
-			} else {
-				req.SortBy([]string{"-" + fTime, "_id"})
-			}
-			res, err = x.run(ctx, "search.Search", req)
+			ms, err = x.byTime(ctx, bq, q)
 		}
 		if err != nil {
 			return nil, err
@@ -176,44 +168,31 @@ func (x *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		}
 		bd = now
 	}
-	if err := x.loadFields(ctx, res.Hits, q.FactTimes); err != nil {
+	if err := x.loadFields(ctx, ms, q.FactTimes); err != nil {
 		return nil, err
 	}
-	hits := make([]Hit, 0, len(res.Hits))
-	for _, h := range res.Hits {
+	hits := make([]Hit, 0, len(ms))
+	for _, h := range ms {
 		hits = append(hits, hitOf(q.Scope, h))
 	}
 	return hits, nil
 }
 
-// topScored runs query for the limit best scores, equal scores in id
-// order, not in the order of the index's segments, which their background
-// merging changes. Sorting by id in the index would read the id of every
-// document that matches (a look-up in the segment's stored fields each);
-// so one more hit than asked is read by score alone, and only when the
-// last asked and that one tie is the question asked again with the id as
-// the tie-break. Otherwise the hits are exactly those above the cut, which
-// are put in id order among equal scores here.
-func (x *Index) topScored(ctx context.Context, q query.Query, limit int) (*bleve.SearchResult, error) {
-	res, err := x.run(ctx, "search.Search", bleve.NewSearchRequestOptions(q, limit+1, 0, false))
+// byTime runs an unscored query for its q.Limit newest documents (oldest
+// with q.SortByTime), equal times in id order.
+func (x *Index) byTime(ctx context.Context, bq query.Query, q Query) (search.DocumentMatchCollection, error) {
+	req := bleve.NewSearchRequestOptions(bq, q.Limit, 0, false)
+	req.Score = "none"
+	if q.SortByTime {
+		req.SortBy([]string{fTime, "_id"})
+	} else {
+		req.SortBy([]string{"-" + fTime, "_id"})
+	}
+	res, err := x.run(ctx, "search.Search", req)
 	if err != nil {
 		return nil, err
 	}
-	hits := res.Hits
-	if len(hits) > limit && hits[limit-1].Score == hits[limit].Score {
-		req := bleve.NewSearchRequestOptions(q, limit, 0, false)
-		req.SortBy([]string{"-_score", "_id"})
-		return x.run(ctx, "search.Search", req)
-	}
-	hits = hits[:min(len(hits), limit)]
-	slices.SortFunc(hits, func(a, b *search.DocumentMatch) int {
-		if a.Score != b.Score {
-			return cmp.Compare(b.Score, a.Score)
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
-	res.Hits = hits
-	return res, nil
+	return res.Hits, nil
 }
 
 // run runs one search request on the index; op names the caller in its
@@ -348,17 +327,17 @@ func sources(q Query, asOf, flagged time.Time) []source {
 // each range (see minTime). Without text, the keyword filters drive:
 // scope first, then type, session, predicate, status.
 // q.Now and q.AsOf are set (Search fills them).
-func buildQuery(q Query, terms, kept []string, bd bounds) query.Query {
+func buildQuery(q Query, terms queryTerms, bd bounds) query.Query {
 	excl := exclusions(q, bd)
 	filters := keywordFilters(q)
 	if strings.TrimSpace(q.Text) == "" {
 		return keywordQuery(q, bd, filters, excl)
 	}
-	if len(terms) == 0 {
+	if len(terms.rare) == 0 {
 		// Only stop words, or words the scope does not hold.
 		return bleve.NewMatchNoneQuery()
 	}
-	should := termClauses(q, terms, kept, bd)
+	should := termClauses(q, terms, bd)
 	if len(should) == 0 {
 		return bleve.NewMatchNoneQuery()
 	}
@@ -467,128 +446,6 @@ func keywordQuery(q Query, bd bounds, filters, excl []query.Query) query.Query {
 	b.AddMust(must...)
 	b.AddMustNot(excl...)
 	return b
-}
-
-// termClauses are the scoped term queries of a query with text, one per
-// source and term, and for each common kept term one limited to the
-// facts of q.KeepFor.
-func termClauses(q Query, terms, kept []string, bd bounds) []query.Query {
-	var should []query.Query
-	for _, src := range sources(q, q.AsOf, bd.flagged) {
-		for _, t := range terms {
-			tq := bleve.NewTermQuery(scopedTerm(q.Scope, src.kind, t))
-			tq.SetField(src.field)
-			tq.SetBoost(src.boost)
-			should = append(should, tq)
-		}
-		if len(kept) == 0 || src.field != fText || src.kind == kindEntity {
-			continue
-		}
-		// A common kept term, only in the facts of the named entities:
-		// the conjunction leaps through its long postings by the short
-		// ones of the entities, which add nothing to the score.
-		var of []query.Query
-		for _, id := range q.KeepFor {
-			for _, f := range []string{fSubject, fObject} {
-				tq := bleve.NewTermQuery(id)
-				tq.SetField(f)
-				tq.SetBoost(0)
-				of = append(of, tq)
-			}
-		}
-		for _, t := range kept {
-			tq := bleve.NewTermQuery(scopedTerm(q.Scope, src.kind, t))
-			tq.SetField(src.field)
-			tq.SetBoost(src.boost)
-			should = append(should, bleve.NewConjunctionQuery(tq, bleve.NewDisjunctionQuery(of...)))
-		}
-	}
-	return should
-}
-
-// commonShare: a query term found in more than this share of the scope's
-// documents is left out of the query when a rarer term remains. Its BM25
-// weight is small, while reading (and, to score it, decoding) its
-// postings costs more than all the other terms together ("person" in a
-// scope of people).
-const commonShare = 0.1
-
-// commonMin: in small scopes no term is common; leaving terms out only
-// pays off when postings are long.
-const commonMin = 2000
-
-// queryTerms analyses text like the indexed fields, removes duplicates and
-// terms the scope does not hold, and leaves out the common ones
-// (commonShare) unless nothing rarer remains. Common terms the query keeps
-// are returned apart (kept), to be matched in the facts of q.KeepFor only.
-func (x *Index) queryTerms(ctx context.Context, q Query) (terms, kept []string, err error) {
-	if strings.TrimSpace(q.Text) == "" {
-		return nil, nil, nil
-	}
-	terms = Analyze(q.Text)
-	if len(terms) == 0 {
-		return nil, nil, nil
-	}
-	now := q.Now
-	if now.IsZero() {
-		now = time.Now()
-	}
-	asOf := q.AsOf
-	if asOf.IsZero() {
-		asOf = now
-	}
-	srcs := sources(q, asOf, time.Unix(0, x.flagged.Load()))
-	ai, err := x.bi.Advanced()
-	if err != nil {
-		return nil, nil, entity.Wrap(entity.EINTERNAL, "search.Search", err)
-	}
-	r, err := ai.Reader()
-	if err != nil {
-		return nil, nil, entity.Wrap(entity.EINTERNAL, "search.Search", err)
-	}
-	defer r.Close()
-	count := func(field, t string) (uint64, error) {
-		tfr, err := r.TermFieldReader(ctx, []byte(t), field, false, false, false)
-		if err != nil {
-			return 0, entity.Wrap(entity.EINTERNAL, "search.Search", err)
-		}
-		defer tfr.Close()
-		return tfr.Count(), nil
-	}
-	size, err := count(fScope, q.Scope)
-	if err != nil {
-		return nil, nil, err
-	}
-	limit := max(uint64(commonShare*float64(size)), commonMin)
-	var rare, common []string
-	for _, t := range terms {
-		var df uint64
-		for _, src := range srcs {
-			n, err := count(src.field, scopedTerm(q.Scope, src.kind, t))
-			if err != nil {
-				return nil, nil, err
-			}
-			df += n
-		}
-		switch {
-		case df == 0:
-		case df <= limit:
-			rare = append(rare, t)
-		default:
-			common = append(common, t)
-		}
-	}
-	if len(rare) == 0 {
-		return common, nil, nil
-	}
-	if len(q.KeepFor) > 0 {
-		for _, t := range common {
-			if slices.Contains(q.Keep, t) {
-				kept = append(kept, t)
-			}
-		}
-	}
-	return rare, kept, nil
 }
 
 // filteredOut reports whether a query without text has a filter that no

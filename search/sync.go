@@ -149,6 +149,9 @@ type page struct {
 	scope   entity.Scope
 	changes []graph.Change
 	to      uint64
+	// fresh: the index held nothing of the scope when the sync began, so
+	// no digest is looked up (see put).
+	fresh bool
 }
 
 // Sync applies the changes of every scope after the position the index
@@ -173,6 +176,10 @@ func (x *Index) Sync(ctx context.Context, store graph.Store) (int, error) {
 	}
 	x.lag.Read(heads, read)
 	behind := graph.Behind(heads, x.Seq)
+	fresh := map[entity.Scope]bool{}
+	for _, scope := range behind {
+		fresh[scope] = x.Seq(scope) == 0
+	}
 	n := 0
 	for len(behind) > 0 {
 		if err := ctxErr(ctx, "search.Sync"); err != nil {
@@ -201,6 +208,7 @@ func (x *Index) Sync(ctx context.Context, store graph.Store) (int, error) {
 			} else {
 				next = append(next, scope)
 			}
+			p.fresh = fresh[scope]
 			pages = append(pages, p)
 			room -= len(p.changes)
 		}
@@ -305,7 +313,7 @@ func (x *Index) apply(ctx context.Context, store graph.Store, pages []page, y *y
 		for part := range slices.Chunk(p.changes, chunk) {
 			y.step(ctx)
 			err := store.View(ctx, p.scope, func(tx graph.Tx) error {
-				return x.indexChanges(b, tx, part, now)
+				return x.indexChanges(b, tx, part, now, p.fresh)
 			})
 			if err != nil {
 				return err
@@ -394,10 +402,34 @@ var testBatchApplied func(bytes, last int)
 // indexChanges puts the documents of changes of one scope into b: the
 // facts and entities are read in one batch, the episodes in groups of
 // episodeGroup (one round trip each on Neo4j), and a record deleted,
-// forgotten or gone by now leaves the index.
-func (x *Index) indexChanges(b batch, tx graph.Tx, changes []graph.Change, now time.Time) error {
-	var factIDs, entityIDs []string
-	var episodes []graph.Change
+// forgotten or gone by now leaves the index. With fresh the index held
+// nothing of the scope when the sync began (see put).
+func (x *Index) indexChanges(b batch, tx graph.Tx, changes []graph.Change, now time.Time, fresh bool) error {
+	factIDs, entityIDs, episodes := splitChanges(changes)
+	facts, entities, err := graph.FactsAndEntitiesByID(tx, factIDs, entityIDs, true) // the index reads no claims
+	if err != nil {
+		return err
+	}
+	for _, c := range changes {
+		typ, doc, ok := recordDoc(c, facts, entities, now)
+		if !ok {
+			continue
+		}
+		if err := x.put(b, docID(typ, c.Scope, c.ID), doc, fresh); err != nil {
+			return err
+		}
+	}
+	for group := range slices.Chunk(episodes, episodeGroup) {
+		if err := x.putEpisodes(b, tx, group, fresh); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// splitChanges sorts changes by kind: the ids of the facts and entities
+// to read (not deleted), and the episodes' changes.
+func splitChanges(changes []graph.Change) (factIDs, entityIDs []string, episodes []graph.Change) {
 	for _, c := range changes {
 		switch {
 		case c.Kind == graph.KindEpisode:
@@ -409,52 +441,49 @@ func (x *Index) indexChanges(b batch, tx graph.Tx, changes []graph.Change, now t
 			entityIDs = append(entityIDs, c.ID)
 		}
 	}
-	facts, entities, err := graph.FactsAndEntitiesByID(tx, factIDs, entityIDs, true) // the index reads no claims
+	return factIDs, entityIDs, episodes
+}
+
+// recordDoc is the document of a fact's or an entity's change: its type,
+// and nil when the record leaves the index. ok is false for the changes of
+// other kinds.
+func recordDoc(c graph.Change, facts map[string]entity.Fact, entities map[string]entity.Entity, now time.Time) (typ string, doc map[string]any, ok bool) {
+	switch c.Kind {
+	case graph.KindFact:
+		// Forgotten facts leave every recall path, history included.
+		if f, ok := facts[c.ID]; ok && !c.Deleted && f.ForgottenAt == nil {
+			doc = factDoc(&f, now)
+		}
+		return TypeFact, doc, true
+	case graph.KindEntity:
+		if e, ok := entities[c.ID]; ok && !c.Deleted && e.ForgottenAt == nil {
+			doc = entityDoc(&e)
+		}
+		return TypeEntity, doc, true
+	}
+	return "", nil, false // episodes apart; tombstones are not searchable
+}
+
+// putEpisodes reads a group of episodes' changes and puts their documents.
+func (x *Index) putEpisodes(b batch, tx graph.Tx, group []graph.Change, fresh bool) error {
+	var ids []string
+	for _, c := range group {
+		if !c.Deleted {
+			ids = append(ids, c.ID)
+		}
+	}
+	got, err := graph.EpisodesByID(tx, ids)
 	if err != nil {
 		return err
 	}
-	for _, c := range changes {
-		var typ string
-		var doc map[string]any // nil: out of the index
-		switch c.Kind {
-		case graph.KindFact:
-			typ = TypeFact
-			// Forgotten facts leave every recall path, history included.
-			if f, ok := facts[c.ID]; ok && !c.Deleted && f.ForgottenAt == nil {
-				doc = factDoc(&f, now)
-			}
-		case graph.KindEntity:
-			typ = TypeEntity
-			if e, ok := entities[c.ID]; ok && !c.Deleted && e.ForgottenAt == nil {
-				doc = entityDoc(&e)
-			}
-		default:
-			continue // episodes below; tombstones are not searchable
+	for _, c := range group {
+		var doc map[string]any
+		// A forgotten episode's text would tell a forgotten fact again.
+		if e, ok := got[c.ID]; ok && !c.Deleted && e.ForgottenAt == nil {
+			doc = episodeDoc(&e)
 		}
-		if err := x.put(b, docID(typ, c.Scope, c.ID), doc); err != nil {
+		if err := x.put(b, docID(TypeEpisode, c.Scope, c.ID), doc, fresh); err != nil {
 			return err
-		}
-	}
-	for group := range slices.Chunk(episodes, episodeGroup) {
-		var ids []string
-		for _, c := range group {
-			if !c.Deleted {
-				ids = append(ids, c.ID)
-			}
-		}
-		got, err := graph.EpisodesByID(tx, ids)
-		if err != nil {
-			return err
-		}
-		for _, c := range group {
-			var doc map[string]any
-			// A forgotten episode's text would tell a forgotten fact again.
-			if e, ok := got[c.ID]; ok && !c.Deleted && e.ForgottenAt == nil {
-				doc = episodeDoc(&e)
-			}
-			if err := x.put(b, docID(TypeEpisode, c.Scope, c.ID), doc); err != nil {
-				return err
-			}
 		}
 	}
 	return nil
@@ -462,7 +491,11 @@ func (x *Index) indexChanges(b batch, tx graph.Tx, changes []graph.Change, now t
 
 // put puts doc into b as document id, or takes id out of the index when
 // doc is nil; a document the index holds already unchanged is left alone.
-func (x *Index) put(b batch, id string, doc map[string]any) error {
+// With fresh the index held nothing of the document's scope when the sync
+// began: its digest is not looked up (a look-up in every segment, for a
+// document not there). A document the sync itself wrote meanwhile is then
+// written again, which changes nothing.
+func (x *Index) put(b batch, id string, doc map[string]any, fresh bool) error {
 	if doc == nil {
 		b.Delete(id)
 		return nil
@@ -471,7 +504,7 @@ func (x *Index) put(b batch, id string, doc map[string]any) error {
 	if err != nil {
 		return entity.Wrap(entity.EINTERNAL, "search.Sync", err)
 	}
-	if x.storedDigest(id) == h {
+	if !fresh && x.storedDigest(id) == h {
 		return nil // only what the index does not hold changed
 	}
 	doc[fHash] = h
