@@ -160,7 +160,7 @@ func (s *Service) Import(ctx context.Context, scope entity.Scope, r io.Reader) (
 	defer func() {
 		spool.Close()
 		if path != "" {
-			dropEntry(path)
+			s.dropEntry(path)
 		}
 	}()
 	if err := s.checkImport(ctx, scope, r, spool); err != nil {

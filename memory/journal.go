@@ -61,14 +61,14 @@ func (s *Service) commitSpool(spool *os.File, scope entity.Scope) (string, error
 }
 
 // dropEntry removes an import's spool or journal entry, whatever stage it
-// reached.
-func dropEntry(path string) {
+// reached, durably when it was in the journal.
+func (s *Service) dropEntry(path string) {
 	base := strings.TrimSuffix(strings.TrimSuffix(path, journalPart), journalData)
 	for _, ext := range []string{journalPart, journalData, journalScope} {
 		os.Remove(base + ext)
 	}
-	if dir := filepath.Dir(path); dir != os.TempDir() {
-		syncDir(dir)
+	if s.Journal != "" {
+		syncDir(s.Journal)
 	}
 }
 
@@ -91,7 +91,7 @@ func (s *Service) ResumeImports(ctx context.Context, log *slog.Logger) (int, err
 		path := filepath.Join(s.Journal, d.Name())
 		switch filepath.Ext(path) {
 		case journalPart:
-			dropEntry(path) // never checked: never acknowledged, never begun
+			s.dropEntry(path) // never checked: never acknowledged, never begun
 		case journalData:
 			log.Info("finishing an import a stop had interrupted", "journal", path)
 			res, err := s.resume(ctx, path)
@@ -119,7 +119,7 @@ func (s *Service) resume(ctx context.Context, path string) (ImportResult, error)
 	res, err := s.writeSpool(ctx, string(scope), f)
 	f.Close()
 	if err == nil {
-		dropEntry(path)
+		s.dropEntry(path)
 	}
 	return res, err
 }

@@ -119,9 +119,9 @@ func (pl *plan) answers(typ string) bool {
 // alone would name something else; the plan reads them as what they
 // stand for. A skip-level is a manager's manager; "backed up" asks for a
 // backup, where "back" alone would read "back in March" as one.
+// They are read in the lower-cased question.
 var idioms = strings.NewReplacer(
-	"skip-level", "manager's manager", "Skip-level", "manager's manager",
-	"skip level", "manager's manager", "Skip level", "manager's manager",
+	"skip-level", "manager's manager", "skip level", "manager's manager",
 	"backed up", "backup", "backs up", "backup", "back up", "backup",
 )
 
@@ -177,8 +177,7 @@ func init() {
 // without the anchors' names and the times it names. w weighs its paths.
 func makePlan(a analysis, lx *lexicon, o *ontology.Ontology, anchors []entity.Entity, asOf time.Time, w *PathWeights) *plan {
 	pl := &plan{anchors: anchors, kinds: map[string]string{}, nearest: map[string]string{}, asOf: asOf, lx: lx, w: w}
-	text := idioms.Replace(a.text)
-	lower := strings.ToLower(text)
+	lower := idioms.Replace(strings.ToLower(a.text))
 	spans := anchorSpans(lower, anchors)
 	drop := unwritten(a, anchors, spans)
 	types := map[string]string{}
@@ -190,11 +189,11 @@ func makePlan(a analysis, lx *lexicon, o *ontology.Ontology, anchors []entity.En
 	named := lx.termsNamed()
 	closest := map[string]int{}
 	off, asks := 0, false
-	for _, field := range strings.Fields(text) {
-		at := off + strings.Index(lower[off:], strings.ToLower(field))
+	for _, field := range strings.Fields(lower) {
+		at := off + strings.Index(lower[off:], field)
 		off = at + len(field)
 		after := asks
-		asks = askWords[strings.ToLower(field)]
+		asks = askWords[field]
 		if inSpans(spans, at, off) {
 			continue // an anchor's name: "report" in "who does reports-api's lead report to"
 		}
@@ -221,7 +220,7 @@ func makePlan(a analysis, lx *lexicon, o *ontology.Ontology, anchors []entity.En
 			}
 		}
 	}
-	norm := entity.Normalize(text)
+	norm := entity.Normalize(lower)
 	for _, en := range anchors {
 		for _, n := range append([]string{en.Name}, en.Aliases...) {
 			norm = strings.ReplaceAll(norm, entity.Normalize(n), " ")
